@@ -1,0 +1,11 @@
+import { OrganizationErrors, Principal } from '@app/organizations';
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+
+/** The authenticated caller, set by the partner auth hook. */
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
+  const principal = ctx.switchToHttp().getRequest<FastifyRequest>().principal;
+  // Unreachable unless a route was wrongly made public; fail closed.
+  if (!principal) throw OrganizationErrors.unauthenticated();
+  return principal;
+});

@@ -1,0 +1,81 @@
+import { AppConfig } from '@app/core';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyInstance } from 'fastify';
+import { PROBLEM_SCHEMA } from './problem.schema';
+
+const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
+
+/** Errors any authenticated operation can answer with, whatever it does. */
+const COMMON_ERRORS: Record<string, string> = {
+  '401': 'Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`.',
+  '429': 'Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`.',
+  '500': 'Unexpected error (`internal_error`); nothing internal is disclosed.',
+  '503': 'A dependency is unavailable (`unavailable`); carries `Retry-After`.',
+};
+
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { description: 'Requests allowed per window for the organization.', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+};
+
+const REQUEST_ID_HEADER = {
+  'X-Request-Id': { description: 'Echo of a safe incoming X-Request-Id, or a generated id.', schema: { type: 'string' } },
+};
+
+/**
+ * Builds the OpenAPI 3.1 document from the controllers' decorators, then makes the cross-cutting
+ * parts uniform: the bearer scheme, problem+json bodies for every error, the common errors and
+ * the headers every response carries.
+ */
+export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
+  const config = app.get(AppConfig);
+  const builder = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
+    .setTitle('Scene Studio API')
+    .setDescription(
+      'Partner API of Scene Studio: upload source images, create 3D scenes asynchronously, find and delete them, ' +
+        'and issue embed sessions for the studio iframe. Every error is RFC 9457 problem details.',
+    )
+    .setVersion('1')
+    .setContact('Scene Studio', config.publicApiUrl, 'support@scene-studio.invalid')
+    .setLicense('Proprietary', `${config.publicApiUrl}/v1/openapi.json`)
+    .addServer(config.publicApiUrl)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key: `sk_test_…` or `sk_live_…`.' }, 'apiKey')
+    .addSecurityRequirements('apiKey')
+    .build();
+  const document = SwaggerModule.createDocument(app, builder, {
+    operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+  });
+  document.components = document.components ?? {};
+  document.components.schemas = { ...(document.components.schemas ?? {}), Problem: PROBLEM_SCHEMA as never };
+
+  for (const pathItem of Object.values(document.paths)) {
+    for (const op of Object.values(pathItem) as Array<Record<string, any>>) {
+      if (!op || typeof op !== 'object' || !op.responses) continue;
+      for (const [status, description] of Object.entries(COMMON_ERRORS)) {
+        op.responses[status] = op.responses[status] ?? { description };
+      }
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        const code = Number(status);
+        if (code >= 400) {
+          response.content = { 'application/problem+json': { schema: PROBLEM_REF } };
+          response.headers = { ...REQUEST_ID_HEADER, ...(response.headers ?? {}) };
+        } else {
+          response.headers = { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS, ...(response.headers ?? {}) };
+        }
+      }
+    }
+  }
+  return document;
+}
+
+/** Served as a plain route: public, outside the document itself, computed once. */
+export function serveOpenApi(app: NestFastifyApplication, fastify: FastifyInstance): void {
+  let cached: string | null = null;
+  fastify.get('/v1/openapi.json', async (_request, reply) => {
+    cached = cached ?? JSON.stringify(buildOpenApiDocument(app));
+    return reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'public, max-age=300').send(cached);
+  });
+}

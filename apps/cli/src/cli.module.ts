@@ -1,0 +1,14 @@
+import { AppConfig, CoreModule } from '@app/core';
+import { OrganizationsModule } from '@app/organizations';
+import { DynamicModule, Module } from '@nestjs/common';
+
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      // Logs go to stderr so that stdout carries only the command's output.
+      imports: [CoreModule.forRoot({ app: 'cli', config, logging: { destination: 2 } }), OrganizationsModule],
+    };
+  }
+}

@@ -1,0 +1,113 @@
+import { AppConfig, runMigrations } from '@app/core';
+import { OrganizationsService } from '@app/organizations';
+import { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { CliModule } from './cli.module';
+import { printResult } from './output';
+
+type Json = { json?: boolean };
+
+async function withServices<T>(config: AppConfig, fn: (orgs: OrganizationsService) => Promise<T>): Promise<T> {
+  const app: INestApplicationContext = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  app.useLogger(app.get(Logger));
+  try {
+    return await fn(app.get(OrganizationsService));
+  } finally {
+    await app.close();
+  }
+}
+
+export async function migrate(config: AppConfig, o: Json): Promise<void> {
+  const applied = await runMigrations(config);
+  await printResult(
+    !!o.json,
+    { applied },
+    applied.length ? `Applied ${applied.length} migration(s):\n${applied.map((n) => `  ${n}`).join('\n')}` : 'Database is up to date.',
+  );
+}
+
+export async function orgCreate(config: AppConfig, o: Json & { name: string; test?: boolean; origin: string[] }): Promise<void> {
+  const r = await withServices(config, (s) => s.createOrganization({ name: o.name, test: !!o.test, origins: o.origin }));
+  await printResult(
+    !!o.json,
+    { ...r },
+    [
+      `Created organization ${r.organizationId} (${r.name}${r.test ? ', test' : ''}).`,
+      `API key ${r.keyId}: ${r.apiKey}`,
+      'Store this key now: it is shown only once.',
+    ].join('\n'),
+  );
+}
+
+export async function orgList(config: AppConfig, o: Json): Promise<void> {
+  const organizations = await withServices(config, (s) => s.listOrganizations());
+  await printResult(
+    !!o.json,
+    { organizations },
+    organizations.length
+      ? organizations
+          .map((g) => `${g.organizationId}  ${g.test ? 'test' : 'live'}  ${g.name}  origins: ${g.origins.join(', ') || '-'}`)
+          .join('\n')
+      : 'No organizations.',
+  );
+}
+
+export async function orgBootstrapLocal(config: AppConfig, o: Json): Promise<void> {
+  const r = await withServices(config, (s) => s.bootstrapLocal([]));
+  if (!r) {
+    await printResult(!!o.json, { created: false }, 'Organizations exist already; no local test organization created.');
+    return;
+  }
+  await printResult(
+    !!o.json,
+    { created: true, ...r },
+    [
+      '',
+      '  Created the local test organization (it may embed on http://localhost:<port> origins).',
+      `  Organization: ${r.organizationId}`,
+      `  API key:      ${r.apiKey}`,
+      '  This key is shown once: copy it now. Create more with: npm run --silent cli -- key create --org ' + r.organizationId,
+      '',
+    ].join('\n'),
+  );
+}
+
+export async function keyCreate(config: AppConfig, o: Json & { org: string }): Promise<void> {
+  const r = await withServices(config, (s) => s.createApiKey(o.org));
+  await printResult(!!o.json, { ...r }, `API key ${r.keyId}: ${r.apiKey}\nStore this key now: it is shown only once.`);
+}
+
+export async function keyRevoke(config: AppConfig, o: Json & { key: string }): Promise<void> {
+  const r = await withServices(config, (s) => s.revokeApiKey(o.key));
+  await printResult(!!o.json, { ...r }, r.revoked ? `Revoked ${r.keyId}.` : `${r.keyId} was already revoked.`);
+}
+
+export async function keyList(config: AppConfig, o: Json & { org: string }): Promise<void> {
+  const keys = await withServices(config, (s) => s.listApiKeys(o.org));
+  await printResult(
+    !!o.json,
+    { keys },
+    keys.length
+      ? keys.map((k) => `${k.keyId}  ${k.prefix}  created ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`).join('\n')
+      : 'No keys.',
+  );
+}
+
+export async function originAdd(config: AppConfig, o: Json & { org: string; origin: string }): Promise<void> {
+  const r = await withServices(config, (s) => s.addOrigin(o.org, o.origin));
+  await printResult(!!o.json, { ...r }, r.added ? `Approved ${r.origin} for ${r.organizationId}.` : `${r.origin} was already approved.`);
+}
+
+export async function originRemove(config: AppConfig, o: Json & { org: string; origin: string }): Promise<void> {
+  const r = await withServices(config, (s) => s.removeOrigin(o.org, o.origin));
+  await printResult(!!o.json, { ...r }, r.removed ? `Removed ${r.origin}.` : `${r.origin} was not approved.`);
+}
+
+export async function originList(config: AppConfig, o: Json & { org: string }): Promise<void> {
+  const org = await withServices(config, (s) => s.getOrganization(o.org));
+  await printResult(!!o.json, { organizationId: org.organizationId, origins: org.origins }, org.origins.join('\n') || 'No approved origins.');
+}

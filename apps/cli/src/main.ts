@@ -1,0 +1,73 @@
+import 'reflect-metadata';
+import { AppConfig, ConfigError, loadConfig } from '@app/core';
+import { Command } from 'commander';
+import * as c from './commands';
+import { printError } from './output';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** Builds the command tree; each action receives the config loaded once, lazily. */
+export function buildProgram(run: (action: (config: AppConfig) => Promise<void>, json: boolean) => void): Command {
+  const program = new Command('scene-studio')
+    .description('Operate Scene Studio: migrations, organizations, API keys and approved origins.')
+    .showHelpAfterError()
+    .exitOverride();
+  const json = ['--json', 'print one JSON object on stdout and nothing else'] as const;
+
+  program.command('migrate').description('run pending database migrations').option(...json)
+    .action((o) => run((cfg) => c.migrate(cfg, o), !!o.json));
+
+  const org = program.command('org').description('organizations');
+  org.command('create').description('create an organization and its first API key')
+    .requiredOption('--name <name>', 'display name')
+    .option('--test', 'test organization: sk_test_ keys, may embed on http://localhost:<port>')
+    .option('--origin <origin>', 'approved HTTPS origin (repeatable)', collect, [])
+    .option(...json)
+    .action((o) => run((cfg) => c.orgCreate(cfg, o), !!o.json));
+  org.command('list').description('list organizations and their origins').option(...json)
+    .action((o) => run((cfg) => c.orgList(cfg, o), !!o.json));
+  org.command('bootstrap-local').description('create the local test organization if the database has none').option(...json)
+    .action((o) => run((cfg) => c.orgBootstrapLocal(cfg, o), !!o.json));
+
+  const key = program.command('key').description('API keys');
+  key.command('create').description('issue a new API key').requiredOption('--org <organizationId>').option(...json)
+    .action((o) => run((cfg) => c.keyCreate(cfg, o), !!o.json));
+  key.command('revoke').description('revoke an API key').requiredOption('--key <keyId>').option(...json)
+    .action((o) => run((cfg) => c.keyRevoke(cfg, o), !!o.json));
+  key.command('list').description('list keys of an organization (no secrets)').requiredOption('--org <organizationId>').option(...json)
+    .action((o) => run((cfg) => c.keyList(cfg, o), !!o.json));
+
+  const origin = program.command('origin').description('approved embed origins');
+  origin.command('add').requiredOption('--org <organizationId>').requiredOption('--origin <origin>').option(...json)
+    .action((o) => run((cfg) => c.originAdd(cfg, o), !!o.json));
+  origin.command('remove').requiredOption('--org <organizationId>').requiredOption('--origin <origin>').option(...json)
+    .action((o) => run((cfg) => c.originRemove(cfg, o), !!o.json));
+  origin.command('list').requiredOption('--org <organizationId>').option(...json)
+    .action((o) => run((cfg) => c.originList(cfg, o), !!o.json));
+  return program;
+}
+
+async function main(): Promise<void> {
+  let pending: Promise<void> = Promise.resolve();
+  const program = buildProgram((action, json) => {
+    pending = (async () => {
+      try {
+        await action(loadConfig());
+      } catch (e) {
+        if (e instanceof ConfigError) process.stderr.write(`${e.message}\n`);
+        await printError(json, e instanceof ConfigError ? new Error('invalid configuration') : e);
+        process.exitCode = 1;
+      }
+    })();
+  });
+  try {
+    await program.parseAsync(process.argv);
+  } catch (e) {
+    // commander already printed usage errors and help on stderr/stdout
+    process.exitCode = (e as { exitCode?: number }).exitCode ?? 1;
+  }
+  await pending;
+  process.exit(process.exitCode ?? 0);
+}
+
+void main();

@@ -1,0 +1,22 @@
+import 'reflect-metadata';
+import { createFastifyAdapter, exitOnConfigError, loadConfig } from '@app/core';
+import { NestFactory } from '@nestjs/core';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { configureStudioApp } from './studio.app';
+import { StudioModule } from './studio.module';
+
+async function main(): Promise<void> {
+  const config = exitOnConfigError(() => loadConfig());
+  const app = await NestFactory.create<NestFastifyApplication>(StudioModule.forRoot({ config }), createFastifyAdapter(), {
+    bufferLogs: true,
+    bodyParser: false,
+  });
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  configureStudioApp(app);
+  await app.listen(config.ports.studio, config.host);
+  app.get(Logger).log(`studio listening on ${config.host}:${config.ports.studio} (embed origin ${config.publicEmbedOrigin})`);
+}
+
+void main();

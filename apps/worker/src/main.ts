@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { AppConfig, exitOnConfigError, HealthService, loadConfig, MetricsService, startOpsServer } from '@app/core';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { WorkerModule } from './worker.module';
+
+async function main(): Promise<void> {
+  const config = exitOnConfigError(() => loadConfig());
+  // An application context, not an HTTP app: the worker's only HTTP is the ops server below.
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config }), {
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  const ops = await startOpsServer(
+    { health: app.get(HealthService), metrics: app.get(MetricsService), problemBaseUrl: config.publicApiUrl },
+    config.ports.worker,
+    config.host,
+  );
+  app.get(Logger).log(`worker health and metrics on ${config.host}:${config.ports.worker}`);
+  const closeOps = () => ops.close();
+  process.once('SIGTERM', closeOps);
+  process.once('SIGINT', closeOps);
+}
+
+main().catch((e: Error) => {
+  process.stderr.write(`worker failed to start: ${e.message}\n`);
+  process.exit(1);
+});

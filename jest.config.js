@@ -1,0 +1,44 @@
+// Unit specs sit next to the code; e2e specs live in test/ and talk to the real Postgres and
+// Redis, each file in its own database cloned from a migrated template.
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+
+const moduleNameMapper = {
+  '^@app/([a-z-]+)(/.*)?$': '<rootDir>/libs/$1/src$2',
+  '^@apps/([a-z-]+)/(.*)$': '<rootDir>/apps/$1/src/$2',
+};
+
+const common = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': swc },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper,
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+};
+
+module.exports = {
+  // A global option: jest ignores it inside projects.
+  testTimeout: 60_000,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+    },
+  ],
+};

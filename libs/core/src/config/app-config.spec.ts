@@ -1,0 +1,58 @@
+import { ConfigError, loadConfig } from './app-config';
+
+describe(loadConfig.name, () => {
+  const sut = (overrides: Record<string, string | undefined>) => loadConfig(overrides, {});
+
+  it('applies the contract defaults', () => {
+    const config = sut({});
+    expect(config.ports).toEqual({ api: 3000, studio: 3001, worker: 3002 });
+    expect(config.database.url).toBe('postgres://postgres@127.0.0.1:5432/scene_studio');
+    expect(config.redis.url).toBe('redis://127.0.0.1:6379');
+    expect(config.publicApiUrl).toBe('http://localhost:3000');
+    expect(config.publicEmbedOrigin).toBe('http://localhost:3001');
+    expect(config.logLevel).toBe('info');
+    expect(config.apiKeyCacheTtlMs).toBe(5000);
+  });
+
+  it('reads the environment it is given, an empty value meaning the default', () => {
+    expect(loadConfig({}, { API_PORT: '4000', STUDIO_PORT: '' }).ports).toMatchObject({ api: 4000, studio: 3001 });
+  });
+
+  it.each([
+    ['API_PORT', '70000'],
+    ['API_PORT', '12abc'],
+    ['STUDIO_PORT', '-1'],
+    ['WORKER_PORT', 'x'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['PUBLIC_API_URL', 'ftp://x'],
+    ['PUBLIC_EMBED_ORIGIN', 'https://studio.example/'],
+    ['PUBLIC_EMBED_ORIGIN', 'studio.example'],
+    ['LOG_LEVEL', 'verbose'],
+    ['RATE_LIMIT_REQUESTS', '0'],
+    ['API_KEY_CACHE_TTL_SECONDS', '6'],
+    ['GENERATOR', 'magic'],
+    ['QUEUE_PREFIX', 'has space'],
+  ])('refuses %s=%s, naming the variable', (name, value) => {
+    let error: unknown;
+    try {
+      sut({ [name]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems.join('\n')).toContain(name);
+    expect((error as Error).message).not.toContain(value.length > 3 ? value : '\u0000');
+  });
+
+  it('reports every bad variable at once', () => {
+    expect(() => sut({ API_PORT: 'x', LOG_LEVEL: 'y' })).toThrow(/API_PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*API_PORT/);
+  });
+
+  it('requires a provider URL for the http generator', () => {
+    expect(() => sut({ GENERATOR: 'http' })).toThrow(/GENERATION_PROVIDER_URL/);
+    expect(sut({ GENERATOR: 'http', GENERATION_PROVIDER_URL: 'http://gen.internal:8080' }).generation.providerUrl).toBe(
+      'http://gen.internal:8080',
+    );
+  });
+});

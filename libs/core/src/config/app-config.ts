@@ -1,0 +1,108 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+import { ENV_DEFAULTS, EnvironmentVariables, EnvName, GeneratorKind, LogLevel } from './config.schema';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * The validated configuration of a process. It is built once at boot by `loadConfig` and
+ * injected everywhere by class token; nothing else in the code base reads `process.env`.
+ */
+export class AppConfig {
+  readonly env: 'development' | 'production' | 'test';
+  readonly host: string;
+  readonly ports: { api: number; studio: number; worker: number };
+  readonly database: { url: string; poolSize: number };
+  readonly redis: { url: string };
+  readonly publicApiUrl: string;
+  readonly publicEmbedOrigin: string;
+  readonly logLevel: LogLevel;
+  readonly queuePrefix: string;
+  readonly rateLimit: { requests: number; windowSeconds: number };
+  readonly apiKeyCacheTtlMs: number;
+  readonly worker: { concurrency: number; shutdownTimeoutMs: number; lockDurationMs: number; stalledIntervalMs: number };
+  readonly generation: {
+    generator: GeneratorKind;
+    providerUrl: string | null;
+    providerApiKey: string | null;
+    providerTimeoutMs: number;
+  };
+
+  constructor(v: EnvironmentVariables) {
+    this.env = v.NODE_ENV as AppConfig['env'];
+    this.host = v.HOST;
+    this.ports = { api: v.API_PORT, studio: v.STUDIO_PORT, worker: v.WORKER_PORT };
+    this.database = { url: v.DATABASE_URL, poolSize: v.DATABASE_POOL_SIZE };
+    this.redis = { url: v.REDIS_URL };
+    this.publicApiUrl = v.PUBLIC_API_URL.replace(/\/+$/, '');
+    this.publicEmbedOrigin = v.PUBLIC_EMBED_ORIGIN;
+    this.logLevel = v.LOG_LEVEL;
+    this.queuePrefix = v.QUEUE_PREFIX;
+    this.rateLimit = { requests: v.RATE_LIMIT_REQUESTS, windowSeconds: v.RATE_LIMIT_WINDOW_SECONDS };
+    this.apiKeyCacheTtlMs = v.API_KEY_CACHE_TTL_SECONDS * 1000;
+    this.worker = {
+      concurrency: v.WORKER_CONCURRENCY,
+      shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+      lockDurationMs: v.WORKER_LOCK_DURATION_MS,
+      stalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
+    };
+    this.generation = {
+      generator: v.GENERATOR,
+      providerUrl: v.GENERATION_PROVIDER_URL || null,
+      providerApiKey: v.GENERATION_PROVIDER_API_KEY || null,
+      providerTimeoutMs: v.GENERATION_PROVIDER_TIMEOUT_MS,
+    };
+  }
+}
+
+export type ConfigOverrides = Partial<Record<EnvName, string | undefined>>;
+
+/**
+ * Reads the environment once, applies defaults and validates every variable.
+ * Messages name the variable and the rule but never echo the value: a bad DATABASE_URL may
+ * still contain a password.
+ */
+export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.ProcessEnv = process.env): AppConfig {
+  const raw: Record<string, string | undefined> = {};
+  for (const name of Object.keys(ENV_DEFAULTS) as EnvName[]) {
+    const fromOverride = Object.prototype.hasOwnProperty.call(overrides, name) ? overrides[name] : undefined;
+    const fromEnv = source[name];
+    const value = fromOverride ?? (fromEnv === '' ? undefined : fromEnv) ?? ENV_DEFAULTS[name];
+    raw[name] = value;
+  }
+  const vars = plainToInstance(EnvironmentVariables, raw);
+  const errors = validateSync(vars, { skipMissingProperties: false, forbidUnknownValues: true });
+  const problems = flatten(errors);
+  if (vars.GENERATOR === 'http' && !vars.GENERATION_PROVIDER_URL) {
+    problems.push('GENERATION_PROVIDER_URL must be set when GENERATOR is "http"');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return new AppConfig(vars);
+}
+
+function flatten(errors: ValidationError[]): string[] {
+  return errors.flatMap((e) =>
+    Object.values(e.constraints ?? {}).map((message) =>
+      // class-validator starts its messages with the property name already
+      message.startsWith(e.property) ? message : `${e.property} ${message}`,
+    ),
+  );
+}
+
+/** For process entry points: a bad configuration prints its problems and exits with status 1. */
+export function exitOnConfigError<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(1);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,168 @@
+import { Transform } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+} from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const GENERATORS = ['procedural', 'http'] as const;
+export type GeneratorKind = (typeof GENERATORS)[number];
+
+/**
+ * Every environment variable the processes read, with its rule. Each property name is the
+ * variable name, so a validation failure names exactly the variable an operator must fix.
+ * Defaults live in `defaults` below so that `docs` and the README table can be checked against one place.
+ */
+export class EnvironmentVariables {
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: string;
+
+  @IsString()
+  @Matches(/^\S+$/, { message: 'must be a host name or address without spaces' })
+  HOST: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  API_PORT: number;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  STUDIO_PORT: number;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  WORKER_PORT: number;
+
+  @IsUrl({ protocols: ['postgres', 'postgresql'], require_tld: false, require_protocol: true })
+  DATABASE_URL: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DATABASE_POOL_SIZE: number;
+
+  @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true })
+  REDIS_URL: string;
+
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
+  PUBLIC_API_URL: string;
+
+  /** Must be a serialized origin (scheme://host[:port]) because it is compared and framed verbatim. */
+  @Matches(/^https?:\/\/[^/?#\s@]+$/, {
+    message: 'must be an origin such as https://embed.partner-studio.com (scheme, host and optional port only)',
+  })
+  PUBLIC_EMBED_ORIGIN: string;
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: LogLevel;
+
+  @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'must be 1 to 64 letters, digits, dots, dashes or underscores' })
+  QUEUE_PREFIX: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  RATE_LIMIT_REQUESTS: number;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  RATE_LIMIT_WINDOW_SECONDS: number;
+
+  /** Upper bound 5: the product promises that a revoked key stops working everywhere within 5 seconds. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(5)
+  API_KEY_CACHE_TTL_SECONDS: number;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  WORKER_CONCURRENCY: number;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  SHUTDOWN_TIMEOUT_SECONDS: number;
+
+  /** How long a running job's lock lasts; a killed worker's job is picked up after about this long. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  WORKER_LOCK_DURATION_MS: number;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(500)
+  @Max(600_000)
+  WORKER_STALLED_INTERVAL_MS: number;
+
+  @IsIn(GENERATORS)
+  GENERATOR: GeneratorKind;
+
+  @IsOptional()
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
+  GENERATION_PROVIDER_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  GENERATION_PROVIDER_API_KEY?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  GENERATION_PROVIDER_TIMEOUT_MS: number;
+}
+
+export type EnvName = keyof EnvironmentVariables;
+
+export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
+  NODE_ENV: 'development',
+  HOST: '0.0.0.0',
+  API_PORT: '3000',
+  STUDIO_PORT: '3001',
+  WORKER_PORT: '3002',
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/scene_studio',
+  DATABASE_POOL_SIZE: '10',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  PUBLIC_API_URL: 'http://localhost:3000',
+  PUBLIC_EMBED_ORIGIN: 'http://localhost:3001',
+  LOG_LEVEL: 'info',
+  QUEUE_PREFIX: 'scene-studio',
+  RATE_LIMIT_REQUESTS: '1200',
+  RATE_LIMIT_WINDOW_SECONDS: '60',
+  API_KEY_CACHE_TTL_SECONDS: '5',
+  WORKER_CONCURRENCY: '4',
+  SHUTDOWN_TIMEOUT_SECONDS: '25',
+  WORKER_LOCK_DURATION_MS: '30000',
+  WORKER_STALLED_INTERVAL_MS: '15000',
+  GENERATOR: 'procedural',
+  GENERATION_PROVIDER_URL: undefined,
+  GENERATION_PROVIDER_API_KEY: undefined,
+  GENERATION_PROVIDER_TIMEOUT_MS: '30000',
+};

@@ -1,0 +1,42 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { Clock } from './clock';
+import { AppConfig, ConfigModule, ConfigOverrides } from './config';
+import { DatabaseModule } from './database';
+import { IdGenerator } from './ids';
+import { LoggingModule, LoggingOptions } from './logging';
+import { MetricsModule } from './metrics';
+import { QueueModule } from './queue';
+import { RandomSource } from './random';
+import { RateLimitModule } from './rate-limit';
+import { RedisModule } from './redis';
+
+export interface CoreOptions {
+  /** Process name, written on every log line and into the database connection name. */
+  app: 'api' | 'worker' | 'studio' | 'cli';
+  config?: AppConfig | ConfigOverrides;
+  logging?: LoggingOptions;
+}
+
+@Global()
+@Module({ providers: [Clock, IdGenerator, RandomSource], exports: [Clock, IdGenerator, RandomSource] })
+class PrimitivesModule {}
+
+/** The infrastructure every process stands on. Domain modules import nothing from here but services. */
+@Module({})
+export class CoreModule {
+  static forRoot(options: CoreOptions): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [
+        ConfigModule.forRoot(options.config ?? {}),
+        LoggingModule.forRoot(options.app, options.logging),
+        DatabaseModule.forRoot(options.app),
+        RedisModule,
+        MetricsModule,
+        QueueModule,
+        RateLimitModule,
+        PrimitivesModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,22 @@
+import { DataSourceOptions } from 'typeorm';
+import { AppConfig } from '../config';
+import { migrations } from './migrations';
+
+export function databaseOptions(config: AppConfig, applicationName: string): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: config.database.url,
+    migrations,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: {
+      max: config.database.poolSize,
+      application_name: `scene-studio-${applicationName}`,
+      connectionTimeoutMillis: 5000,
+      // A runaway query must not hold a pooled connection forever.
+      statement_timeout: 30_000,
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export * from './database.module';
+export * from './database.options';
+export * from './migrate';
+export { migrations } from './migrations';

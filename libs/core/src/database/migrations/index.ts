@@ -1,0 +1,7 @@
+import { CreateOrganizations1795266471184 } from './1795266471184-CreateOrganizations';
+
+/**
+ * Every migration, in order. Listed explicitly rather than globbed so that the same list works
+ * from compiled JavaScript, from the test runner's TypeScript and from a bundled image.
+ */
+export const migrations = [CreateOrganizations1795266471184];

@@ -1,0 +1,45 @@
+import { Controller, Get, Header, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { DomainError, ErrorCode } from '../errors';
+import { MetricsService } from '../metrics';
+import { HealthService } from './health.service';
+
+export function notReadyError(checks: Record<string, string>): DomainError {
+  const down = Object.entries(checks)
+    .filter(([, v]) => v === 'down')
+    .map(([k]) => k);
+  return new DomainError(ErrorCode.Unavailable, `Not ready: ${down.join(' and ')} unreachable.`, {
+    retryAfterSeconds: 5,
+    extensions: { checks },
+  });
+}
+
+@ApiExcludeController()
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly health: HealthService,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  @Get('healthz')
+  @Header('cache-control', 'no-store')
+  healthz(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('readyz')
+  @Header('cache-control', 'no-store')
+  async readyz(): Promise<{ status: 'ready'; checks: Record<string, string> }> {
+    const report = await this.health.readiness();
+    if (!report.ready) throw notReadyError(report.checks);
+    return { status: 'ready', checks: report.checks };
+  }
+
+  @Get('metrics')
+  async prometheus(@Res() reply: FastifyReply): Promise<void> {
+    const { contentType, body } = await this.metrics.render();
+    await reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
+  }
+}

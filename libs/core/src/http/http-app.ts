@@ -1,0 +1,104 @@
+import { NestFastifyApplication, FastifyAdapter } from '@nestjs/platform-fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { AppConfig } from '../config';
+import { DomainError, ErrorCode } from '../errors';
+import { RootLogger, ROOT_LOGGER } from '../logging';
+import { MetricsService } from '../metrics';
+import { ProblemDetailsFilter } from './problem-details.filter';
+import { requestIdFor } from './request-id';
+import { DomainValidationPipe } from './validation';
+
+/** JSON bodies are small by contract; uploads are streamed by their own route with their own cap. */
+export const JSON_BODY_LIMIT = 64 * 1024;
+
+/** Probes are scraped every few seconds; logging each would drown the request log. */
+const UNLOGGED_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set once the caller is authenticated; written into the request log line. */
+    organizationId?: string;
+  }
+}
+
+export function createFastifyAdapter(): FastifyAdapter {
+  return new FastifyAdapter({
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    bodyLimit: JSON_BODY_LIMIT,
+    logger: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+}
+
+export interface HttpAppOptions {
+  /** Default `Cache-Control` for responses that set none. */
+  defaultCacheControl?: string;
+}
+
+/**
+ * Everything the HTTP processes (api and studio) share: body parsing, request ids, problem
+ * details, validation, security headers, metrics and the request log line. Call before `init()`.
+ */
+export function configureHttpApp(app: NestFastifyApplication, options: HttpAppOptions = {}): FastifyInstance {
+  const config = app.get(AppConfig);
+  const metrics = app.get(MetricsService);
+  const log = app.get<RootLogger>(ROOT_LOGGER);
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  const cacheControl = options.defaultCacheControl ?? 'no-store';
+
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      const value: unknown = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('not an object');
+      done(null, value);
+    } catch {
+      done(new DomainError(ErrorCode.InvalidJson, 'The request body must be a JSON object.'), undefined);
+    }
+  });
+
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', cacheControl);
+    reply.header('x-content-type-options', 'nosniff');
+    done(null, payload);
+  });
+
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const route = routeOf(request);
+    const status = reply.statusCode;
+    metrics.httpDuration.observe({ method: request.method, route, status_code: status }, reply.elapsedTime / 1000);
+    if (!UNLOGGED_ROUTES.has(route)) {
+      const line = {
+        requestId: request.id,
+        method: request.method,
+        route,
+        path: request.url.split('?', 1)[0].slice(0, 512),
+        status,
+        durationMs: Math.round(reply.elapsedTime * 100) / 100,
+        organizationId: request.organizationId ?? null,
+      };
+      if (status >= 500) log.error(line, 'request completed');
+      else log.info(line, 'request completed');
+    }
+    done();
+  });
+
+  app.useGlobalFilters(new ProblemDetailsFilter(config.publicApiUrl));
+  app.useGlobalPipes(new DomainValidationPipe());
+  return fastify;
+}
+
+/** The route template, never the raw path, so metrics and logs have bounded cardinality. */
+export function routeOf(request: FastifyRequest): string {
+  return request.routeOptions?.url ?? '(unmatched)';
+}

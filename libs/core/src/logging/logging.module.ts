@@ -1,0 +1,97 @@
+import { DynamicModule, Global, Inject, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
+import { AppConfig } from '../config';
+
+export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
+export const InjectRootLogger = () => Inject(ROOT_LOGGER);
+export type RootLogger = PinoInstance;
+
+/**
+ * Paths that can carry an API key or an embed secret. The request serializer below already
+ * logs no headers and no query strings; these paths are a second line of defence for anything
+ * a developer logs by hand.
+ */
+export const REDACT_PATHS = [
+  'authorization',
+  'cookie',
+  'headers.authorization',
+  'headers.cookie',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'apiKey',
+  '*.apiKey',
+  'secret',
+  '*.secret',
+  'token',
+  '*.token',
+  'embedUrl',
+  '*.embedUrl',
+  'url',
+  '*.url',
+];
+
+export interface LoggingOptions {
+  /** Where lines go; stdout by default, stderr for the CLI, a capture stream in tests. */
+  destination?: DestinationStream | 1 | 2;
+}
+
+export function createRootLogger(config: AppConfig, app: string, options: LoggingOptions = {}): PinoInstance {
+  const destination =
+    typeof options.destination === 'object'
+      ? options.destination
+      : pino.destination({ dest: options.destination ?? 1, sync: options.destination === 2 });
+  return pino(
+    {
+      level: config.logLevel,
+      base: { app },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      formatters: { level: (label) => ({ level: label }) },
+      serializers: {
+        // Only safe, stable fields: a driver error can carry query parameters.
+        err: (e: Error & { code?: unknown }) => ({ type: e?.name, message: e?.message, code: e?.code, stack: e?.stack }),
+      },
+    },
+    destination,
+  );
+}
+
+@Global()
+@Module({})
+export class LoggingModule {
+  static forRoot(app: string, options: LoggingOptions = {}): DynamicModule {
+    const rootProvider = {
+      provide: ROOT_LOGGER,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => createRootLogger(config, app, options),
+    };
+    @Global()
+    @Module({ providers: [rootProvider], exports: [ROOT_LOGGER] })
+    class RootLoggerModule {}
+
+    return {
+      module: LoggingModule,
+      imports: [
+        RootLoggerModule,
+        LoggerModule.forRootAsync({
+          imports: [RootLoggerModule],
+          inject: [ROOT_LOGGER],
+          useFactory: (logger: PinoInstance) => ({
+            pinoHttp: {
+              logger,
+              // The one line per request is written by the HTTP layer's onResponse hook, which
+              // knows the route template and the organization; pino-http only binds requestId.
+              autoLogging: false,
+              quietReqLogger: true,
+              customAttributeKeys: { reqId: 'requestId' },
+              genReqId: (req) => req.id ?? 'unknown',
+            },
+          }),
+        }),
+      ],
+      exports: [RootLoggerModule, LoggerModule],
+    };
+  }
+}

@@ -1,0 +1,5 @@
+export * from './job-handler.decorator';
+export * from './job-worker.host';
+export * from './queue.constants';
+export * from './queue.module';
+export * from './queue.service';

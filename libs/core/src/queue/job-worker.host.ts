@@ -1,0 +1,141 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { Job, Worker } from 'bullmq';
+import { AppConfig } from '../config';
+import { MetricsService } from '../metrics';
+import { createRedis } from '../redis';
+import { OnJob } from './job-handler.decorator';
+import { JOB_QUEUE, JOB_SCHEDULES, JobName, QueueName } from './queue.constants';
+import { QueueService } from './queue.service';
+
+type Handler = (data: unknown, job: Job) => Promise<unknown>;
+
+export class JobHandlerRegistryError extends Error {
+  override name = 'JobHandlerRegistryError';
+}
+
+/** Pure check, unit-tested: every declared job name has exactly one handler. */
+export function checkHandlers(declared: readonly string[], found: readonly string[]): void {
+  const counts = new Map<string, number>();
+  for (const name of found) counts.set(name, (counts.get(name) ?? 0) + 1);
+  const missing = declared.filter((n) => !counts.has(n));
+  const duplicated = [...counts].filter(([, c]) => c > 1).map(([n]) => n);
+  const unknown = [...counts.keys()].filter((n) => !declared.includes(n));
+  const problems = [
+    ...missing.map((n) => `job "${n}" has no handler`),
+    ...duplicated.map((n) => `job "${n}" has more than one handler`),
+    ...unknown.map((n) => `handler for undeclared job "${n}"`),
+  ];
+  if (problems.length > 0) throw new JobHandlerRegistryError(`Refusing to start: ${problems.join('; ')}`);
+}
+
+/**
+ * Hosts the BullMQ workers of the worker process. Handlers are `@OnJob` service methods found
+ * at boot. On shutdown the workers stop taking jobs and running ones get a bounded time to finish.
+ */
+@Injectable()
+export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Worker');
+  private readonly handlers = new Map<string, Handler>();
+  private readonly workers: Worker[] = [];
+  private readonly jobDuration;
+  private readonly queueDepth;
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly config: AppConfig,
+    private readonly queues: QueueService,
+    metrics: MetricsService,
+  ) {
+    this.jobDuration = metrics.histogram('job_duration_seconds', 'Job processing time by queue, job name and outcome', [
+      'queue',
+      'job',
+      'outcome',
+    ] as const, [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]);
+    const producers = this.queues;
+    this.queueDepth = metrics.gauge('queue_jobs', 'Jobs per queue and state', ['queue', 'state'] as const, async function () {
+      this.reset();
+      for (const name of Object.values(QueueName)) {
+        const counts = await producers.queue(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+        for (const [state, n] of Object.entries(counts)) this.set({ queue: name, state }, n);
+      }
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.discoverHandlers();
+    for (const schedule of JOB_SCHEDULES) {
+      // Upsert by a stable id: every replica runs this, Redis keeps one schedule.
+      await this.queues
+        .queue(JOB_QUEUE[schedule.name])
+        .upsertJobScheduler(schedule.name, { every: schedule.everyMs }, { name: schedule.name, data: {} });
+    }
+    for (const queueName of Object.values(QueueName)) {
+      const worker = new Worker(queueName, (job) => this.process(queueName, job), {
+        connection: createRedis(this.config, 'bullmq', `worker-${queueName}`),
+        prefix: this.config.queuePrefix,
+        concurrency: this.config.worker.concurrency,
+        lockDuration: this.config.worker.lockDurationMs,
+        stalledInterval: this.config.worker.stalledIntervalMs,
+        maxStalledCount: 2,
+      });
+      worker.on('error', (e) => this.logger.warn(`worker ${queueName}: ${e.message}`));
+      this.workers.push(worker);
+    }
+    this.logger.log(`processing ${Object.values(QueueName).join(', ')} with concurrency ${this.config.worker.concurrency}`);
+  }
+
+  async beforeApplicationShutdown(signal?: string): Promise<void> {
+    this.logger.log(`shutting down (${signal ?? 'close'}): no new jobs, waiting for running ones`);
+    const timeoutMs = this.config.worker.shutdownTimeoutMs;
+    await Promise.all(
+      this.workers.map(async (w) => {
+        let timer: NodeJS.Timeout | undefined;
+        const finished = await Promise.race([
+          w.close().then(() => true),
+          new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+        ]);
+        clearTimeout(timer);
+        if (!finished) {
+          // Their locks expire and another replica picks them up as stalled jobs.
+          this.logger.warn(`jobs still running after ${timeoutMs} ms on ${w.name}; leaving them to be retried`);
+          await w.close(true);
+        }
+      }),
+    );
+  }
+
+  private discoverHandlers(): void {
+    const found: string[] = [];
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance = wrapper.instance as Record<string, unknown> | undefined;
+      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
+      for (const method of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
+        const name = this.discovery.getMetadataByDecorator(OnJob, wrapper, method);
+        if (!name) continue;
+        found.push(name);
+        this.handlers.set(name, (instance[method] as Handler).bind(instance));
+      }
+    }
+    checkHandlers(Object.values(JobName), found);
+  }
+
+  private async process(queue: QueueName, job: Job): Promise<unknown> {
+    const handler = this.handlers.get(job.name);
+    if (!handler) {
+      // A job left by an older or newer release: skipping beats crashing every replica.
+      this.logger.warn(`skipping job ${job.id} with unknown name "${job.name}" on ${queue}`);
+      return { skipped: true };
+    }
+    const end = this.jobDuration.startTimer({ queue, job: job.name });
+    try {
+      const result = await handler(job.data, job);
+      end({ outcome: 'completed' });
+      return result;
+    } catch (e) {
+      end({ outcome: 'failed' });
+      throw e;
+    }
+  }
+}

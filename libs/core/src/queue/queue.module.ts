@@ -1,0 +1,13 @@
+import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { JobWorkerHost } from './job-worker.host';
+import { QueueService } from './queue.service';
+
+/** Producers, for every process that enqueues. */
+@Global()
+@Module({ providers: [QueueService], exports: [QueueService] })
+export class QueueModule {}
+
+/** Consumers, for the worker process only. */
+@Module({ imports: [DiscoveryModule], providers: [JobWorkerHost] })
+export class JobWorkerModule {}

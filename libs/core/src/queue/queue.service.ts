@@ -1,0 +1,57 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { JobsOptions, Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { AppConfig } from '../config';
+import { createRedis } from '../redis';
+import { JOB_QUEUE, JobItem, QueueName } from './queue.constants';
+
+/** Defaults for every job: bounded retention so Redis does not grow without end. */
+const DEFAULT_JOB_OPTIONS: JobsOptions = {
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
+};
+
+/** Producer side of the queues, used by any process that enqueues work. */
+@Injectable()
+export class QueueService implements OnApplicationShutdown {
+  private readonly logger = new Logger('Queue');
+  private readonly connection: Redis;
+  private readonly queues = new Map<QueueName, Queue>();
+
+  constructor(private readonly config: AppConfig) {
+    this.connection = createRedis(config, 'commands', 'queue-producer');
+    // Producers must fail fast when Redis is away (callers fall back to the reconciler);
+    // BullMQ still needs a connection without a per-request retry cap for its own scripts.
+    let lastWarning = 0;
+    for (const name of Object.values(QueueName)) {
+      const queue = new Queue(name, {
+        connection: this.connection,
+        prefix: config.queuePrefix,
+        defaultJobOptions: DEFAULT_JOB_OPTIONS,
+        skipWaitingForReady: true,
+      });
+      // BullMQ re-emits every connection error; one line every 10 s is enough to see an outage.
+      queue.on('error', (e) => {
+        if (Date.now() - lastWarning < 10_000) return;
+        lastWarning = Date.now();
+        this.logger.warn(`queue connection error: ${e.message}`);
+      });
+      this.queues.set(name, queue);
+    }
+  }
+
+  queue(name: QueueName): Queue {
+    return this.queues.get(name)!;
+  }
+
+  async add<T extends JobItem>(item: T, options: JobsOptions = {}): Promise<void> {
+    await this.queue(JOB_QUEUE[item.name]).add(item.name, item.data, options);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+    this.connection.disconnect();
+  }
+}

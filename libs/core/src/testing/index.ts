@@ -1,0 +1,3 @@
+export * from './log-capture';
+export * from './tcp-proxy';
+export * from './test-database';

@@ -1,0 +1,45 @@
+import { createServer, connect, Server, Socket } from 'node:net';
+
+/**
+ * A TCP pass-through a test can cut, to make Postgres or Redis unreachable for one application
+ * without touching the real servers other test files use.
+ */
+export class TcpProxy {
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  async start(port = 0): Promise<number> {
+    this.server = createServer((client) => {
+      const upstream = connect(this.targetPort, this.targetHost);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => s.destroy());
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as { port: number }).port;
+    return this.port;
+  }
+
+  /** Refuses new connections and drops the open ones. */
+  async cut(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    const server = this.server;
+    this.server = null;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Accepts connections again on the same port. */
+  async restore(): Promise<void> {
+    await this.start(this.port);
+  }
+}

@@ -1,0 +1,6 @@
+export * from './api-key';
+export * from './api-key-authenticator';
+export * from './organizations.errors';
+export * from './organizations.module';
+export * from './organizations.service';
+export * from './origin';

@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ApiKeyEntity } from './api-key.entity';
+import { ApprovedOriginEntity, OrganizationEntity } from './organization.entity';
+
+@Injectable()
+export class OrganizationsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Creates the organization, its origins and its first key atomically. */
+  async createWithKey(org: OrganizationEntity, origins: ApprovedOriginEntity[], key: ApiKeyEntity): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.insert(OrganizationEntity, org);
+      if (origins.length > 0) await tx.insert(ApprovedOriginEntity, origins);
+      await tx.insert(ApiKeyEntity, key);
+    });
+  }
+
+  findById(id: string): Promise<OrganizationEntity | null> {
+    return this.db.getRepository(OrganizationEntity).findOneBy({ id });
+  }
+
+  list(): Promise<OrganizationEntity[]> {
+    return this.db.getRepository(OrganizationEntity).find({ order: { createdAt: 'ASC' } });
+  }
+
+  count(): Promise<number> {
+    return this.db.getRepository(OrganizationEntity).count();
+  }
+
+  async origins(organizationId: string): Promise<string[]> {
+    const rows = await this.db
+      .getRepository(ApprovedOriginEntity)
+      .find({ where: { organizationId }, order: { origin: 'ASC' } });
+    return rows.map((r) => r.origin);
+  }
+
+  async hasOrigin(organizationId: string, origin: string): Promise<boolean> {
+    return this.db.getRepository(ApprovedOriginEntity).exists({ where: { organizationId, origin } });
+  }
+
+  /** False when the origin was approved already. */
+  async addOrigin(row: ApprovedOriginEntity): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
+      `INSERT INTO approved_origins (organization_id, origin, created_at) VALUES ($1, $2, $3)
+       ON CONFLICT DO NOTHING RETURNING origin`,
+      [row.organizationId, row.origin, row.createdAt],
+    );
+    return rows.length > 0;
+  }
+
+  async removeOrigin(organizationId: string, origin: string): Promise<boolean> {
+    const res = await this.db.getRepository(ApprovedOriginEntity).delete({ organizationId, origin });
+    return (res.affected ?? 0) > 0;
+  }
+}
+
+@Injectable()
+export class ApiKeysRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  insert(key: ApiKeyEntity): Promise<unknown> {
+    return this.db.getRepository(ApiKeyEntity).insert(key);
+  }
+
+  /** The active key with this hash and its organization's flags, in one indexed query. */
+  async findActiveByHash(keyHash: string): Promise<{ keyId: string; organizationId: string; isTest: boolean } | null> {
+    const rows: { key_id: string; organization_id: string; is_test: boolean }[] = await this.db.query(
+      `SELECT k.id AS key_id, k.organization_id, o.is_test
+         FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+      [keyHash],
+    );
+    if (rows.length === 0) return null;
+    return { keyId: rows[0].key_id, organizationId: rows[0].organization_id, isTest: rows[0].is_test };
+  }
+
+  findById(id: string): Promise<ApiKeyEntity | null> {
+    return this.db.getRepository(ApiKeyEntity).findOneBy({ id });
+  }
+
+  listForOrganization(organizationId: string): Promise<ApiKeyEntity[]> {
+    return this.db.getRepository(ApiKeyEntity).find({ where: { organizationId }, order: { createdAt: 'ASC' } });
+  }
+
+  /** Returns false when the key does not exist or was already revoked. */
+  async revoke(id: string, at: Date): Promise<boolean> {
+    const res = await this.db
+      .createQueryBuilder()
+      .update(ApiKeyEntity)
+      .set({ revokedAt: at })
+      .where('id = :id AND revoked_at IS NULL', { id })
+      .execute();
+    return (res.affected ?? 0) > 0;
+  }
+}

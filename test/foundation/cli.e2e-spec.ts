@@ -1,0 +1,130 @@
+import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { RunningHttpApp, startApi } from '../support/apps';
+import { runCli } from '../support/processes';
+import { expectProblem } from '../support/problems';
+
+describe('operator CLI', () => {
+  let env: TestEnvironment;
+  let api: RunningHttpApp;
+  let cliEnv: Record<string, string>;
+
+  beforeAll(async () => {
+    env = await createTestEnvironment();
+    api = await startApi(env);
+    cliEnv = { DATABASE_URL: env.databaseUrl, QUEUE_PREFIX: env.queuePrefix, LOG_LEVEL: 'info' };
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await env?.dispose();
+  });
+
+  const json = async (args: string[]) => {
+    const r = await runCli([...args, '--json'], cliEnv);
+    // Exactly one JSON object on stdout, nothing else.
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    return { ...r, body: JSON.parse(r.stdout) as Record<string, any> };
+  };
+
+  it('migrate --json reports nothing to do on a migrated database', async () => {
+    const r = await json(['migrate']);
+    expect(r.code).toBe(0);
+    expect(r.body).toEqual({ applied: [] });
+  });
+
+  it('org create prints the organization and a key that works; key revoke makes it 401', async () => {
+    const created = await json(['org', 'create', '--name', 'Acme', '--test', '--origin', 'https://acme.example']);
+    expect(created.code).toBe(0);
+    expect(created.body).toMatchObject({
+      organizationId: expect.stringMatching(/^org_[0-9A-HJKMNP-TV-Z]{26}$/),
+      name: 'Acme',
+      test: true,
+      origins: ['https://acme.example'],
+      keyId: expect.stringMatching(/^key_[0-9A-HJKMNP-TV-Z]{26}$/),
+      apiKey: expect.stringMatching(/^sk_test_[A-Za-z0-9_-]{43}$/),
+    });
+    // Logs went to stderr, never the key.
+    expect(created.stderr).not.toContain(created.body.apiKey);
+
+    const auth = { Authorization: `Bearer ${created.body.apiKey}` };
+    expectProblem(await api.http().get('/v1/anything').set(auth), 404, 'not_found');
+
+    const second = await json(['key', 'create', '--org', created.body.organizationId]);
+    expect(second.body).toEqual({
+      keyId: expect.stringMatching(/^key_/),
+      apiKey: expect.stringMatching(/^sk_test_/),
+      organizationId: created.body.organizationId,
+    });
+
+    const revoked = await json(['key', 'revoke', '--key', created.body.keyId]);
+    expect(revoked.body).toEqual({ keyId: created.body.keyId, revoked: true });
+    // The CLI is another process: the api hears of it through the revocation broadcast or,
+    // at worst, when its cache entry expires (5 s).
+    const deadline = Date.now() + 6000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 401) {
+      status = (await api.http().get('/v1/anything').set(auth)).status;
+    }
+    expect(status).toBe(401);
+    expectProblem(await api.http().get('/v1/anything').set({ Authorization: `Bearer ${second.body.apiKey}` }), 404, 'not_found');
+
+    const again = await json(['key', 'revoke', '--key', created.body.keyId]);
+    expect(again.body).toEqual({ keyId: created.body.keyId, revoked: false });
+  });
+
+  it('a live organization gets sk_live_ keys', async () => {
+    const created = await json(['org', 'create', '--name', 'Live Co', '--origin', 'https://live.example']);
+    expect(created.body.apiKey).toMatch(/^sk_live_/);
+    expect(created.body.test).toBe(false);
+  });
+
+  it('lists organizations and keys without secrets', async () => {
+    const created = await json(['org', 'create', '--name', 'Listed', '--test']);
+    await json(['key', 'create', '--org', created.body.organizationId]);
+    const orgs = await json(['org', 'list']);
+    expect(orgs.body.organizations).toEqual(
+      expect.arrayContaining([expect.objectContaining({ organizationId: created.body.organizationId, name: 'Listed' })]),
+    );
+    const keys = await json(['key', 'list', '--org', created.body.organizationId]);
+    expect(keys.body.keys).toHaveLength(2);
+    for (const k of keys.body.keys) {
+      expect(Object.keys(k).sort()).toEqual(['createdAt', 'keyId', 'organizationId', 'prefix', 'revokedAt']);
+      expect(k.prefix).toMatch(/^sk_test_.{4}…$/);
+    }
+    expect(keys.stdout + orgs.stdout).not.toContain(created.body.apiKey);
+  });
+
+  it('origin add approves exact HTTPS origins and refuses anything else', async () => {
+    const created = await json(['org', 'create', '--name', 'Origins']);
+    const org = created.body.organizationId;
+    const added = await json(['origin', 'add', '--org', org, '--origin', 'https://app.acme.example']);
+    expect(added.body).toEqual({ organizationId: org, origin: 'https://app.acme.example', added: true });
+    expect((await json(['origin', 'add', '--org', org, '--origin', 'https://app.acme.example'])).body.added).toBe(false);
+    for (const bad of ['http://app.acme.example', 'https://app.acme.example/', 'https://app.acme.example/path', 'https://APP.acme.example', 'https://app.acme.example:443']) {
+      const r = await json(['origin', 'add', '--org', org, '--origin', bad]);
+      expect(r.code).toBe(1);
+      expect(r.body.error.code).toBe('validation_failed');
+    }
+    const list = await json(['origin', 'list', '--org', org]);
+    expect(list.body.origins).toEqual(['https://app.acme.example']);
+  });
+
+  it('fails with exit code 1 and a JSON error for an unknown organization', async () => {
+    const r = await json(['key', 'create', '--org', 'org_01JD3Z8Q4W6K2M9T5X7B1C0VHE']);
+    expect(r.code).toBe(1);
+    expect(r.body).toEqual({ error: { code: 'not_found', message: expect.stringContaining('does not exist') } });
+  });
+
+  it('without --json prints the key for a human, once', async () => {
+    const r = await runCli(['org', 'create', '--name', 'Human'], cliEnv);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/API key key_\w+: sk_live_[A-Za-z0-9_-]{43}/);
+    expect(r.stdout).toMatch(/shown only once/);
+  });
+
+  it('refuses a bad configuration, naming the variable', async () => {
+    const r = await runCli(['org', 'list', '--json'], { ...cliEnv, DATABASE_URL: 'mysql://nope' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('DATABASE_URL');
+  });
+});

@@ -1,0 +1,43 @@
+import { freePort, run, ROOT, ServiceProcess } from '../support/processes';
+import { join } from 'node:path';
+
+describe('configuration at boot', () => {
+  it.each([
+    ['api', 'API_PORT', 'not-a-port'],
+    ['api', 'PUBLIC_EMBED_ORIGIN', 'https://studio.example/path'],
+    ['worker', 'WORKER_CONCURRENCY', '0'],
+    ['studio', 'LOG_LEVEL', 'loud'],
+    ['api', 'REDIS_URL', 'http://127.0.0.1:6379'],
+    ['api', 'API_KEY_CACHE_TTL_SECONDS', '6'],
+  ] as const)('%s refuses %s=%s with a message naming it, and exits 1', async (app, name, value) => {
+    const r = await run(process.execPath, [join(ROOT, `dist/apps/${app}/src/main.js`)], {
+      env: { ...process.env, [name]: value },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Invalid configuration');
+    expect(r.stderr).toContain(name);
+  });
+
+  it('never echoes the value of a bad variable (it may hold a password)', async () => {
+    const r = await run(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
+      env: { ...process.env, DATABASE_URL: 'mysql://admin:hunter2@db/x' },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('DATABASE_URL');
+    expect(r.stderr).not.toContain('hunter2');
+  });
+
+  it('starts with valid values', async () => {
+    const port = await freePort();
+    const api = new ServiceProcess('api', { API_PORT: String(port), LOG_LEVEL: 'info', HOST: '127.0.0.1' });
+    try {
+      await api.waitForOutput(/api listening/);
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(res.status).toBe(200);
+    } finally {
+      const exit = await api.stop('SIGTERM');
+      // Nest closes the app, then re-raises the signal.
+      expect(exit.signal === 'SIGTERM' || exit.code === 0).toBe(true);
+    }
+  });
+});

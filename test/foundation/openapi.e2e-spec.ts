@@ -1,0 +1,71 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunningHttpApp, startApi } from '../support/apps';
+import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { ROOT, run } from '../support/processes';
+
+describe('OpenAPI document', () => {
+  let env: TestEnvironment;
+  let api: RunningHttpApp;
+  let doc: Record<string, any>;
+
+  beforeAll(async () => {
+    env = await createTestEnvironment();
+    api = await startApi(env);
+    const res = await api.http().get('/v1/openapi.json');
+    expect(res.status).toBe(200);
+    doc = res.body;
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await env?.dispose();
+  });
+
+  it('is OpenAPI 3.1 with the bearer scheme and the problem schema', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ apiKey: [] }]);
+    expect(doc.components.schemas.Problem.required).toEqual(['type', 'title', 'status', 'code', 'detail', 'requestId']);
+  });
+
+  it('describes every error of every operation as problem+json', () => {
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<Record<string, any>>(item)) {
+        for (const status of ['401', '429', '500', '503']) {
+          expect({ path, method, status, has: !!op.responses[status] }).toEqual({ path, method, status, has: true });
+        }
+        for (const [status, response] of Object.entries<Record<string, any>>(op.responses)) {
+          if (Number(status) >= 400) {
+            expect(response.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+          }
+        }
+      }
+    }
+  });
+
+  it('passes spectral:oas without errors', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(doc, null, 2));
+    const r = await run(process.execPath, [
+      join(ROOT, 'node_modules/@stoplight/spectral-cli/dist/index.js'),
+      'lint',
+      file,
+      '--ruleset',
+      join(ROOT, '.spectral.yaml'),
+      '--format',
+      'json',
+      '--fail-severity',
+      'error',
+      '--quiet',
+    ]);
+    const results: Array<{ code: string; message: string; severity: number; path: string[] }> = r.stdout.trim()
+      ? JSON.parse(r.stdout)
+      : [];
+    const errors = results.filter((x) => x.severity === 0);
+    expect(errors).toEqual([]);
+    expect(r.code).toBe(0);
+  });
+});

@@ -1,0 +1,68 @@
+import { TcpProxy } from '@app/core/testing';
+import { RunningHttpApp, startApi, startStudio } from '../support/apps';
+import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { pollUntil } from '../support/poll';
+import { expectProblem } from '../support/problems';
+
+describe('readiness', () => {
+  let env: TestEnvironment;
+
+  beforeAll(async () => {
+    env = await createTestEnvironment();
+  });
+
+  afterAll(async () => {
+    await env?.dispose();
+  });
+
+  it('is 503 unavailable from the start when Redis is on a closed port', async () => {
+    const api = await startApi(env, { config: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    try {
+      const res = await api.http().get('/readyz');
+      expectProblem(res, 503, 'unavailable');
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.body.checks).toEqual({ database: 'up', redis: 'down' });
+      expect((await api.http().get('/healthz')).status).toBe(200);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it.each([
+    ['Redis', 6379, 'redis'],
+    ['Postgres', 5432, 'database'],
+  ] as const)('turns 503 when %s becomes unreachable and recovers when it is back', async (_, port, check) => {
+    const proxy = new TcpProxy('127.0.0.1', port);
+    const proxyPort = await proxy.start();
+    const config =
+      check === 'redis'
+        ? { REDIS_URL: `redis://127.0.0.1:${proxyPort}` }
+        : { DATABASE_URL: env.databaseUrl.replace(':5432/', `:${proxyPort}/`) };
+    const studio = await startStudio(env, { config });
+    try {
+      expect((await studio.http().get('/readyz')).status).toBe(200);
+      await proxy.cut();
+      const down = await pollUntil(() => studio.http().get('/readyz'), (r) => r.status === 503, { what: `${check} down` });
+      expectProblem(down, 503, 'unavailable');
+      expect(down.body.checks[check]).toBe('down');
+      await proxy.restore();
+      await pollUntil(() => studio.http().get('/readyz'), (r) => r.status === 200, { what: `${check} back` });
+    } finally {
+      await proxy.cut();
+      await studio.close();
+    }
+  });
+
+  it('the studio exposes health and metrics too', async () => {
+    const studio: RunningHttpApp = await startStudio(env);
+    try {
+      expect((await studio.http().get('/healthz')).body).toEqual({ status: 'ok' });
+      expect((await studio.http().get('/readyz')).status).toBe(200);
+      const metrics = await studio.http().get('/metrics');
+      expect(metrics.text).toContain('http_request_duration_seconds');
+      expect(metrics.text).toContain('process_resident_memory_bytes');
+    } finally {
+      await studio.close();
+    }
+  });
+});

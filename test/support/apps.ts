@@ -1,0 +1,76 @@
+import { ApiModule } from '@apps/api/api.module';
+import { configureApiApp } from '@apps/api/api.app';
+import { StudioModule } from '@apps/studio/studio.module';
+import { configureStudioApp } from '@apps/studio/studio.app';
+import { WorkerModule } from '@apps/worker/worker.module';
+import { Clock, ConfigOverrides, createFastifyAdapter } from '@app/core';
+import { LogCapture } from '@app/core/testing';
+import { INestApplicationContext } from '@nestjs/common';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test, TestingModuleBuilder } from '@nestjs/testing';
+import { Logger } from 'nestjs-pino';
+import request from 'supertest';
+import { TestEnvironment } from './environment';
+
+export interface StartOptions {
+  config?: ConfigOverrides;
+  clock?: Clock;
+  /** Capture log lines (sets LOG_LEVEL to info unless the config says otherwise). */
+  logs?: LogCapture;
+  override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+}
+
+export interface RunningHttpApp {
+  app: NestFastifyApplication;
+  url: string;
+  http: () => ReturnType<typeof request>;
+  close: () => Promise<void>;
+}
+
+function moduleOptions(env: TestEnvironment, opts: StartOptions) {
+  return {
+    config: { ...env.config, ...(opts.logs ? { LOG_LEVEL: 'info' } : {}), ...opts.config },
+    logging: opts.logs ? { destination: opts.logs } : undefined,
+  };
+}
+
+async function compile(imports: unknown, opts: StartOptions) {
+  let builder = Test.createTestingModule({ imports: [imports as never] });
+  if (opts.clock) builder = builder.overrideProvider(Clock).useValue(opts.clock);
+  if (opts.override) builder = opts.override(builder);
+  return builder.compile();
+}
+
+async function startHttp(
+  module: unknown,
+  configure: (app: NestFastifyApplication) => NestFastifyApplication,
+  opts: StartOptions,
+): Promise<RunningHttpApp> {
+  const moduleRef = await compile(module, opts);
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  configure(app);
+  await app.listen(0, '127.0.0.1');
+  const url = await app.getUrl();
+  const base = url.replace('[::1]', '127.0.0.1');
+  return { app, url: base, http: () => request(base), close: () => app.close() };
+}
+
+export function startApi(env: TestEnvironment, opts: StartOptions = {}): Promise<RunningHttpApp> {
+  return startHttp(ApiModule.forRoot(moduleOptions(env, opts)), configureApiApp, opts);
+}
+
+export function startStudio(env: TestEnvironment, opts: StartOptions = {}): Promise<RunningHttpApp> {
+  return startHttp(StudioModule.forRoot(moduleOptions(env, opts)), configureStudioApp, opts);
+}
+
+/** The worker's Nest context in this process (its job handlers and BullMQ consumers). */
+export async function startWorker(env: TestEnvironment, opts: StartOptions = {}): Promise<INestApplicationContext> {
+  const moduleRef = await compile(WorkerModule.forRoot(moduleOptions(env, opts)), opts);
+  const app = await moduleRef.init();
+  app.useLogger(app.get(Logger));
+  return app;
+}

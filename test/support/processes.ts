@@ -1,0 +1,94 @@
+import { ChildProcess, spawn, SpawnOptions } from 'node:child_process';
+import { join } from 'node:path';
+
+export const ROOT = join(__dirname, '..', '..');
+
+export interface Completed {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the compiled CLI (`npm run cli` minus npm) with the given environment. */
+export function runCli(args: string[], env: Record<string, string | undefined>): Promise<Completed> {
+  return run(process.execPath, [join(ROOT, 'scripts/cli.js'), ...args], { env: { ...process.env, ...env } });
+}
+
+export function run(cmd: string, args: string[], options: SpawnOptions = {}): Promise<Completed> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: ROOT, ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** A long-running process of ours (api, worker, studio) started from the build. */
+export class ServiceProcess {
+  readonly child: ChildProcess;
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(app: 'api' | 'worker' | 'studio', env: Record<string, string | undefined>) {
+    this.child = spawn(process.execPath, [join(ROOT, `dist/apps/${app}/src/main.js`)], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout!.on('data', (d) => (this.stdout += d));
+    this.child.stderr!.on('data', (d) => (this.stderr += d));
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  /** Resolves when a log line matches, rejects if the process exits first or the deadline passes. */
+  waitForOutput(pattern: RegExp, timeoutMs = 20_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms:\n${this.stdout}\n${this.stderr}`));
+      }, timeoutMs);
+      const check = () => {
+        if (pattern.test(this.stdout) || pattern.test(this.stderr)) {
+          cleanup();
+          resolve();
+        }
+      };
+      const onExit = () => {
+        cleanup();
+        reject(new Error(`process exited before ${pattern}:\n${this.stdout}\n${this.stderr}`));
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.child.stdout!.off('data', check);
+        this.child.stderr!.off('data', check);
+        this.child.off('exit', onExit);
+      };
+      this.child.stdout!.on('data', check);
+      this.child.stderr!.on('data', check);
+      this.child.once('exit', onExit);
+      check();
+    });
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+}
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
