@@ -1,4 +1,4 @@
-import { OrganizationsService } from '@app/organizations';
+import { ApiKeyAuthenticator, OrganizationsService } from '@app/organizations';
 import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { RunningHttpApp, startApi } from '../support/apps';
@@ -103,8 +103,7 @@ describe('API key authentication', () => {
   it('keys of two organizations authenticate as their own organization', async () => {
     const a = await createOrganization(api.app);
     const b = await createOrganization(api.app);
-    const { OrganizationsService: _ } = { OrganizationsService };
-    const authenticator = api.app.get((await import('@app/organizations')).ApiKeyAuthenticator);
+    const authenticator = api.app.get(ApiKeyAuthenticator);
     expect((await authenticator.authenticate(a.auth.Authorization))?.organizationId).toBe(a.organizationId);
     expect((await authenticator.authenticate(b.auth.Authorization))?.organizationId).toBe(b.organizationId);
   });

@@ -43,7 +43,7 @@ async function compile(imports: unknown, opts: StartOptions) {
 
 async function startHttp(
   module: unknown,
-  configure: (app: NestFastifyApplication) => NestFastifyApplication,
+  configure: (app: NestFastifyApplication) => NestFastifyApplication | Promise<NestFastifyApplication>,
   opts: StartOptions,
 ): Promise<RunningHttpApp> {
   const moduleRef = await compile(module, opts);
@@ -52,7 +52,7 @@ async function startHttp(
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
-  configure(app);
+  await configure(app);
   await app.listen(0, '127.0.0.1');
   const url = await app.getUrl();
   const base = url.replace('[::1]', '127.0.0.1');

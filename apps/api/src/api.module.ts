@@ -1,6 +1,9 @@
 import { AppConfig, ConfigOverrides, CoreModule, HealthModule, LoggingOptions } from '@app/core';
+import { ImageAssetsModule } from '@app/image-assets';
 import { OrganizationsModule } from '@app/organizations';
 import { DynamicModule, Module } from '@nestjs/common';
+import { ImageAssetsController } from './controllers/image-assets.controller';
+import { UploadGate } from './uploads/upload-gate';
 
 export interface ApiModuleOptions {
   config?: AppConfig | ConfigOverrides;
@@ -12,8 +15,9 @@ export class ApiModule {
   static forRoot(options: ApiModuleOptions = {}): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot({ app: 'api', ...options }), HealthModule, OrganizationsModule],
-      controllers: [],
+      imports: [CoreModule.forRoot({ app: 'api', ...options }), HealthModule, OrganizationsModule, ImageAssetsModule],
+      controllers: [ImageAssetsController],
+      providers: [UploadGate],
     };
   }
 }

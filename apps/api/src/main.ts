@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
-  configureApiApp(app);
+  await configureApiApp(app);
   await app.listen(config.ports.api, config.host);
   app.get(Logger).log(`api listening on ${config.host}:${config.ports.api} (public URL ${config.publicApiUrl})`);
 }

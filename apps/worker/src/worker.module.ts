@@ -1,4 +1,5 @@
 import { AppConfig, ConfigOverrides, CoreModule, HealthServiceModule, JobWorkerModule, LoggingOptions } from '@app/core';
+import { ImageAssetsModule } from '@app/image-assets';
 import { DynamicModule, Module } from '@nestjs/common';
 
 export interface WorkerModuleOptions {
@@ -12,7 +13,7 @@ export class WorkerModule {
   static forRoot(options: WorkerModuleOptions = {}): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot({ app: 'worker', ...options }), HealthServiceModule, JobWorkerModule],
+      imports: [CoreModule.forRoot({ app: 'worker', ...options }), HealthServiceModule, JobWorkerModule, ImageAssetsModule],
     };
   }
 }

@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { BlobStoreModule } from './blob-store';
 import { Clock } from './clock';
 import { AppConfig, ConfigModule, ConfigOverrides } from './config';
 import { DatabaseModule } from './database';
@@ -36,6 +37,7 @@ export class CoreModule {
         QueueModule,
         RateLimitModule,
         PrimitivesModule,
+        BlobStoreModule,
       ],
     };
   }

@@ -1,3 +1,4 @@
+export * from './blob-store';
 export * from './clock';
 export * from './config';
 export * from './core.module';

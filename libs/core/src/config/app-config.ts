@@ -26,6 +26,7 @@ export class AppConfig {
   readonly rateLimit: { requests: number; windowSeconds: number };
   readonly apiKeyCacheTtlMs: number;
   readonly worker: { concurrency: number; shutdownTimeoutMs: number; lockDurationMs: number; stalledIntervalMs: number };
+  readonly uploads: { concurrency: number; queueTimeoutMs: number };
   readonly generation: {
     generator: GeneratorKind;
     providerUrl: string | null;
@@ -51,6 +52,7 @@ export class AppConfig {
       lockDurationMs: v.WORKER_LOCK_DURATION_MS,
       stalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
     };
+    this.uploads = { concurrency: v.UPLOAD_CONCURRENCY, queueTimeoutMs: v.UPLOAD_QUEUE_TIMEOUT_SECONDS * 1000 };
     this.generation = {
       generator: v.GENERATOR,
       providerUrl: v.GENERATION_PROVIDER_URL || null,

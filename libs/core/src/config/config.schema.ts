@@ -121,6 +121,20 @@ export class EnvironmentVariables {
   @Max(600_000)
   WORKER_STALLED_INTERVAL_MS: number;
 
+  /** Uploads handled at once per api process; the rest wait unread, which bounds memory. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  UPLOAD_CONCURRENCY: number;
+
+  /** How long an upload may wait for a slot before it is answered 503. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(600)
+  UPLOAD_QUEUE_TIMEOUT_SECONDS: number;
+
   @IsIn(GENERATORS)
   GENERATOR: GeneratorKind;
 
@@ -161,6 +175,8 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   SHUTDOWN_TIMEOUT_SECONDS: '25',
   WORKER_LOCK_DURATION_MS: '30000',
   WORKER_STALLED_INTERVAL_MS: '15000',
+  UPLOAD_CONCURRENCY: '4',
+  UPLOAD_QUEUE_TIMEOUT_SECONDS: '30',
   GENERATOR: 'procedural',
   GENERATION_PROVIDER_URL: undefined,
   GENERATION_PROVIDER_API_KEY: undefined,

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { Job, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { AppConfig } from '../config';
 import { MetricsService } from '../metrics';
 import { createRedis } from '../redis';
@@ -38,6 +39,8 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
   private readonly logger = new Logger('Worker');
   private readonly handlers = new Map<string, Handler>();
   private readonly workers: Worker[] = [];
+  /** BullMQ leaves connections it was given open; they are closed with the workers. */
+  private readonly connections: Redis[] = [];
   private readonly jobDuration;
   private readonly queueDepth;
 
@@ -72,8 +75,10 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
         .upsertJobScheduler(schedule.name, { every: schedule.everyMs }, { name: schedule.name, data: {} });
     }
     for (const queueName of Object.values(QueueName)) {
+      const connection = createRedis(this.config, 'bullmq', `worker-${queueName}`);
+      this.connections.push(connection);
       const worker = new Worker(queueName, (job) => this.process(queueName, job), {
-        connection: createRedis(this.config, 'bullmq', `worker-${queueName}`),
+        connection,
         prefix: this.config.queuePrefix,
         concurrency: this.config.worker.concurrency,
         lockDuration: this.config.worker.lockDurationMs,
@@ -104,6 +109,7 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
         }
       }),
     );
+    for (const c of this.connections) c.disconnect();
   }
 
   private discoverHandlers(): void {

@@ -1,0 +1,76 @@
+import { IdPrefix, ParseIdPipe } from '@app/core';
+import { ImageAssetResponse, ImageAssetsService, MAX_UPLOAD_BYTES } from '@app/image-assets';
+import { Principal } from '@app/organizations';
+import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CurrentPrincipal } from '../auth/principal.decorator';
+import { ApiProblems } from '../openapi/api-problems.decorator';
+import { readSingleFile } from '../uploads/single-file';
+import { UploadGate } from '../uploads/upload-gate';
+import { DomainError } from '@app/core';
+
+@ApiTags('Image assets')
+@Controller('v1/image-assets')
+export class ImageAssetsController {
+  constructor(
+    private readonly assets: ImageAssetsService,
+    private readonly gate: UploadGate,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Upload a source image',
+    description:
+      'Validates the bytes (signature, then header dimensions, then a full decode), ignoring the file name and declared type. ' +
+      'Width and height are reported as displayed, after the EXIF orientation. Unattached assets expire 24 hours after upload.',
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['file'],
+      properties: { file: { type: 'string', format: 'binary', description: 'PNG, JPEG or WebP, at most 20 MiB.' } },
+    },
+  })
+  @ApiCreatedResponse({
+    type: ImageAssetResponse,
+    headers: {
+      Location: { description: 'The new asset: /v1/image-assets/{imageAssetId}', schema: { type: 'string' } },
+      'Server-Timing': { description: 'validate;dur=<ms>: server-side validation time.', schema: { type: 'string' } },
+    },
+  })
+  @ApiProblems({
+    400: 'Malformed multipart body (`bad_request`).',
+    413: 'File over 20 MiB (`payload_too_large`).',
+    415: 'Not multipart/form-data (`unsupported_media_type`).',
+    422: '`validation_failed` (no or several files), `unsupported_image_format`, `image_dimensions_exceeded` or `image_corrupt`.',
+  })
+  async upload(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ImageAssetResponse> {
+    const { asset, validationMs } = await this.gate.run(async () =>
+      this.assets.upload(principal.organizationId, await readSingleFile(request, MAX_UPLOAD_BYTES)),
+    );
+    reply.header('location', `/v1/image-assets/${asset.imageAssetId}`);
+    reply.header('server-timing', `validate;dur=${validationMs.toFixed(1)}`);
+    return asset;
+  }
+
+  @Get(':imageAssetId')
+  @ApiOperation({ summary: 'Get an image asset', description: '404 once expired, and for another organization\'s asset.' })
+  @ApiParam({ name: 'imageAssetId', example: 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  @ApiOkResponse({ type: ImageAssetResponse })
+  @ApiProblems({ 400: 'Not a syntactically valid id (`invalid_id`).', 404: 'Unknown, expired or not yours (`not_found`).' })
+  async get(
+    @Param('imageAssetId', new ParseIdPipe(IdPrefix.ImageAsset)) id: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ImageAssetResponse> {
+    const asset = await this.assets.get(principal.organizationId, id);
+    if (!asset) throw DomainError.notFound();
+    return asset;
+  }
+}

@@ -1,0 +1,30 @@
+import { AppConfig, DomainError, ErrorCode } from '@app/core';
+import { Injectable } from '@nestjs/common';
+import { E_TIMEOUT, Semaphore, SemaphoreInterface, withTimeout } from 'async-mutex';
+
+/**
+ * Bounds the uploads one api process handles at once. A waiting request's body is not read, so
+ * TCP back-pressure keeps it on the client: memory stays near UPLOAD_CONCURRENCY × 20 MiB
+ * however many partners upload together.
+ */
+@Injectable()
+export class UploadGate {
+  private readonly semaphore: SemaphoreInterface;
+
+  constructor(config: AppConfig) {
+    this.semaphore = withTimeout(new Semaphore(config.uploads.concurrency), config.uploads.queueTimeoutMs);
+  }
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.semaphore.runExclusive(fn);
+    } catch (e) {
+      if (e === E_TIMEOUT) {
+        throw new DomainError(ErrorCode.Unavailable, 'The service is busy with other uploads. Retry shortly.', {
+          retryAfterSeconds: 5,
+        });
+      }
+      throw e;
+    }
+  }
+}

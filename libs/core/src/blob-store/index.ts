@@ -1,0 +1,3 @@
+export * from './blob-store';
+export * from './blob-store.module';
+export * from './postgres-blob-store';

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ImageAssetEntity } from './image-asset.entity';
+import { ImageAssetsRepository } from './image-assets.repository';
+import { ImageAssetsService } from './image-assets.service';
+import { ImageAssetsSweeper } from './image-assets.sweeper';
+import { ImageMedia } from './media/image-media';
+import { SharpImageMedia } from './media/sharp-image-media';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([ImageAssetEntity])],
+  providers: [
+    ImageAssetsRepository,
+    ImageAssetsService,
+    ImageAssetsSweeper,
+    { provide: ImageMedia, useClass: SharpImageMedia },
+  ],
+  exports: [ImageAssetsService, ImageMedia],
+})
+export class ImageAssetsModule {}

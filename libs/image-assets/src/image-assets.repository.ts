@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { ImageAssetEntity } from './image-asset.entity';
+
+@Injectable()
+export class ImageAssetsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  transaction<T>(fn: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(fn);
+  }
+
+  async insert(asset: ImageAssetEntity, tx: EntityManager): Promise<void> {
+    await tx.insert(ImageAssetEntity, asset);
+  }
+
+  /** The organization's asset if it is attached or not yet expired at `now`; expiry is decided here, at read. */
+  findAvailable(organizationId: string, id: string, now: Date): Promise<ImageAssetEntity | null> {
+    return this.db
+      .getRepository(ImageAssetEntity)
+      .createQueryBuilder('a')
+      .where('a.id = :id AND a.organization_id = :organizationId', { id, organizationId })
+      .andWhere(`(a.status = 'attached' OR a.expires_at > :now)`, { now })
+      .getOne();
+  }
+
+  /**
+   * Locks an available asset inside a scene-creation transaction so the sweeper cannot delete
+   * it between the check and the attach.
+   */
+  lockAvailable(tx: EntityManager, organizationId: string, id: string, now: Date): Promise<ImageAssetEntity | null> {
+    return tx
+      .getRepository(ImageAssetEntity)
+      .createQueryBuilder('a')
+      .setLock('pessimistic_write')
+      .where('a.id = :id AND a.organization_id = :organizationId', { id, organizationId })
+      .andWhere(`(a.status = 'attached' OR a.expires_at > :now)`, { now })
+      .getOne();
+  }
+
+  async markAttached(tx: EntityManager, id: string, now: Date): Promise<void> {
+    await tx.query(
+      `UPDATE image_assets SET status = 'attached', expires_at = NULL, attached_at = COALESCE(attached_at, $2) WHERE id = $1`,
+      [id, now],
+    );
+  }
+
+  findById(id: string): Promise<ImageAssetEntity | null> {
+    return this.db.getRepository(ImageAssetEntity).findOneBy({ id });
+  }
+
+  /**
+   * Takes one batch of expired unattached assets, locked with SKIP LOCKED so that several
+   * worker replicas sweeping at once never take the same rows.
+   */
+  async lockExpiredBatch(tx: EntityManager, now: Date, limit: number): Promise<{ id: string; blobKey: string }[]> {
+    const rows: { id: string; blob_key: string }[] = await tx.query(
+      `SELECT id, blob_key FROM image_assets
+        WHERE status = 'unattached' AND expires_at <= $1
+        ORDER BY expires_at
+        LIMIT $2
+        FOR UPDATE SKIP LOCKED`,
+      [now, limit],
+    );
+    return rows.map((r) => ({ id: r.id, blobKey: r.blob_key }));
+  }
+
+  async deleteByIds(tx: EntityManager, ids: string[]): Promise<void> {
+    await tx.query(`DELETE FROM image_assets WHERE id = ANY($1)`, [ids]);
+  }
+}

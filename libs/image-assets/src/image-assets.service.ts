@@ -1,0 +1,143 @@
+import { BlobStore, Clock, IdGenerator, IdPrefix, MetricsService } from '@app/core';
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import { ImageAssetResponse } from './dto/image-asset.response';
+import { ImageAssetEntity, ImageFormat } from './image-asset.entity';
+import { ImageAssetErrors } from './image-assets.errors';
+import { ImageAssetsRepository } from './image-assets.repository';
+import { detectImageFormat } from './image-format';
+import { dimensionsExceeded, sceneSourceProblem, UNATTACHED_LIFETIME_MS } from './image-rules';
+import { ErrorCode } from '@app/core';
+import { ImageDecodeError, ImageMedia } from './media/image-media';
+
+const MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
+
+export interface UploadResult {
+  asset: ImageAssetResponse;
+  /** Server-side validation time, reported to the caller in Server-Timing. */
+  validationMs: number;
+}
+
+@Injectable()
+export class ImageAssetsService {
+  private readonly validationSeconds;
+
+  constructor(
+    private readonly assets: ImageAssetsRepository,
+    private readonly media: ImageMedia,
+    private readonly blobs: BlobStore,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+    metrics: MetricsService,
+  ) {
+    this.validationSeconds = metrics.histogram('image_validation_duration_seconds', 'Validation time of uploaded images', [
+      'outcome',
+    ] as const, [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]);
+  }
+
+  /**
+   * Validates the bytes in the contract's order (signature, header dimensions, full decode),
+   * then stores bytes and metadata in one transaction.
+   */
+  async upload(organizationId: string, bytes: Buffer): Promise<UploadResult> {
+    const started = performance.now();
+    const end = this.validationSeconds.startTimer();
+    let header;
+    try {
+      header = await this.validate(bytes);
+      end({ outcome: 'accepted' });
+    } catch (e) {
+      end({ outcome: 'refused' });
+      throw e;
+    }
+    const validationMs = performance.now() - started;
+
+    const now = this.clock.now();
+    const id = this.ids.generate(IdPrefix.ImageAsset);
+    const entity: ImageAssetEntity = {
+      id,
+      organizationId,
+      format: header.format,
+      width: header.width,
+      height: header.height,
+      sizeBytes: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      status: 'unattached',
+      blobKey: `image-assets/${id}`,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + UNATTACHED_LIFETIME_MS),
+      attachedAt: null,
+    };
+    await this.assets.transaction(async (tx) => {
+      await this.blobs.put(entity.blobKey, bytes, MIME[entity.format], tx);
+      await this.assets.insert(entity, tx);
+    });
+    return { asset: toResponse(entity), validationMs };
+  }
+
+  /** 404 for unknown, another organization's and expired assets alike. */
+  async get(organizationId: string, id: string): Promise<ImageAssetResponse | null> {
+    const asset = await this.assets.findAvailable(organizationId, id, this.clock.now());
+    return asset ? toResponse(asset) : null;
+  }
+
+  /**
+   * Attaches an asset to a scene inside the caller's transaction: it must be the
+   * organization's, not expired at `now`, and usable as a scene source. Once attached it is kept.
+   */
+  async attachForScene(tx: EntityManager, organizationId: string, id: string, now: Date): Promise<ImageAssetEntity> {
+    const asset = await this.assets.lockAvailable(tx, organizationId, id, now);
+    if (!asset) throw ImageAssetErrors.sourceNotFound();
+    const problem = sceneSourceProblem(asset.width, asset.height);
+    if (problem === ErrorCode.SourceImageTooSmall) throw ImageAssetErrors.sourceTooSmall(asset.width, asset.height);
+    if (problem === ErrorCode.SourceImageAspectRatio) throw ImageAssetErrors.sourceAspectRatio(asset.width, asset.height);
+    await this.assets.markAttached(tx, id, now);
+    return { ...asset, status: 'attached', expiresAt: null, attachedAt: asset.attachedAt ?? now };
+  }
+
+  /** The stored bytes of an asset, for the worker and the studio (ownership is checked by the caller). */
+  async readBytes(id: string): Promise<{ asset: ImageAssetEntity; bytes: Buffer; contentType: string } | null> {
+    const asset = await this.assets.findById(id);
+    if (!asset) return null;
+    const blob = await this.blobs.get(asset.blobKey);
+    return blob ? { asset, bytes: blob.bytes, contentType: blob.contentType } : null;
+  }
+
+  private async validate(bytes: Buffer) {
+    const detected = detectImageFormat(bytes);
+    if (!detected.format) throw ImageAssetErrors.unsupportedFormat(detected.other);
+    let header;
+    try {
+      header = await this.media.readHeader(bytes);
+    } catch (e) {
+      if (e instanceof ImageDecodeError) throw ImageAssetErrors.corrupt();
+      throw e;
+    }
+    // The signature and the decoder must agree, or the file is something dressed up as an image.
+    if (header.format !== detected.format) throw ImageAssetErrors.corrupt();
+    if (dimensionsExceeded(header.width, header.height)) throw ImageAssetErrors.dimensionsExceeded(header.width, header.height);
+    try {
+      await this.media.decodeFully(bytes);
+    } catch (e) {
+      if (e instanceof ImageDecodeError) throw ImageAssetErrors.corrupt();
+      throw e;
+    }
+    return header;
+  }
+}
+
+export function toResponse(a: ImageAssetEntity): ImageAssetResponse {
+  return {
+    imageAssetId: a.id,
+    format: a.format,
+    width: a.width,
+    height: a.height,
+    sizeBytes: a.sizeBytes,
+    sha256: a.sha256,
+    status: a.status,
+    usableAsSceneSource: sceneSourceProblem(a.width, a.height) === null,
+    createdAt: a.createdAt.toISOString(),
+    expiresAt: a.expiresAt ? a.expiresAt.toISOString() : null,
+  };
+}

@@ -1,0 +1,247 @@
+import { createHash } from 'node:crypto';
+import { createOrganization, TestOrganization } from '../factories/organization.factory';
+import { foreignFiles, image, pngBombHeader, pngOfExactSize, rotatedJpeg } from '../factories/images';
+import { RunningHttpApp, startApi } from '../support/apps';
+import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { expectProblem } from '../support/problems';
+
+const MiB = 1024 * 1024;
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+describe('POST /v1/image-assets', () => {
+  let env: TestEnvironment;
+  let api: RunningHttpApp;
+  let org: TestOrganization;
+
+  beforeAll(async () => {
+    env = await createTestEnvironment();
+    api = await startApi(env);
+    org = await createOrganization(api.app);
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await env?.dispose();
+  });
+
+  const upload = (bytes: Buffer, filename = 'image.bin', contentType = 'application/octet-stream', field = 'file') =>
+    api.http().post('/v1/image-assets').set(org.auth).attach(field, bytes, { filename, contentType });
+
+  describe('accepts PNG, JPEG and WebP with exact metadata', () => {
+    it.each([
+      ['png', 1920, 1080, true],
+      ['jpeg', 1280, 720, true],
+      ['webp', 1600, 900, true],
+      ['png', 1279, 720, false],
+      ['jpeg', 1920, 1200, false],
+    ] as const)('%s %d×%d (usable as scene source: %s)', async (kind, width, height, usable) => {
+      const bytes = await image(kind, width, height);
+      const res = await upload(bytes, `photo.${kind}`, `image/${kind}`);
+      expect(res.status).toBe(201);
+      expect(res.headers['location']).toBe(`/v1/image-assets/${res.body.imageAssetId}`);
+      expect(res.headers['server-timing']).toMatch(/^validate;dur=\d+(\.\d)?$/);
+      expect(res.body).toEqual({
+        imageAssetId: expect.stringMatching(/^img_[0-9A-HJKMNP-TV-Z]{26}$/),
+        format: kind,
+        width,
+        height,
+        sizeBytes: bytes.length,
+        sha256: sha256(bytes),
+        status: 'unattached',
+        usableAsSceneSource: usable,
+        createdAt: expect.stringMatching(ISO),
+        expiresAt: expect.stringMatching(ISO),
+      });
+      expect(Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt)).toBe(24 * 3600 * 1000);
+
+      const got = await api.http().get(res.headers['location']).set(org.auth);
+      expect(got.status).toBe(200);
+      expect(got.body).toEqual(res.body);
+    });
+  });
+
+  it('judges by the bytes: PNG bytes named x.jpg and declared image/jpeg are a png', async () => {
+    const bytes = await image('png', 64, 64);
+    const res = await upload(bytes, 'x.jpg', 'image/jpeg');
+    expect(res.status).toBe(201);
+    expect(res.body.format).toBe('png');
+  });
+
+  it('reports dimensions as displayed, after the EXIF orientation', async () => {
+    const res = await upload(await rotatedJpeg(1080, 1920, 6), 'portrait.jpg', 'image/jpeg');
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ format: 'jpeg', width: 1920, height: 1080, usableAsSceneSource: true });
+  });
+
+  describe('refuses other formats with 422 unsupported_image_format, whatever they are called', () => {
+    it.each(Object.keys(foreignFiles))('%s', async (kind) => {
+      const res = await upload(await foreignFiles[kind](), 'innocent.png', 'image/png');
+      expectProblem(res, 422, 'unsupported_image_format');
+    });
+  });
+
+  describe('refuses damaged data with 422 image_corrupt', () => {
+    it.each(['png', 'jpeg', 'webp'] as const)('truncated %s', async (kind) => {
+      const bytes = await image(kind, 640, 360, { noise: true });
+      expectProblem(await upload(bytes.subarray(0, Math.floor(bytes.length * 0.6))), 422, 'image_corrupt');
+    });
+
+    it('a PNG missing only its last bytes', async () => {
+      const bytes = await image('png', 640, 360, { noise: true });
+      expectProblem(await upload(bytes.subarray(0, bytes.length - 200)), 422, 'image_corrupt');
+    });
+
+    it('a PNG signature followed by garbage', async () => {
+      const bytes = Buffer.concat([(await image('png', 8, 8)).subarray(0, 8), Buffer.alloc(500, 0x41)]);
+      expectProblem(await upload(bytes), 422, 'image_corrupt');
+    });
+
+    it('damaged bytes in the middle of a PNG', async () => {
+      const bytes = Buffer.from(await image('png', 640, 360, { noise: true }));
+      bytes.fill(0x00, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 2000);
+      expectProblem(await upload(bytes), 422, 'image_corrupt');
+    });
+
+    it('a JPEG with a damaged Huffman table', async () => {
+      const bytes = Buffer.from(await image('jpeg', 640, 360, { noise: true }));
+      const dht = bytes.indexOf(Buffer.from([0xff, 0xc4]));
+      expect(dht).toBeGreaterThan(0);
+      bytes.fill(0xff, dht + 5, dht + 21); // the 16 code-length counts: impossible table
+      expectProblem(await upload(bytes), 422, 'image_corrupt');
+    });
+  });
+
+  describe('refuses oversized dimensions with 422 image_dimensions_exceeded', () => {
+    it('6145 px wide', async () => {
+      const res = await upload(await image('png', 6145, 8));
+      expectProblem(res, 422, 'image_dimensions_exceeded');
+      expect(res.body.detail).toContain('6145×8');
+    });
+
+    it('6145 px high', async () => {
+      expectProblem(await upload(await image('webp', 8, 6145)), 422, 'image_dimensions_exceeded');
+    });
+
+    it('5000×4900 (24.5 megapixels)', async () => {
+      expectProblem(await upload(await image('jpeg', 5000, 4900)), 422, 'image_dimensions_exceeded');
+    });
+
+    it('accepts 6144×3906 (just under 24 megapixels)', async () => {
+      const res = await upload(await image('png', 6144, 3906));
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ width: 6144, height: 3906 });
+    });
+
+    it('a hand-made bomb header claiming 60000×60000, from its header alone', async () => {
+      const bomb = pngBombHeader(60000, 60000);
+      expect(bomb.length).toBeLessThan(1024);
+      const res = await upload(bomb);
+      expectProblem(res, 422, 'image_dimensions_exceeded');
+      expect(res.body.detail).toContain('60000×60000');
+    });
+  });
+
+  describe('the 20 MiB limit', () => {
+    it('accepts a valid image of exactly 20 MiB (20 971 520 bytes)', async () => {
+      const bytes = await pngOfExactSize(20 * MiB);
+      const res = await upload(bytes, 'big.png', 'image/png');
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ sizeBytes: 20 * MiB, sha256: sha256(bytes), format: 'png' });
+    });
+
+    it('refuses one byte more with 413 payload_too_large', async () => {
+      const bytes = await pngOfExactSize(20 * MiB + 1);
+      expectProblem(await upload(bytes, 'big.png', 'image/png'), 413, 'payload_too_large');
+    });
+
+    it('refuses a huge declared body before reading it', async () => {
+      const res = await api
+        .http()
+        .post('/v1/image-assets')
+        .set(org.auth)
+        .set('Content-Type', 'multipart/form-data; boundary=x')
+        .set('Content-Length', String(200 * MiB))
+        .send(Buffer.alloc(1024))
+        .catch((e: { response?: unknown }) => e.response as never);
+      expectProblem(res, 413, 'payload_too_large');
+    });
+  });
+
+  describe('the multipart shape', () => {
+    it('no file part is 422 validation_failed', async () => {
+      const res = await api.http().post('/v1/image-assets').set(org.auth).field('note', 'hello');
+      expectProblem(res, 422, 'validation_failed');
+      expect(res.body.errors).toEqual([{ field: 'file', code: 'required', message: expect.any(String) }]);
+    });
+
+    it('a file under another name is 422 validation_failed', async () => {
+      const res = await upload(await image('png', 8, 8), 'a.png', 'image/png', 'image');
+      expectProblem(res, 422, 'validation_failed');
+      expect(res.body.errors[0]).toMatchObject({ field: 'file', code: 'unknown_field' });
+    });
+
+    it('two files are 422 validation_failed', async () => {
+      const png = await image('png', 8, 8);
+      const res = await api
+        .http()
+        .post('/v1/image-assets')
+        .set(org.auth)
+        .attach('file', png, { filename: 'a.png', contentType: 'image/png' })
+        .attach('file', png, { filename: 'b.png', contentType: 'image/png' });
+      expectProblem(res, 422, 'validation_failed');
+      expect(res.body.errors[0]).toMatchObject({ field: 'file', code: 'too_many_files' });
+    });
+
+    it('a JSON body is 415 unsupported_media_type', async () => {
+      const res = await api.http().post('/v1/image-assets').set(org.auth).send({ file: 'aGVsbG8=' });
+      expectProblem(res, 415, 'unsupported_media_type');
+    });
+
+    it('a raw image body is 415 unsupported_media_type', async () => {
+      const res = await api
+        .http()
+        .post('/v1/image-assets')
+        .set(org.auth)
+        .set('Content-Type', 'image/png')
+        .send(await image('png', 8, 8));
+      expectProblem(res, 415, 'unsupported_media_type');
+    });
+
+    it('a malformed multipart body is 400 bad_request', async () => {
+      const res = await api
+        .http()
+        .post('/v1/image-assets')
+        .set(org.auth)
+        .set('Content-Type', 'multipart/form-data; boundary=abc')
+        .send('--abc\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\npartial');
+      expectProblem(res, 400, 'bad_request');
+    });
+
+    it('requires authentication before reading anything', async () => {
+      const res = await api.http().post('/v1/image-assets').attach('file', await image('png', 8, 8), 'a.png');
+      expectProblem(res, 401, 'unauthenticated');
+    });
+  });
+
+  describe('GET /v1/image-assets/{id}', () => {
+    it('400 invalid_id for a malformed id', async () => {
+      for (const bad of ['nope', 'img_123', 'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE', 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHU', 'img_01jd3z8q4w6k2m9t5x7b1c0vhe']) {
+        expectProblem(await api.http().get(`/v1/image-assets/${bad}`).set(org.auth), 400, 'invalid_id');
+      }
+    });
+
+    it("another organization's asset answers exactly like an unknown one", async () => {
+      const other = await createOrganization(api.app);
+      const created = await upload(await image('png', 32, 32));
+      expect(created.status).toBe(201);
+      const foreign = await api.http().get(`/v1/image-assets/${created.body.imageAssetId}`).set(other.auth);
+      const unknown = await api.http().get('/v1/image-assets/img_01JD3Z8Q4W6K2M9T5X7B1C0VHE').set(other.auth);
+      expectProblem(foreign, 404, 'not_found');
+      expectProblem(unknown, 404, 'not_found');
+      const strip = (b: Record<string, unknown>) => ({ ...b, requestId: undefined });
+      expect(strip(foreign.body)).toEqual(strip(unknown.body));
+      expect(Object.keys(foreign.headers).sort()).toEqual(Object.keys(unknown.headers).sort());
+    });
+  });
+});
