@@ -22,8 +22,11 @@ const moduleNameMapper = {
 const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': swc },
-  moduleFileExtensions: ['ts', 'js', 'json'],
+  // property-graph (a dependency of @gltf-transform/core) ships only ES modules, which jest's
+  // CommonJS runtime cannot require on Node 20: let swc compile it like our own code.
+  transform: { '^.+\\.(ts|mjs)$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!property-graph/)'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   moduleNameMapper,
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };

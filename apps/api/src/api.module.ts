@@ -1,8 +1,11 @@
 import { AppConfig, ConfigOverrides, CoreModule, HealthModule, LoggingOptions } from '@app/core';
 import { ImageAssetsModule } from '@app/image-assets';
 import { OrganizationsModule } from '@app/organizations';
+import { ScenesModule } from '@app/scenes';
 import { DynamicModule, Module } from '@nestjs/common';
 import { ImageAssetsController } from './controllers/image-assets.controller';
+import { OperationsController } from './controllers/operations.controller';
+import { ScenesController } from './controllers/scenes.controller';
 import { UploadGate } from './uploads/upload-gate';
 
 export interface ApiModuleOptions {
@@ -15,8 +18,8 @@ export class ApiModule {
   static forRoot(options: ApiModuleOptions = {}): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot({ app: 'api', ...options }), HealthModule, OrganizationsModule, ImageAssetsModule],
-      controllers: [ImageAssetsController],
+      imports: [CoreModule.forRoot({ app: 'api', ...options }), HealthModule, OrganizationsModule, ImageAssetsModule, ScenesModule],
+      controllers: [ImageAssetsController, ScenesController, OperationsController],
       providers: [UploadGate],
     };
   }

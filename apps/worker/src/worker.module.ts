@@ -1,5 +1,6 @@
 import { AppConfig, ConfigOverrides, CoreModule, HealthServiceModule, JobWorkerModule, LoggingOptions } from '@app/core';
 import { ImageAssetsModule } from '@app/image-assets';
+import { ScenesWorkerModule } from '@app/scenes';
 import { DynamicModule, Module } from '@nestjs/common';
 
 export interface WorkerModuleOptions {
@@ -13,7 +14,7 @@ export class WorkerModule {
   static forRoot(options: WorkerModuleOptions = {}): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot({ app: 'worker', ...options }), HealthServiceModule, JobWorkerModule, ImageAssetsModule],
+      imports: [CoreModule.forRoot({ app: 'worker', ...options }), HealthServiceModule, JobWorkerModule, ImageAssetsModule, ScenesWorkerModule],
     };
   }
 }

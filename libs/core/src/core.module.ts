@@ -3,6 +3,7 @@ import { BlobStoreModule } from './blob-store';
 import { Clock } from './clock';
 import { AppConfig, ConfigModule, ConfigOverrides } from './config';
 import { DatabaseModule } from './database';
+import { IdempotencyModule } from './idempotency';
 import { IdGenerator } from './ids';
 import { LoggingModule, LoggingOptions } from './logging';
 import { MetricsModule } from './metrics';
@@ -38,6 +39,7 @@ export class CoreModule {
         RateLimitModule,
         PrimitivesModule,
         BlobStoreModule,
+        IdempotencyModule,
       ],
     };
   }

@@ -6,6 +6,7 @@ export * from './database';
 export * from './errors';
 export * from './health';
 export * from './http';
+export * from './idempotency';
 export * from './ids';
 export * from './logging';
 export * from './metrics';

@@ -32,7 +32,10 @@ export class AppConfig {
     providerUrl: string | null;
     providerApiKey: string | null;
     providerTimeoutMs: number;
+    attempts: number;
+    backoffMs: number;
   };
+  readonly reconcile: { intervalMs: number; graceMs: number };
 
   constructor(v: EnvironmentVariables) {
     this.env = v.NODE_ENV as AppConfig['env'];
@@ -58,7 +61,10 @@ export class AppConfig {
       providerUrl: v.GENERATION_PROVIDER_URL || null,
       providerApiKey: v.GENERATION_PROVIDER_API_KEY || null,
       providerTimeoutMs: v.GENERATION_PROVIDER_TIMEOUT_MS,
+      attempts: v.GENERATION_ATTEMPTS,
+      backoffMs: v.GENERATION_BACKOFF_MS,
     };
+    this.reconcile = { intervalMs: v.RECONCILE_INTERVAL_MS, graceMs: v.RECONCILE_GRACE_MS };
   }
 }
 

@@ -138,6 +138,34 @@ export class EnvironmentVariables {
   @IsIn(GENERATORS)
   GENERATOR: GeneratorKind;
 
+  /** Attempts per generation job before its operation is marked failed. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  GENERATION_ATTEMPTS: number;
+
+  /** First retry delay; doubles with each attempt. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(600_000)
+  GENERATION_BACKOFF_MS: number;
+
+  /** How often a worker looks for accepted operations that have no job (lost enqueue, Redis restart). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  RECONCILE_INTERVAL_MS: number;
+
+  /** How long an operation may sit without progress before the reconciler checks its job. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  RECONCILE_GRACE_MS: number;
+
   @IsOptional()
   @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
   GENERATION_PROVIDER_URL?: string;
@@ -178,6 +206,10 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   UPLOAD_CONCURRENCY: '4',
   UPLOAD_QUEUE_TIMEOUT_SECONDS: '30',
   GENERATOR: 'procedural',
+  GENERATION_ATTEMPTS: '3',
+  GENERATION_BACKOFF_MS: '2000',
+  RECONCILE_INTERVAL_MS: '5000',
+  RECONCILE_GRACE_MS: '10000',
   GENERATION_PROVIDER_URL: undefined,
   GENERATION_PROVIDER_API_KEY: undefined,
   GENERATION_PROVIDER_TIMEOUT_MS: '30000',

@@ -14,6 +14,7 @@ export enum ErrorCode {
   NotFound = 'not_found',
   IdempotencyRequestInProgress = 'idempotency_request_in_progress',
   ExternalRefConflict = 'external_ref_conflict',
+  SceneNotReady = 'scene_not_ready',
   PayloadTooLarge = 'payload_too_large',
   UnsupportedMediaType = 'unsupported_media_type',
   ValidationFailed = 'validation_failed',

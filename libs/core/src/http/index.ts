@@ -4,3 +4,4 @@ export * from './problem';
 export * from './problem-details.filter';
 export * from './request-id';
 export * from './validation';
+export * from './json-body.guard';

@@ -13,6 +13,7 @@ const TABLE: Record<ErrorCode, [number, string]> = {
   [ErrorCode.MethodNotAllowed]: [405, 'Method not allowed'],
   [ErrorCode.IdempotencyRequestInProgress]: [409, 'Request with this Idempotency-Key in progress'],
   [ErrorCode.ExternalRefConflict]: [409, 'externalRef already in use'],
+  [ErrorCode.SceneNotReady]: [409, 'Scene not ready'],
   [ErrorCode.PayloadTooLarge]: [413, 'Payload too large'],
   [ErrorCode.UnsupportedMediaType]: [415, 'Unsupported media type'],
   [ErrorCode.ValidationFailed]: [422, 'Request validation failed'],

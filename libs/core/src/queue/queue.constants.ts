@@ -9,18 +9,29 @@ export enum QueueName {
 }
 
 export enum JobName {
+  SceneGenerate = 'scene.generate',
+  SceneEdit = 'scene.edit',
   ImageAssetsPurgeExpired = 'image-assets.purge-expired',
+  IdempotencyPurgeExpired = 'idempotency.purge-expired',
 }
 
-export type JobItem = { name: JobName.ImageAssetsPurgeExpired; data: Record<string, never> };
+export type JobItem =
+  | { name: JobName.SceneGenerate; data: { operationId: string } }
+  | { name: JobName.SceneEdit; data: { operationId: string } }
+  | { name: JobName.ImageAssetsPurgeExpired; data: Record<string, never> }
+  | { name: JobName.IdempotencyPurgeExpired; data: Record<string, never> };
 
 export type JobData<N extends JobName> = Extract<JobItem, { name: N }>['data'];
 
 export const JOB_QUEUE: Record<JobName, QueueName> = {
+  [JobName.SceneGenerate]: QueueName.Scenes,
+  [JobName.SceneEdit]: QueueName.Scenes,
   [JobName.ImageAssetsPurgeExpired]: QueueName.Maintenance,
+  [JobName.IdempotencyPurgeExpired]: QueueName.Maintenance,
 };
 
 /** Repeatable maintenance, registered idempotently by every worker replica at boot. */
 export const JOB_SCHEDULES: { name: JobName; everyMs: number }[] = [
   { name: JobName.ImageAssetsPurgeExpired, everyMs: 5 * 60_000 },
+  { name: JobName.IdempotencyPurgeExpired, everyMs: 15 * 60_000 },
 ];

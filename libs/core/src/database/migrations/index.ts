@@ -1,8 +1,9 @@
 import { CreateOrganizations1795266471184 } from './1795266471184-CreateOrganizations';
 import { CreateImageAssets1795267204438 } from './1795267204438-CreateImageAssets';
+import { CreateScenesAndOperations1795267900000 } from './1795267900000-CreateScenesAndOperations';
 
 /**
  * Every migration, in order. Listed explicitly rather than globbed so that the same list works
  * from compiled JavaScript, from the test runner's TypeScript and from a bundled image.
  */
-export const migrations = [CreateOrganizations1795266471184, CreateImageAssets1795267204438];
+export const migrations = [CreateOrganizations1795266471184, CreateImageAssets1795267204438, CreateScenesAndOperations1795267900000];

@@ -1,0 +1,23 @@
+# syntax=docker/dockerfile:1
+# One image for every process (api, worker, studio, the CLI); the command picks the process.
+
+FROM node:24-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+FROM deps AS build
+COPY . .
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:24-slim AS runtime
+ENV NODE_ENV=production HOST=0.0.0.0
+WORKDIR /app
+COPY --from=build --chown=node:node /app/package.json ./package.json
+COPY --from=build --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /app/dist ./dist
+COPY --from=build --chown=node:node /app/scripts ./scripts
+USER node
+EXPOSE 3000 3001 3002
+# api by default; docker-compose.yml sets the command of each service.
+CMD ["node", "dist/apps/api/src/main.js"]

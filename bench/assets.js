@@ -1,0 +1,357 @@
+'use strict';
+// npm run bench:assets [-- --clients 32 --duration 20 --samples 50 --no-baseline]
+//
+// Image uploads (POST /v1/image-assets), measured against baselines taken in the same run:
+//  - throughput of 32 closed-loop clients uploading a ~10 MiB PNG for 20 s, against a plain
+//    node:http server that only hashes the same bodies;
+//  - the api's peak resident memory during that load, against its own RSS after warm-up;
+//  - the median Server-Timing `validate` of a 1920×1080 PNG uploaded alone, 50 times.
+// Targets: RSS growth < 256 MiB, median validation < 50 ms. Environment variables the api
+// reads (UPLOAD_CONCURRENCY, DATABASE_POOL_SIZE, …) are passed through, for experiments.
+
+const { randomBytes } = require('node:crypto');
+const { join } = require('node:path');
+const sharp = require('sharp');
+const h = require('./lib/harness');
+const { photoPng, photoPngOfSize } = require('./lib/images');
+const { closedLoop, multipartBody, post } = require('./lib/load');
+
+const { MiB, fmt, mib, log, percentile } = h;
+
+const TARGET_RSS_GROWTH_BYTES = 256 * MiB;
+const TARGET_MEDIAN_VALIDATION_MS = 50;
+const LARGE = { width: 3840, height: 2160, targetBytes: 10 * MiB };
+const SMALL = { width: 1920, height: 1080 };
+const MAX_SIDE_PX = 6144;
+const MAX_PIXELS = 24_000_000;
+
+const options = h.parseArgs(process.argv.slice(2), {
+  clients: 32,
+  duration: 20,
+  samples: 50,
+  warmup: 10,
+  sampleMs: 100,
+  noBaseline: false,
+  // Also scrape the api's /metrics every 500 ms for a V8 heap / external memory breakdown.
+  metrics: false,
+});
+
+h.runBench(async () => {
+  h.ensureBuilt();
+  const images = await makeImages();
+
+  const bodies = Array.from({ length: options.clients }, () => multipartBody(images.large.png));
+  const baseline = options.noBaseline ? null : await runBaseline(bodies);
+  const api = await runApi(bodies, images);
+
+  printSummary(images, baseline, api);
+  return 0;
+});
+
+async function makeImages() {
+  log(`generating a ${LARGE.width}×${LARGE.height} PNG of at most ${LARGE.targetBytes} bytes and a ${SMALL.width}×${SMALL.height} PNG`);
+  const { png: largePng, amplitude } = await photoPngOfSize(LARGE.width, LARGE.height, LARGE.targetBytes, { seed: 1 });
+  const smallPng = await photoPng(SMALL.width, SMALL.height, { amplitude: 16, seed: 2 });
+  const describe = async (png) => {
+    const m = await sharp(png).metadata();
+    if (m.format !== 'png' || m.width > MAX_SIDE_PX || m.height > MAX_SIDE_PX || m.width * m.height > MAX_PIXELS) {
+      throw new Error(`generated image is not an acceptable PNG: ${m.format} ${m.width}×${m.height}`);
+    }
+    return { png, bytes: png.length, width: m.width, height: m.height };
+  };
+  const large = { ...(await describe(largePng)), noiseAmplitude: amplitude };
+  const small = await describe(smallPng);
+  log(`large: ${large.width}×${large.height}, ${large.bytes} bytes (${mib(large.bytes, 2)} MiB); small: ${small.width}×${small.height}, ${small.bytes} bytes`);
+  return { large, small };
+}
+
+/** The same load against a node:http server that only hashes the bytes. */
+async function runBaseline(bodies) {
+  const port = await h.freePort();
+  const server = h.startNode('baseline server', join(__dirname, 'lib/baseline-server.js'), [String(port)], {});
+  await h.waitFor200(server, port, '/');
+  log(`baseline: ${options.clients} clients for ${options.duration} s against node:http on :${port}`);
+  const rss = new h.RssSampler(server.pid, options.sampleMs);
+  let cpuUsed;
+  const load = await closedLoop({
+    port,
+    path: '/v1/image-assets',
+    clients: options.clients,
+    durationMs: options.duration * 1000,
+    bodies,
+    onStart: () => {
+      rss.start();
+      cpuUsed = h.cpuMeter(server.pid);
+    },
+  });
+  const cpu = cpuUsed();
+  const memory = rss.stop();
+  await server.stop();
+  return { load, memory, cpu };
+}
+
+async function runApi(bodies, images) {
+  const db = await h.createDatabase();
+  const queuePrefix = `bench-${randomBytes(4).toString('hex')}`;
+  h.onCleanup(`delete Redis keys ${queuePrefix}:*`, () => h.deleteRedisPrefix(queuePrefix));
+  const port = await h.freePort();
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: db.url,
+    QUEUE_PREFIX: queuePrefix,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_REQUESTS: '1000000',
+    HOST: '127.0.0.1',
+    API_PORT: String(port),
+    PUBLIC_API_URL: `http://127.0.0.1:${port}`,
+  };
+  log(`database ${db.name}: migrating, creating a test organization`);
+  h.cliJson(['migrate'], env);
+  const org = h.cliJson(['org', 'create', '--name', 'Bench', '--test'], env);
+
+  const api = h.startNode('api', join(h.ROOT, 'dist/apps/api/src/main.js'), [], env);
+  await h.waitFor200(api, port, '/readyz');
+  const rssAtReady = await h.restingRss(api.pid);
+  const settings = {
+    uploadConcurrency: process.env.UPLOAD_CONCURRENCY || '4 (default)',
+    queueTimeoutSeconds: process.env.UPLOAD_QUEUE_TIMEOUT_SECONDS || '30 (default)',
+    poolSize: process.env.DATABASE_POOL_SIZE || '10 (default)',
+  };
+  log(`api pid ${api.pid} on :${port}; UPLOAD_CONCURRENCY=${settings.uploadConcurrency}`);
+
+  const auth = { authorization: `Bearer ${org.apiKey}` };
+  const small = multipartBody(images.small.png);
+  const uploadSmall = () =>
+    post({ port, path: '/v1/image-assets', agent: false, headers: { ...auth, 'content-type': small.contentType }, body: small.body });
+  const expect201 = (r, what) => {
+    if (r.status !== 201) throw new Error(`${what}: expected 201, got ${r.status || r.error}: ${r.text}`);
+    return r;
+  };
+
+  // Warm-up: JIT, connection pool, sharp/libvips initialisation, both image sizes.
+  log(`warm-up: ${options.warmup} uploads of each image, one at a time`);
+  for (let i = 0; i < options.warmup; i++) {
+    expect201(await uploadSmall(), 'warm-up');
+    const b = bodies[i % bodies.length];
+    expect201(
+      await post({ port, path: '/v1/image-assets', agent: false, headers: { ...auth, 'content-type': b.contentType }, body: b.body }),
+      'warm-up',
+    );
+  }
+
+  log(`validation: ${options.samples} uploads of the ${images.small.width}×${images.small.height} PNG, one at a time`);
+  const validation = [];
+  const validationLatency = [];
+  for (let i = 0; i < options.samples; i++) {
+    const r = expect201(await uploadSmall(), 'validation sample');
+    validation.push(serverTimingValidate(r.headers));
+    validationLatency.push(r.ended - r.started);
+  }
+  if (validation.some((v) => !Number.isFinite(v))) throw new Error('a 201 lacked Server-Timing: validate;dur=<ms>');
+  log(`validation samples, ms: ${validation.join(' ')}`);
+
+  await h.sleep(1000);
+  const rssBaseline = await h.restingRss(api.pid);
+  log(`api RSS at rest after warm-up: ${mib(rssBaseline)} MiB; load: ${options.clients} clients for ${options.duration} s`);
+  const rss = new h.RssSampler(api.pid, options.sampleMs);
+  rss.resetPeak();
+  const dbBefore = await h.databaseSizeBytes(db.url);
+  let cpuUsed;
+  let scraper = null;
+  const load = await closedLoop({
+    port,
+    path: '/v1/image-assets',
+    clients: options.clients,
+    durationMs: options.duration * 1000,
+    bodies,
+    headers: auth,
+    onStart: () => {
+      rss.start();
+      cpuUsed = h.cpuMeter(api.pid);
+      if (options.metrics) scraper = scrapeMemoryMetrics(port);
+    },
+  });
+  const cpu = cpuUsed();
+  const memory = rss.stop();
+  const breakdown = scraper ? await scraper.stop() : null;
+  const rssAfter = await h.restingRss(api.pid);
+  const dbAfter = await h.databaseSizeBytes(db.url);
+
+  await api.stop();
+  return {
+    settings,
+    load,
+    memory: { ...memory, atReady: rssAtReady, baseline: rssBaseline, after: rssAfter, timeline: rss.samples, hwmReset: rss.hwmReset },
+    cpu,
+    breakdown,
+    validation,
+    validationLatency,
+    dbGrowth: dbAfter - dbBefore,
+  };
+}
+
+/** Peaks of prom-client's process metrics, scraped every 500 ms until `stop()`. */
+function scrapeMemoryMetrics(port) {
+  const names = ['nodejs_heap_size_total_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes'];
+  const peaks = Object.fromEntries(names.map((n) => [n, 0]));
+  let first = null;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
+      for (const n of names) {
+        const m = new RegExp(`^${n}(?:\\{[^}]*\\})? ([\\d.e+]+)$`, 'm').exec(text);
+        if (m) peaks[n] = Math.max(peaks[n], Number(m[1]));
+      }
+      first ??= { ...peaks };
+      await h.sleep(500);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      const pick = (o) => ({ heapTotal: o[names[0]], heapUsed: o[names[1]], external: o[names[2]] });
+      return { start: pick(first ?? peaks), peak: pick(peaks) };
+    },
+  };
+}
+
+function serverTimingValidate(headers) {
+  const m = /(?:^|,)\s*validate;dur=([\d.]+)/.exec(headers['server-timing'] || '');
+  return m ? Number(m[1]) : NaN;
+}
+
+/** Throughput in the window, statuses, latencies. */
+function summarize(load, fileBytes) {
+  const windowMs = load.durationMs;
+  const inWindow = load.results.filter((r) => r.ended <= windowMs);
+  const ok = inWindow.filter((r) => r.status === 201);
+  const all201 = load.results.filter((r) => r.status === 201);
+  const statuses = {};
+  for (const r of load.results) {
+    const key = r.status ? String(r.status) : `error ${r.error}`;
+    statuses[key] = (statuses[key] || 0) + 1;
+  }
+  const lat = (sel) => all201.map(sel);
+  return {
+    uploadsPerSecond: ok.length / (windowMs / 1000),
+    mibPerSecond: (ok.length * fileBytes) / MiB / (windowMs / 1000),
+    okInWindow: ok.length,
+    total: load.results.length,
+    afterWindow: load.results.length - inWindow.length,
+    drainedMs: load.drainedMs,
+    statuses,
+    count503: load.results.filter((r) => r.status === 503).length,
+    failed: load.results.filter((r) => r.status !== 201).length,
+    latency: { p50: percentile(lat((r) => r.ended - r.started), 50), p90: percentile(lat((r) => r.ended - r.started), 90), max: percentile(lat((r) => r.ended - r.started), 100) },
+    // Until the last body byte reached the kernel: an upload waiting for a slot is not read.
+    send: { p50: percentile(lat((r) => r.sent - r.started), 50), p90: percentile(lat((r) => r.sent - r.started), 90), max: percentile(lat((r) => r.sent - r.started), 100) },
+    afterSend: { p50: percentile(lat((r) => r.ended - r.sent), 50), p90: percentile(lat((r) => r.ended - r.sent), 90) },
+    validate: all201.map((r) => serverTimingValidate(r.headers)).filter(Number.isFinite),
+  };
+}
+
+function printSummary(images, baseline, api) {
+  const { large, small } = images;
+  const a = summarize(api.load, large.bytes);
+  const b = baseline && summarize(baseline.load, large.bytes);
+  const pass = (ok) => (ok ? 'PASS' : 'FAIL');
+  const out = [];
+  out.push('');
+  out.push(`Image uploads (npm run bench:assets) — ${new Date().toISOString()}`);
+  out.push(
+    `load: ${options.clients} clients × ${options.duration} s, closed loop; file ${large.width}×${large.height} PNG, ` +
+      `${large.bytes} bytes (${mib(large.bytes, 2)} MiB); api UPLOAD_CONCURRENCY=${api.settings.uploadConcurrency}, ` +
+      `UPLOAD_QUEUE_TIMEOUT_SECONDS=${api.settings.queueTimeoutSeconds}, DATABASE_POOL_SIZE=${api.settings.poolSize}`,
+  );
+  out.push('');
+
+  const statusText = (s) =>
+    Object.entries(s.statuses)
+      .map(([k, v]) => `${k}×${v}`)
+      .join(' ');
+  const row = (name, s) => [
+    name,
+    fmt(s.uploadsPerSecond, 2),
+    fmt(s.mibPerSecond, 1),
+    String(s.okInWindow),
+    statusText(s),
+    String(s.afterWindow),
+    fmt(s.latency.p50, 0),
+    fmt(s.latency.p90, 0),
+    fmt(s.send.p50, 0),
+    fmt(s.send.max, 0),
+  ];
+  const rows = [['throughput', 'uploads/s', 'MiB/s', '201 in window', 'all responses', 'after window', 'p50 ms', 'p90 ms', 'sent p50 ms', 'sent max ms']];
+  if (b) rows.push(row('baseline (node:http, hash only)', b));
+  rows.push(row('api POST /v1/image-assets', a));
+  if (b) rows.push(['api / baseline', `${fmt((a.uploadsPerSecond / b.uploadsPerSecond) * 100, 1)} %`, `${fmt((a.mibPerSecond / b.mibPerSecond) * 100, 1)} %`, '', '', '', '', '', '', '']);
+  out.push(h.table(rows));
+  out.push(
+    `api: ${a.count503} answered 503 (waited > UPLOAD_QUEUE_TIMEOUT_SECONDS), ${a.failed} not 201 in all; ` +
+      `${a.afterWindow} in flight at the deadline finished ${fmt((a.drainedMs - api.load.durationMs) / 1000, 1)} s later (not counted); ` +
+      `"sent" = until the last body byte left the client, which includes waiting for an upload slot; ` +
+      `after sending p50 ${fmt(a.afterSend.p50, 0)} ms; Server-Timing validate of these uploads p50 ${fmt(percentile(a.validate, 50), 0)} ms, p90 ${fmt(percentile(a.validate, 90), 0)} ms; ` +
+      `database grew ${fmt(api.dbGrowth / 1024 ** 3, 2)} GiB`,
+  );
+  const cpuLine = (name, run) => {
+    const s = run.load.drainedMs / 1000;
+    const c = run.cpu;
+    return `${name}: cores busy ${fmt(c.machineBusy / s, 2)} of ${fmt(c.machineTotal / s, 0)} (server ${fmt(c.server / s, 2)}, postgres ${fmt(c.postgres / s, 2)}, load generator ${fmt(c.bench / s, 2)})`;
+  };
+  out.push(`CPU over the load and its drain — ${[b && cpuLine('baseline', baseline), cpuLine('api', api)].filter(Boolean).join('; ')}`);
+  out.push('');
+
+  const m = api.memory;
+  const growth = m.peak - m.baseline;
+  out.push(
+    h.table([
+      ['api resident memory', 'baseline MiB', 'peak MiB', 'growth MiB', 'target', 'result'],
+      ['VmRSS during the load', mib(m.baseline), mib(m.peak), mib(growth), `< ${TARGET_RSS_GROWTH_BYTES / MiB} MiB`, pass(growth < TARGET_RSS_GROWTH_BYTES)],
+    ]),
+  );
+  out.push(
+    `baseline = median VmRSS at rest after warm-up; peak = max of ${m.samples} samples every ${options.sampleMs} ms (${mib(m.sampledPeak)} MiB)` +
+      (m.hwmReset ? ` and VmHWM reset before the load (${mib(m.hwm)} MiB)` : ' (VmHWM could not be reset)') +
+      `; after /readyz, before warm-up ${mib(m.atReady)} MiB; at rest after the load ${mib(m.after)} MiB` +
+      (baseline ? `; baseline server peak ${mib(baseline.memory.peak)} MiB` : ''),
+  );
+  if (api.breakdown) {
+    const { start: s0, peak: k } = api.breakdown;
+    out.push(
+      `api /metrics at the start → peak of the load: V8 heap total ${mib(s0.heapTotal)} → ${mib(k.heapTotal)} MiB ` +
+        `(used ${mib(s0.heapUsed)} → ${mib(k.heapUsed)}), external (Buffers) ${mib(s0.external)} → ${mib(k.external)} MiB`,
+    );
+  }
+  out.push(`api VmRSS per second of load, MiB (max of each second): ${perSecondMax(m.timeline).map((v) => mib(v, 0)).join(' ')}`);
+  out.push('');
+
+  const v50 = percentile(api.validation, 50);
+  out.push(
+    h.table([
+      ['validation (Server-Timing)', 'samples', 'median ms', 'p90 ms', 'max ms', 'target', 'result'],
+      [
+        `${small.width}×${small.height} PNG, ${small.bytes} bytes, one at a time`,
+        String(api.validation.length),
+        fmt(v50, 1),
+        fmt(percentile(api.validation, 90), 1),
+        fmt(percentile(api.validation, 100), 1),
+        `< ${TARGET_MEDIAN_VALIDATION_MS} ms`,
+        pass(v50 < TARGET_MEDIAN_VALIDATION_MS),
+      ],
+    ]),
+  );
+  out.push(`whole request (client side) median ${fmt(percentile(api.validationLatency, 50), 1)} ms, p90 ${fmt(percentile(api.validationLatency, 90), 1)} ms`);
+  out.push('');
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+function perSecondMax(samples) {
+  const out = [];
+  for (const s of samples) {
+    const i = Math.floor(s.t / 1000);
+    out[i] = Math.max(out[i] || 0, s.rss);
+  }
+  return Array.from(out, (v) => v || 0);
+}

@@ -1,0 +1,102 @@
+import { readGlb } from '../glb';
+import { GenerationError, GenerationRequest, SourceImageInput } from '../scene-generator';
+import { FakeImageMedia } from '../testing/fake-image-media';
+import { ProceduralSceneGenerator, sceneSeed } from './procedural-scene.generator';
+
+const source: SourceImageInput = { bytes: Buffer.from('image bytes'), format: 'png', width: 1920, height: 1080, sha256: 'ab'.repeat(32) };
+
+const request = (overrides: Partial<GenerationRequest> = {}): GenerationRequest => ({
+  sceneId: 'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE',
+  version: 1,
+  prompt: 'a forest by the lake at sunset',
+  source: null,
+  edit: null,
+  ...overrides,
+});
+
+describe(ProceduralSceneGenerator.name, () => {
+  let media: FakeImageMedia;
+  let sut: ProceduralSceneGenerator;
+
+  beforeEach(() => {
+    media = new FakeImageMedia([
+      { rgb: [200, 60, 20], share: 0.7 },
+      { rgb: [20, 60, 200], share: 0.3 },
+    ]);
+    sut = new ProceduralSceneGenerator(media);
+  });
+
+  it('creates a spec and a readable GLB from a prompt, without touching images', async () => {
+    const { spec, glb } = await sut.generate(request());
+    expect(spec).toMatchObject({ biome: 'forest', timeOfDay: 'sunset', seed: sceneSeed('a forest by the lake at sunset', null) });
+    expect(spec.water).not.toBeNull();
+    const doc = await readGlb(glb);
+    expect(doc.getRoot().listMeshes().length).toBeGreaterThan(3);
+    expect(media.calls).toEqual([]);
+  });
+
+  it('is deterministic: byte-identical spec JSON and GLB for the same request', async () => {
+    const a = await sut.generate(request({ source }));
+    const b = await new ProceduralSceneGenerator(media).generate(request({ source }));
+    expect(JSON.stringify(a.spec)).toBe(JSON.stringify(b.spec));
+    expect(a.glb.equals(b.glb)).toBe(true);
+  });
+
+  it('seeds from the prompt and the source: another image gives another scene', async () => {
+    const a = await sut.generate(request());
+    const b = await sut.generate(request({ source: { ...source, sha256: 'cd'.repeat(32) } }));
+    expect(b.spec.seed).not.toBe(a.spec.seed);
+    expect(b.spec.props).not.toEqual(a.spec.props);
+  });
+
+  it('takes the palette from a thumbnail and shows the image as a textured backdrop', async () => {
+    const { spec, glb } = await sut.generate(request({ source }));
+    expect(media.calls).toEqual(['thumbnail 64x36', 'texture 1024']);
+    expect(spec.palette).toEqual(['#c83c14', '#143cc8']);
+    expect(spec.backdrop).toMatchObject({ sourceSha256: source.sha256 });
+    const doc = await readGlb(glb);
+    const textures = doc.getRoot().listTextures();
+    expect(textures).toHaveLength(1);
+    expect(Buffer.from(textures[0].getImage()!).toString()).toBe('fake jpeg texture');
+  });
+
+  it('applies an edit to the previous spec and records it, reusing the palette', async () => {
+    const v1 = await sut.generate(request({ source }));
+    media.calls.length = 0;
+    const v2 = await sut.generate(request({ version: 2, source, edit: { previousSpec: v1.spec, instruction: 'make it night' } }));
+    expect(v2.spec).toMatchObject({ timeOfDay: 'night', palette: v1.spec.palette, seed: v1.spec.seed });
+    expect(v2.spec.edits).toEqual([{ version: 2, instruction: 'make it night', changes: ['time:night'] }]);
+    expect(media.calls).toEqual(['texture 1024']);
+    expect((await readGlb(v2.glb)).getRoot().listTextures()).toHaveLength(1);
+  });
+
+  it('drops the backdrop of an edit made without the source image', async () => {
+    const v1 = await sut.generate(request({ source }));
+    const v2 = await sut.generate(request({ version: 2, edit: { previousSpec: v1.spec, instruction: 'add fog' } }));
+    expect(v2.spec.backdrop).toBeNull();
+    expect((await readGlb(v2.glb)).getRoot().listTextures()).toHaveLength(0);
+  });
+
+  it('refuses to edit a malformed spec with a safe, final error', async () => {
+    const bad = { ...(await sut.generate(request())).spec, cameras: [] };
+    await expect(sut.generate(request({ version: 2, edit: { previousSpec: bad, instruction: 'x' } }))).rejects.toMatchObject({
+      code: 'generation_failed',
+      retryable: false,
+      message: 'The scene to edit is not a valid scene.',
+    });
+  });
+
+  it('reports an unreadable source image as generation_failed, without the decoder text', async () => {
+    media.failWith = new Error('vips: Input buffer contains unsupported image format');
+    const error = await sut.generate(request({ source })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GenerationError);
+    expect(error).toMatchObject({ code: 'generation_failed', retryable: false });
+    expect((error as Error).message).not.toMatch(/vips/);
+  });
+
+  it('stops when its signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('cancelled'));
+    await expect(sut.generate(request(), controller.signal)).rejects.toThrow('cancelled');
+  });
+});

@@ -1,0 +1,94 @@
+import { ImageMedia } from '@app/image-assets';
+import { Injectable } from '@nestjs/common';
+import { GeneratedScene, GenerationError, GenerationRequest, SceneGenerator } from '../scene-generator';
+import { HexColor, SceneSpec } from '../scene-spec';
+import { SceneSpecError, parseSceneSpec } from '../scene-spec.parser';
+import { BackdropTexture, writeSceneGlb } from './glb-writer';
+import { dominantColors } from './palette';
+import { seedFrom } from './prng';
+import { applyEdit } from './scene-editor';
+import { composeScene } from './scene-composer';
+
+/** Wide enough to look sharp behind a 160 m scene, small enough to keep the GLB well under 2 MB. */
+const TEXTURE_MAX_WIDTH = 1024;
+/** 16:9, the shape of every scene source; ~2 300 pixels is plenty for five dominant colours. */
+const THUMBNAIL = { width: 64, height: 36 };
+const PALETTE_SIZE = 5;
+
+/** The scene's seed: a function of the prompt and the source image's bytes (through their SHA-256). */
+export function sceneSeed(prompt: string, sourceSha256: string | null): number {
+  return seedFrom('scene-spec/v1', prompt, sourceSha256 ?? '');
+}
+
+/**
+ * The built-in generator: no network, no model — keywords of the prompt pick a biome, time of
+ * day and weather, a seeded PRNG lays out terrain and props, and the result is written as a
+ * glTF binary. It is deterministic: the same request gives byte-identical spec and GLB.
+ *
+ * Image work (palette, texture) goes through the ImageMedia port, never sharp directly.
+ */
+@Injectable()
+export class ProceduralSceneGenerator extends SceneGenerator {
+  constructor(private readonly media: ImageMedia) {
+    super();
+  }
+
+  async generate(request: GenerationRequest, signal?: AbortSignal): Promise<GeneratedScene> {
+    signal?.throwIfAborted();
+    const previous = request.edit ? this.previousSpec(request.edit.previousSpec) : null;
+    const source = request.source;
+
+    // An edit keeps the palette it already has; it only needs the texture, and only if the
+    // scene shows the image at all.
+    const wantsTexture = source !== null && (previous === null || previous.backdrop !== null);
+    const wantsPalette = source !== null && previous === null;
+    let texture: (BackdropTexture & { width: number; height: number }) | null = null;
+    let palette: HexColor[] | null = null;
+    if (source) {
+      try {
+        const [thumb, tex] = await Promise.all([
+          wantsPalette ? this.media.thumbnail(source.bytes, THUMBNAIL.width, THUMBNAIL.height) : null,
+          wantsTexture ? this.media.texture(source.bytes, TEXTURE_MAX_WIDTH) : null,
+        ]);
+        if (thumb) palette = dominantColors(thumb.rgb, PALETTE_SIZE);
+        texture = tex;
+      } catch (e) {
+        throw new GenerationError('generation_failed', 'The source image could not be processed.', false, { cause: e });
+      }
+    }
+    signal?.throwIfAborted();
+
+    try {
+      let spec: SceneSpec;
+      if (previous && request.edit) {
+        spec = applyEdit(previous, request.edit.instruction, request.version);
+        // Without the image there is nothing to texture the backdrop with: drop it rather than
+        // describe a plane the GLB does not have.
+        if (spec.backdrop && !texture) spec = { ...spec, backdrop: null };
+      } else {
+        spec = composeScene({
+          prompt: request.prompt,
+          seed: sceneSeed(request.prompt, source?.sha256 ?? null),
+          sourcePalette: palette,
+          backdrop: source && texture ? { sourceSha256: source.sha256, aspect: texture.width / texture.height } : null,
+        });
+      }
+      const glb = await writeSceneGlb(spec, spec.backdrop ? texture : null);
+      return { spec, glb };
+    } catch (e) {
+      signal?.throwIfAborted();
+      throw new GenerationError('generation_failed', 'The scene could not be generated.', false, { cause: e });
+    }
+  }
+
+  private previousSpec(value: SceneSpec): SceneSpec {
+    try {
+      return parseSceneSpec(value);
+    } catch (e) {
+      if (e instanceof SceneSpecError) {
+        throw new GenerationError('generation_failed', 'The scene to edit is not a valid scene.', false, { cause: e });
+      }
+      throw e;
+    }
+  }
+}

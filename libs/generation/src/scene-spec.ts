@@ -1,0 +1,156 @@
+/**
+ * The scene spec: a small JSON description of a generated scene, stored beside its GLB.
+ *
+ * The GLB is what the studio renders; the spec is what the studio and later edits reason about
+ * (time of day, lights, fog, sky, camera presets, what props exist). Everything a viewer needs
+ * that glTF 2.0 core cannot carry — lights, fog, sky colours — lives here only.
+ *
+ * Conventions: metres, Y up, the scene centred on the origin with its "front" towards +Z (the
+ * default cameras look towards −Z). Colours are sRGB `#rrggbb`. Numbers are finite and rounded,
+ * so the JSON of a spec is stable byte for byte.
+ */
+
+export const SCENE_SPEC_SCHEMA_VERSION = 1;
+
+export const BIOMES = ['forest', 'desert', 'city', 'ocean', 'snow', 'mountains', 'plains', 'village'] as const;
+export type Biome = (typeof BIOMES)[number];
+
+export const TIMES_OF_DAY = ['dawn', 'day', 'sunset', 'night'] as const;
+export type TimeOfDay = (typeof TIMES_OF_DAY)[number];
+
+export const WEATHERS = ['clear', 'overcast', 'rain', 'snowfall'] as const;
+export type Weather = (typeof WEATHERS)[number];
+
+export const TERRAIN_SHAPES = ['rolling', 'flat', 'dunes', 'peaks', 'coast'] as const;
+export type TerrainShape = (typeof TERRAIN_SHAPES)[number];
+
+export const PROP_KINDS = [
+  'tree',
+  'pine',
+  'palm',
+  'bush',
+  'rock',
+  'cactus',
+  'building',
+  'house',
+  'boat',
+  'snowman',
+  'lamp',
+] as const;
+export type PropKind = (typeof PROP_KINDS)[number];
+
+export type Vec3 = [number, number, number];
+/** sRGB colour, `#rrggbb`, lower case. */
+export type HexColor = string;
+
+export interface SkySpec {
+  top: HexColor;
+  horizon: HexColor;
+}
+
+export interface LightingSpec {
+  sun: {
+    /** Unit vector from the scene towards the light (three.js: `light.position = direction × d`). */
+    direction: Vec3;
+    color: HexColor;
+    /** Roughly three.js physically-correct units: 3 is a clear noon, 0.3 moonlight. */
+    intensity: number;
+  };
+  ambient: { color: HexColor; intensity: number };
+}
+
+/** Linear distance fog (three.js `Fog(color, near, far)`). */
+export interface FogSpec {
+  color: HexColor;
+  near: number;
+  far: number;
+}
+
+/** A depression carved into the terrain, where a lake sits. */
+export interface BasinSpec {
+  center: [number, number];
+  radius: number;
+  depth: number;
+}
+
+/**
+ * The terrain is a height field over a square of `size` metres, sampled on a
+ * `segments`×`segments` grid. Its heights are a pure function of this object (seeded noise,
+ * shaped by `shape`, minus the basin), so a spec is enough to rebuild the exact same mesh.
+ */
+export interface TerrainSpec {
+  seed: number;
+  shape: TerrainShape;
+  size: number;
+  segments: number;
+  /** Peak-to-valley amplitude of the noise, in metres. */
+  heightScale: number;
+  basin: BasinSpec | null;
+  /** Low ground, mid slopes, high ground, and the shore (just above the water line). */
+  colors: { low: HexColor; mid: HexColor; high: HexColor; shore: HexColor };
+  /** Whether the ground is snow-covered (whitened colours, pines instead of broadleaf trees). */
+  snowCover: boolean;
+}
+
+export interface WaterSpec {
+  level: number;
+  color: HexColor;
+  opacity: number;
+}
+
+export interface PropSpec {
+  kind: PropKind;
+  /** Where the prop stands: its base sits on the terrain (boats float at the water level). */
+  position: Vec3;
+  /** Radians about +Y. */
+  rotationY: number;
+  scale: Vec3;
+  color: HexColor;
+}
+
+/** The source image shown as a textured plane behind the scene. */
+export interface BackdropSpec {
+  sourceSha256: string;
+  /** Centre of the plane; it faces +Z. */
+  position: Vec3;
+  width: number;
+  height: number;
+}
+
+export interface CameraPreset {
+  id: string;
+  name: string;
+  position: Vec3;
+  target: Vec3;
+  /** Full-frame equivalent (36×24 mm sensor): yfov = 2·atan(12 / focalLengthMm). */
+  focalLengthMm: number;
+}
+
+export interface EditRecord {
+  /** The version this edit produced. */
+  version: number;
+  instruction: string;
+  /** What the instruction was understood as (e.g. `time:night`); empty when nothing matched. */
+  changes: string[];
+}
+
+export interface SceneSpec {
+  schemaVersion: typeof SCENE_SPEC_SCHEMA_VERSION;
+  /** Derived from the prompt and the source image's SHA-256; seeds every random choice. */
+  seed: number;
+  prompt: string;
+  biome: Biome;
+  timeOfDay: TimeOfDay;
+  weather: Weather;
+  sky: SkySpec;
+  lighting: LightingSpec;
+  fog: FogSpec | null;
+  terrain: TerrainSpec;
+  water: WaterSpec | null;
+  props: PropSpec[];
+  /** Dominant colours of the source image when there is one, else the biome's palette. */
+  palette: HexColor[];
+  backdrop: BackdropSpec | null;
+  cameras: CameraPreset[];
+  edits: EditRecord[];
+}

@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { OperationError } from './operation-error';
+import { OperationEntity } from './operation.entity';
+
+@Injectable()
+export class OperationsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async insert(tx: EntityManager, op: OperationEntity): Promise<void> {
+    await tx.insert(OperationEntity, op);
+  }
+
+  /** The organization's operation, unless its scene has been deleted (then it is gone too). */
+  findVisible(organizationId: string, id: string): Promise<OperationEntity | null> {
+    return this.db
+      .getRepository(OperationEntity)
+      .createQueryBuilder('o')
+      .innerJoin('scenes', 's', 's.id = o.scene_id')
+      .where('o.id = :id AND o.organization_id = :organizationId AND s.deleted_at IS NULL', { id, organizationId })
+      .getOne();
+  }
+
+  findById(id: string, tx?: EntityManager): Promise<OperationEntity | null> {
+    return (tx ?? this.db.manager).getRepository(OperationEntity).findOneBy({ id });
+  }
+
+  lockById(tx: EntityManager, id: string): Promise<OperationEntity | null> {
+    return tx.getRepository(OperationEntity).createQueryBuilder('o').setLock('pessimistic_write').where('o.id = :id', { id }).getOne();
+  }
+
+  async markEnqueued(ids: string[], at: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.query(`UPDATE operations SET enqueued_at = $2 WHERE id = ANY($1) AND status = 'processing'`, [ids, at]);
+  }
+
+  /** Only a processing operation moves; returns false when someone else finished it first. */
+  async markSucceeded(tx: EntityManager, id: string, version: number, at: Date): Promise<boolean> {
+    const res: [unknown[], number] = await tx.query(
+      `UPDATE operations SET status = 'succeeded', version = $2, updated_at = $3, completed_at = $3
+        WHERE id = $1 AND status = 'processing'`,
+      [id, version, at],
+    );
+    return res[1] === 1;
+  }
+
+  async markFailed(tx: EntityManager, id: string, error: OperationError, at: Date): Promise<boolean> {
+    const res: [unknown[], number] = await tx.query(
+      `UPDATE operations SET status = 'failed', error_code = $2, error_message = $3, error_retryable = $4,
+              updated_at = $5, completed_at = $5
+        WHERE id = $1 AND status = 'processing'`,
+      [id, error.code, error.message, error.retryable, at],
+    );
+    return res[1] === 1;
+  }
+
+  async touch(id: string, at: Date): Promise<void> {
+    await this.db.query(`UPDATE operations SET updated_at = $2 WHERE id = $1 AND status = 'processing'`, [id, at]);
+  }
+
+  /** Processing operations with no progress since `before`, oldest first: candidates for the reconciler. */
+  async stale(before: Date, limit: number): Promise<Pick<OperationEntity, 'id' | 'kind' | 'enqueuedAt'>[]> {
+    const rows: { id: string; kind: OperationEntity['kind']; enqueued_at: Date | null }[] = await this.db.query(
+      `SELECT id, kind, enqueued_at FROM operations
+        WHERE status = 'processing' AND updated_at <= $1
+        ORDER BY updated_at LIMIT $2`,
+      [before, limit],
+    );
+    return rows.map((r) => ({ id: r.id, kind: r.kind, enqueuedAt: r.enqueued_at }));
+  }
+
+  async processingOfScene(tx: EntityManager, sceneId: string): Promise<string[]> {
+    const rows: { id: string }[] = await tx.query(`SELECT id FROM operations WHERE scene_id = $1 AND status = 'processing'`, [sceneId]);
+    return rows.map((r) => r.id);
+  }
+}

@@ -1,0 +1,90 @@
+import { AppConfig, Clock, QueueName, QueueService } from '@app/core';
+import { OperationFailures, OperationsRepository } from '@app/operations';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { SceneJobs } from './scene-jobs';
+
+const BATCH = 100;
+/** Any fixed number: the advisory lock that lets one worker replica reconcile at a time. */
+const RECONCILER_LOCK = 731_903_118;
+
+/**
+ * The guarantee behind "no accepted operation is lost". Every RECONCILE_INTERVAL_MS a worker
+ * looks at operations that have been processing without progress for RECONCILE_GRACE_MS and
+ * checks their job in Redis: a missing job (enqueue lost after commit, Redis restarted without
+ * persistence) is enqueued again; a job that ended without recording its end is settled.
+ * It runs on a timer, not as a BullMQ job, so it works even when Redis lost its schedules.
+ */
+@Injectable()
+export class OperationsReconciler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(OperationsReconciler.name);
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly operations: OperationsRepository,
+    private readonly jobs: SceneJobs,
+    private readonly queues: QueueService,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+    @InjectDataSource() private readonly db: DataSource,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.reconcile()
+        .catch((e: Error) => this.logger.warn(`reconcile failed: ${e.message}`))
+        .finally(() => (this.running = null));
+    }, this.config.reconcile.intervalMs);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass; returns how many operations were enqueued again. */
+  async reconcile(): Promise<number> {
+    const runner = this.db.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ locked }]: { locked: boolean }[] = await runner.query(`SELECT pg_try_advisory_lock($1) AS locked`, [RECONCILER_LOCK]);
+      if (!locked) return 0;
+      try {
+        return await this.pass();
+      } finally {
+        await runner.query(`SELECT pg_advisory_unlock($1)`, [RECONCILER_LOCK]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private async pass(): Promise<number> {
+    const now = this.clock.now();
+    const stale = await this.operations.stale(new Date(now.getTime() - this.config.reconcile.graceMs), BATCH);
+    const queue = this.queues.queue(QueueName.Scenes);
+    let requeued = 0;
+    for (const op of stale) {
+      const job = await queue.getJob(op.id);
+      const state = job ? await job.getState() : 'missing';
+      if (state === 'missing' || state === 'unknown') {
+        await this.jobs.enqueue(op);
+        await this.operations.touch(op.id, now);
+        requeued++;
+      } else if (state === 'completed' || state === 'failed') {
+        // The job ended but its operation did not: settle it rather than leave it processing.
+        const fresh = await this.operations.findById(op.id);
+        if (fresh?.status === 'processing') {
+          await this.db.transaction((tx) => this.operations.markFailed(tx, op.id, OperationFailures.generationFailed(), now));
+          this.logger.warn(`operation ${op.id}: its job ${state} without recording a result; marked failed`);
+        }
+      }
+    }
+    if (requeued > 0) this.logger.log(`re-enqueued ${requeued} operation(s) that had no job`);
+    return requeued;
+  }
+}

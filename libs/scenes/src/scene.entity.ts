@@ -1,0 +1,66 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** `failed`: creation failed; such a scene is not active and is hidden like a deleted one. */
+export type SceneStatus = 'generating' | 'ready' | 'failed';
+
+@Entity('scenes')
+export class SceneEntity {
+  @PrimaryColumn('text')
+  id: string;
+
+  @Column({ name: 'organization_id', type: 'text' })
+  organizationId: string;
+
+  @Column({ name: 'external_ref', type: 'text', nullable: true })
+  externalRef: string | null;
+
+  @Column('text')
+  prompt: string;
+
+  @Column({ name: 'source_asset_id', type: 'text', nullable: true })
+  sourceAssetId: string | null;
+
+  @Column('text')
+  status: SceneStatus;
+
+  /** The latest version that exists; null until creation succeeds. */
+  @Column({ name: 'current_version', type: 'integer', nullable: true })
+  currentVersion: number | null;
+
+  @Column({ name: 'creating_operation_id', type: 'text' })
+  creatingOperationId: string;
+
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+
+  /** A tombstone: a deleted scene stays so that late work can see it must not bring it back. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt: Date | null;
+}
+
+@Entity('scene_versions')
+export class SceneVersionEntity {
+  @PrimaryColumn({ name: 'scene_id', type: 'text' })
+  sceneId: string;
+
+  @PrimaryColumn('integer')
+  version: number;
+
+  @Column({ name: 'operation_id', type: 'text' })
+  operationId: string;
+
+  @Column('jsonb')
+  spec: Record<string, unknown>;
+
+  @Column({ name: 'glb_blob_key', type: 'text' })
+  glbBlobKey: string;
+
+  @Column({ name: 'glb_bytes', type: 'integer' })
+  glbBytes: number;
+
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

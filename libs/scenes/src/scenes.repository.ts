@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { SceneEntity, SceneVersionEntity } from './scene.entity';
+
+const ACTIVE = `s.deleted_at IS NULL AND s.status <> 'failed'`;
+
+@Injectable()
+export class ScenesRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  transaction<T>(fn: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(fn);
+  }
+
+  async insert(tx: EntityManager, scene: SceneEntity): Promise<void> {
+    await tx.insert(SceneEntity, scene);
+  }
+
+  private scenes(tx?: EntityManager) {
+    return (tx ?? this.db.manager).getRepository(SceneEntity).createQueryBuilder('s');
+  }
+
+  /** Active: not deleted and not a failed creation. Other organizations' scenes are never found. */
+  findActive(organizationId: string, id: string): Promise<SceneEntity | null> {
+    return this.scenes().where(`s.id = :id AND s.organization_id = :organizationId AND ${ACTIVE}`, { id, organizationId }).getOne();
+  }
+
+  findActiveByExternalRef(organizationId: string, externalRef: string): Promise<SceneEntity | null> {
+    return this.scenes()
+      .where(`s.organization_id = :organizationId AND s.external_ref = :externalRef AND ${ACTIVE}`, { organizationId, externalRef })
+      .getOne();
+  }
+
+  lockActive(tx: EntityManager, organizationId: string, id: string): Promise<SceneEntity | null> {
+    return this.scenes(tx)
+      .setLock('pessimistic_write')
+      .where(`s.id = :id AND s.organization_id = :organizationId AND ${ACTIVE}`, { id, organizationId })
+      .getOne();
+  }
+
+  lockById(tx: EntityManager, id: string): Promise<SceneEntity | null> {
+    return this.scenes(tx).setLock('pessimistic_write').where('s.id = :id', { id }).getOne();
+  }
+
+  findById(id: string): Promise<SceneEntity | null> {
+    return this.db.getRepository(SceneEntity).findOneBy({ id });
+  }
+
+  async markDeleted(tx: EntityManager, id: string, at: Date): Promise<void> {
+    await tx.query(`UPDATE scenes SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL`, [id, at]);
+  }
+
+  async markReady(tx: EntityManager, id: string, version: number, at: Date): Promise<void> {
+    await tx.query(
+      `UPDATE scenes SET status = 'ready', current_version = GREATEST(COALESCE(current_version, 0), $2), updated_at = $3 WHERE id = $1`,
+      [id, version, at],
+    );
+  }
+
+  /** A failed creation: the scene stops being active and its externalRef is free again. */
+  async markCreationFailed(tx: EntityManager, id: string, at: Date): Promise<void> {
+    await tx.query(`UPDATE scenes SET status = 'failed', updated_at = $2 WHERE id = $1 AND status = 'generating'`, [id, at]);
+  }
+
+  /** False when this version exists already (a duplicate run of the same job). */
+  async insertVersion(tx: EntityManager, v: SceneVersionEntity): Promise<boolean> {
+    const rows: unknown[] = await tx.query(
+      `INSERT INTO scene_versions (scene_id, version, operation_id, spec, glb_blob_key, glb_bytes, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING version`,
+      [v.sceneId, v.version, v.operationId, JSON.stringify(v.spec), v.glbBlobKey, v.glbBytes, v.createdAt],
+    );
+    return rows.length === 1;
+  }
+
+  findVersion(sceneId: string, version: number): Promise<SceneVersionEntity | null> {
+    return this.db.getRepository(SceneVersionEntity).findOneBy({ sceneId, version });
+  }
+
+  /** Removes every version row and returns their blob keys, for deletion with the scene. */
+  async deleteVersions(tx: EntityManager, sceneId: string): Promise<string[]> {
+    // For DELETE and UPDATE, TypeORM's postgres driver answers [rows, affected].
+    const [rows]: [{ glb_blob_key: string }[], number] = await tx.query(
+      `DELETE FROM scene_versions WHERE scene_id = $1 RETURNING glb_blob_key`,
+      [sceneId],
+    );
+    return rows.map((r) => r.glb_blob_key);
+  }
+}

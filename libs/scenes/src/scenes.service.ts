@@ -1,0 +1,172 @@
+import { BlobStore, Clock, DomainError, fingerprint, IdempotencyStore, IdGenerator, IdPrefix, StoredResponse } from '@app/core';
+import { ImageAssetsService } from '@app/image-assets';
+import { OperationAcceptedResponse, OperationEntity, OperationFailures, OperationsRepository } from '@app/operations';
+import { Injectable } from '@nestjs/common';
+import { CreateSceneDto } from './dto/create-scene.dto';
+import { SceneResponse } from './dto/scene.response';
+import { SceneDeletionHooks } from './scene-deletion-hooks';
+import { SceneJobs } from './scene-jobs';
+import { SceneEntity } from './scene.entity';
+import { isExternalRefConflict, SceneErrors } from './scenes.errors';
+import { ScenesRepository } from './scenes.repository';
+
+export interface CreateSceneResult {
+  response: StoredResponse;
+  replayed: boolean;
+}
+
+@Injectable()
+export class ScenesService {
+  constructor(
+    private readonly scenes: ScenesRepository,
+    private readonly operations: OperationsRepository,
+    private readonly assets: ImageAssetsService,
+    private readonly idempotency: IdempotencyStore,
+    private readonly jobs: SceneJobs,
+    private readonly deletionHooks: SceneDeletionHooks,
+    private readonly blobs: BlobStore,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Accepts a scene in one transaction: the idempotency record, the scene (reserving its
+   * externalRef), the creating operation and the source asset's attachment. The job is enqueued
+   * after commit; if that enqueue is lost the reconciler makes up for it, so an accepted
+   * operation is never lost.
+   */
+  async create(organizationId: string, idempotencyKey: string, dto: CreateSceneDto): Promise<CreateSceneResult> {
+    const print = fingerprint('POST /v1/scenes', { ...dto });
+    const now = this.clock.now();
+    const created: { op?: OperationEntity } = {};
+    const result = await this.scenes.transaction(async (tx) => {
+      const replay = await this.idempotency.begin(tx, organizationId, idempotencyKey, print);
+      if (replay) return { response: replay, replayed: true };
+
+      const sceneId = this.ids.generate(IdPrefix.Scene);
+      const operationId = this.ids.generate(IdPrefix.Operation);
+      if (dto.sourceAssetId) await this.assets.attachForScene(tx, organizationId, dto.sourceAssetId, now);
+      const scene: SceneEntity = {
+        id: sceneId,
+        organizationId,
+        externalRef: dto.externalRef ?? null,
+        prompt: dto.prompt,
+        sourceAssetId: dto.sourceAssetId ?? null,
+        status: 'generating',
+        currentVersion: null,
+        creatingOperationId: operationId,
+        createdAt: now,
+        updatedAt: now,
+        deletedAt: null,
+      };
+      try {
+        await this.scenes.insert(tx, scene);
+      } catch (e) {
+        if (isExternalRefConflict(e)) throw SceneErrors.externalRefConflict();
+        throw e;
+      }
+      created.op = newOperation(operationId, organizationId, sceneId, 'scene.create', null, now);
+      await this.operations.insert(tx, created.op);
+      const body: OperationAcceptedResponse = { operationId, status: 'processing', createdAt: now.toISOString() };
+      const response: StoredResponse = { status: 202, body: { ...body }, headers: { location: `/v1/operations/${operationId}` } };
+      await this.idempotency.complete(tx, organizationId, idempotencyKey, print, response);
+      return { response, replayed: false };
+    });
+    if (created.op) this.jobs.enqueueSoon(created.op);
+    return result;
+  }
+
+  async get(organizationId: string, id: string): Promise<SceneResponse | null> {
+    const scene = await this.scenes.findActive(organizationId, id);
+    return scene ? toSceneResponse(scene) : null;
+  }
+
+  async findByExternalRef(organizationId: string, externalRef: string): Promise<SceneResponse | null> {
+    const scene = await this.scenes.findActiveByExternalRef(organizationId, externalRef);
+    return scene ? toSceneResponse(scene) : null;
+  }
+
+  /**
+   * Deletes at once and idempotently; unknown and foreign ids are a silent no-op. In the same
+   * transaction: the tombstone, running operations failed (so no late result is written), the
+   * files discarded, and every registered hook (embed sessions revoke theirs).
+   */
+  async delete(organizationId: string, id: string): Promise<void> {
+    await this.scenes.transaction(async (tx) => {
+      const scene = await this.scenes.lockActive(tx, organizationId, id);
+      if (!scene) return;
+      const now = this.clock.now();
+      await this.scenes.markDeleted(tx, scene.id, now);
+      for (const opId of await this.operations.processingOfScene(tx, scene.id)) {
+        await this.operations.markFailed(tx, opId, OperationFailures.sceneDeleted(), now);
+      }
+      await this.blobs.delete(await this.scenes.deleteVersions(tx, scene.id), tx);
+      await this.deletionHooks.run(tx, { id: scene.id, organizationId: scene.organizationId }, now);
+    });
+  }
+
+  /** Starts an edit of the current version: a `scene.edit` operation that produces version n + 1. */
+  async requestEdit(organizationId: string, sceneId: string, instruction: string): Promise<OperationAcceptedResponse> {
+    const now = this.clock.now();
+    const op = await this.scenes.transaction(async (tx) => {
+      const scene = await this.scenes.lockActive(tx, organizationId, sceneId);
+      if (!scene) throw DomainError.notFound();
+      if (scene.status !== 'ready' || scene.currentVersion === null) throw SceneErrors.notReady();
+      const created = newOperation(this.ids.generate(IdPrefix.Operation), organizationId, sceneId, 'scene.edit', instruction, now);
+      await this.operations.insert(tx, created);
+      await tx.query(`UPDATE scenes SET updated_at = $2 WHERE id = $1`, [sceneId, now]);
+      return created;
+    });
+    this.jobs.enqueueSoon(op);
+    return { operationId: op.id, status: 'processing', createdAt: now.toISOString() };
+  }
+
+  /** The scene file of a version, for the studio; ownership and liveness are checked by the caller. */
+  async readSceneFile(sceneId: string, version: number): Promise<Buffer | null> {
+    const v = await this.scenes.findVersion(sceneId, version);
+    if (!v) return null;
+    return (await this.blobs.get(v.glbBlobKey))?.bytes ?? null;
+  }
+
+  async readSpec(sceneId: string, version: number): Promise<Record<string, unknown> | null> {
+    return (await this.scenes.findVersion(sceneId, version))?.spec ?? null;
+  }
+}
+
+function newOperation(
+  id: string,
+  organizationId: string,
+  sceneId: string,
+  kind: OperationEntity['kind'],
+  instruction: string | null,
+  now: Date,
+): OperationEntity {
+  return {
+    id,
+    organizationId,
+    sceneId,
+    kind,
+    status: 'processing',
+    instruction,
+    version: null,
+    errorCode: null,
+    errorMessage: null,
+    errorRetryable: null,
+    enqueuedAt: null,
+    createdAt: now,
+    updatedAt: now,
+    completedAt: null,
+  };
+}
+
+export function toSceneResponse(s: SceneEntity): SceneResponse {
+  return {
+    sceneId: s.id,
+    externalRef: s.externalRef,
+    status: s.status === 'ready' ? 'ready' : 'generating',
+    version: s.currentVersion ?? 1,
+    operationId: s.creatingOperationId,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+  };
+}
