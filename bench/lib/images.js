@@ -57,7 +57,7 @@ function photoPng(width, height, { amplitude = 16, seed = 1 } = {}) {
  */
 async function photoPngOfSize(width, height, targetBytes, { seed = 1, tolerance = 0.01, maxSteps = 12 } = {}) {
   let lo = 0;
-  let hi = 64;
+  let hi = 256;
   let best = null;
   for (let step = 0; step < maxSteps; step++) {
     const amplitude = (lo + hi) / 2;

@@ -53,6 +53,8 @@ describe('worker process', () => {
       env: { ...process.env, DATABASE_URL: env.databaseUrl, QUEUE_PREFIX: env.queuePrefix, LOG_LEVEL: 'silent' },
     });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('Refusing to start: job "image-assets.purge-expired" has no handler');
+    expect(r.stderr).toMatch(/^Refusing to start: /);
+    expect(r.stderr).toContain('job "image-assets.purge-expired" has no handler');
+    expect(r.stderr).toContain('job "scene.generate" has no handler');
   });
 });

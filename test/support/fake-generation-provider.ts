@@ -24,6 +24,8 @@ export type ProviderBehaviour =
   | 'unauthorized'
   /** Accepts the request and never answers. */
   | 'hang'
+  /** Holds each answer until `release()`, then answers like `success`: a generation in flight. */
+  | 'gated'
   /** 200 whose body is not JSON. */
   | 'garbage-json'
   /** 200 with a JSON body that is not an object. */
@@ -52,6 +54,7 @@ export class FakeGenerationProvider {
   readonly requests: ReceivedRequest[] = [];
   private readonly sockets = new Set<Socket>();
   private waiters: Array<(request: ReceivedRequest) => void> = [];
+  private gate = deferred();
 
   private constructor(
     private readonly server: Server,
@@ -84,6 +87,16 @@ export class FakeGenerationProvider {
   /** Resolves when the next request has been received in full (before it is answered). */
   nextRequest(): Promise<ReceivedRequest> {
     return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Lets every held `gated` answer go (and the next ones until `hold()`). */
+  release(): void {
+    this.gate.resolve();
+  }
+
+  /** Holds `gated` answers again. */
+  hold(): void {
+    this.gate = deferred();
   }
 
   async close(): Promise<void> {
@@ -127,6 +140,12 @@ export class FakeGenerationProvider {
         return this.problem(res, 401, 'bad key');
       case 'hang':
         return; // the socket stays open until the client gives up or close() destroys it
+      case 'gated': {
+        await this.gate.promise;
+        if (res.destroyed) return;
+        const scene = await this.generator.generate(toGenerationRequest(body as Record<string, any>));
+        return this.json(res, 200, { spec: scene.spec, glbBase64: scene.glb.toString('base64') });
+      }
       case 'garbage-json':
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(`${PROVIDER_MARKER} {"spec": not json at all`);
@@ -181,6 +200,12 @@ export class FakeGenerationProvider {
     res.writeHead(status, `Failed ${PROVIDER_MARKER}`, { 'content-type': 'application/json', 'content-length': String(bytes.length) });
     res.end(bytes);
   }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }
 
 /** The documented request body, turned back into what a generator takes. */
