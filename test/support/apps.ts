@@ -18,6 +18,8 @@ export interface StartOptions {
   /** Capture log lines (sets LOG_LEVEL to info unless the config says otherwise). */
   logs?: LogCapture;
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+  /** Listen on this port (0: any free port). */
+  port?: number;
 }
 
 export interface RunningHttpApp {
@@ -45,15 +47,16 @@ async function startHttp(
   module: unknown,
   configure: (app: NestFastifyApplication) => NestFastifyApplication | Promise<NestFastifyApplication>,
   opts: StartOptions,
+  adapter = createFastifyAdapter(),
 ): Promise<RunningHttpApp> {
   const moduleRef = await compile(module, opts);
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(), {
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(adapter, {
     bodyParser: false,
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
   await configure(app);
-  await app.listen(0, '127.0.0.1');
+  await app.listen(opts.port ?? 0, '127.0.0.1');
   const url = await app.getUrl();
   const base = url.replace('[::1]', '127.0.0.1');
   return { app, url: base, http: () => request(base), close: () => app.close() };
@@ -64,7 +67,7 @@ export function startApi(env: TestEnvironment, opts: StartOptions = {}): Promise
 }
 
 export function startStudio(env: TestEnvironment, opts: StartOptions = {}): Promise<RunningHttpApp> {
-  return startHttp(StudioModule.forRoot(moduleOptions(env, opts)), configureStudioApp, opts);
+  return startHttp(StudioModule.forRoot(moduleOptions(env, opts)), configureStudioApp, opts, createFastifyAdapter({ forceCloseConnections: true }));
 }
 
 /** The worker's Nest context in this process (its job handlers and BullMQ consumers). */

@@ -1,8 +1,10 @@
 import { AppConfig, ConfigOverrides, CoreModule, HealthModule, LoggingOptions } from '@app/core';
+import { EmbedSessionsModule } from '@app/embed-sessions';
 import { ImageAssetsModule } from '@app/image-assets';
 import { OrganizationsModule } from '@app/organizations';
 import { ScenesModule } from '@app/scenes';
 import { DynamicModule, Module } from '@nestjs/common';
+import { EmbedSessionsController } from './controllers/embed-sessions.controller';
 import { ImageAssetsController } from './controllers/image-assets.controller';
 import { OperationsController } from './controllers/operations.controller';
 import { ScenesController } from './controllers/scenes.controller';
@@ -18,8 +20,8 @@ export class ApiModule {
   static forRoot(options: ApiModuleOptions = {}): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot({ app: 'api', ...options }), HealthModule, OrganizationsModule, ImageAssetsModule, ScenesModule],
-      controllers: [ImageAssetsController, ScenesController, OperationsController],
+      imports: [CoreModule.forRoot({ app: 'api', ...options }), HealthModule, OrganizationsModule, ImageAssetsModule, ScenesModule, EmbedSessionsModule],
+      controllers: [ImageAssetsController, ScenesController, OperationsController, EmbedSessionsController],
       providers: [UploadGate],
     };
   }

@@ -8,13 +8,13 @@ import { StudioModule } from './studio.module';
 
 async function main(): Promise<void> {
   const config = exitOnConfigError(() => loadConfig());
-  const app = await NestFactory.create<NestFastifyApplication>(StudioModule.forRoot({ config }), createFastifyAdapter(), {
+  const app = await NestFactory.create<NestFastifyApplication>(StudioModule.forRoot({ config }), createFastifyAdapter({ forceCloseConnections: true }), {
     bufferLogs: true,
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
-  configureStudioApp(app);
+  await configureStudioApp(app);
   await app.listen(config.ports.studio, config.host);
   app.get(Logger).log(`studio listening on ${config.host}:${config.ports.studio} (embed origin ${config.publicEmbedOrigin})`);
 }

@@ -1,17 +1,27 @@
 import { AppConfig, ConfigOverrides, CoreModule, HealthModule, LoggingOptions } from '@app/core';
+import { EmbedSessionsModule } from '@app/embed-sessions';
+import { ImageAssetsModule } from '@app/image-assets';
+import { ScenesModule } from '@app/scenes';
 import { DynamicModule, Module } from '@nestjs/common';
+import { StudioApiController } from './api/studio-api.controller';
+import { StudioEventsHub } from './events/studio-events.hub';
+import { EmbedPageController } from './page/embed-page.controller';
+import { WebBundle } from './page/web-bundle';
 
 export interface StudioModuleOptions {
   config?: AppConfig | ConfigOverrides;
   logging?: LoggingOptions;
 }
 
+/** The embed origin: the studio page and its session-scoped API. */
 @Module({})
 export class StudioModule {
   static forRoot(options: StudioModuleOptions = {}): DynamicModule {
     return {
       module: StudioModule,
-      imports: [CoreModule.forRoot({ app: 'studio', ...options }), HealthModule],
+      imports: [CoreModule.forRoot({ app: 'studio', ...options }), HealthModule, EmbedSessionsModule, ScenesModule, ImageAssetsModule],
+      controllers: [EmbedPageController, StudioApiController],
+      providers: [WebBundle, StudioEventsHub],
     };
   }
 }

@@ -121,6 +121,20 @@ export class ScenesService {
     return { operationId: op.id, status: 'processing', createdAt: now.toISOString() };
   }
 
+  /** The scene's edit history, kept on the server so it survives a studio reload. */
+  async editTurns(sceneId: string): Promise<EditTurn[]> {
+    const ops = await this.operations.editsOfScene(sceneId);
+    return ops.map((op) => ({
+      operationId: op.id,
+      instruction: op.instruction ?? '',
+      status: op.status,
+      version: op.version,
+      error: op.errorCode ? { code: op.errorCode, message: op.errorMessage ?? '', retryable: op.errorRetryable ?? false } : null,
+      createdAt: op.createdAt.toISOString(),
+      completedAt: op.completedAt?.toISOString() ?? null,
+    }));
+  }
+
   /** The scene file of a version, for the studio; ownership and liveness are checked by the caller. */
   async readSceneFile(sceneId: string, version: number): Promise<Buffer | null> {
     const v = await this.scenes.findVersion(sceneId, version);
@@ -169,4 +183,15 @@ export function toSceneResponse(s: SceneEntity): SceneResponse {
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
   };
+}
+
+/** One turn of the studio's multi-turn editing. */
+export interface EditTurn {
+  operationId: string;
+  instruction: string;
+  status: 'processing' | 'succeeded' | 'failed';
+  version: number | null;
+  error: { code: string; message: string; retryable: boolean } | null;
+  createdAt: string;
+  completedAt: string | null;
 }

@@ -32,7 +32,7 @@ export function registerPartnerAuth(app: NestFastifyApplication, fastify: Fastif
     try {
       principal = await authenticator.authenticate(request.headers.authorization);
     } catch (e) {
-      logger.warn(`key verification failed: ${(e as Error).message}`);
+      logger.warn({ requestId: request.id }, `key verification failed: ${(e as Error).message}`);
       sendProblem(request, reply, DomainError.unavailable(), problemBase);
       return reply;
     }

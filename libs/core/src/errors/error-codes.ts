@@ -9,6 +9,7 @@ export enum ErrorCode {
   IdempotencyKeyMissing = 'idempotency_key_missing',
   IdempotencyKeyInvalid = 'idempotency_key_invalid',
   Unauthenticated = 'unauthenticated',
+  SessionEnded = 'session_ended',
   Forbidden = 'forbidden',
   MethodNotAllowed = 'method_not_allowed',
   NotFound = 'not_found',

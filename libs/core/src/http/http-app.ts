@@ -22,14 +22,19 @@ declare module 'fastify' {
   }
 }
 
-export function createFastifyAdapter(): FastifyAdapter {
+/**
+ * `forceCloseConnections`: the api drains in-flight requests on shutdown ('idle'); the studio
+ * holds long-lived event streams that never drain, so it closes every connection (its pages
+ * reconnect on their own).
+ */
+export function createFastifyAdapter(options: { forceCloseConnections?: boolean | 'idle' } = {}): FastifyAdapter {
   return new FastifyAdapter({
+    forceCloseConnections: options.forceCloseConnections ?? 'idle',
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: JSON_BODY_LIMIT,
     logger: false,
     return503OnClosing: true,
-    forceCloseConnections: 'idle',
   });
 }
 

@@ -8,6 +8,7 @@ const TABLE: Record<ErrorCode, [number, string]> = {
   [ErrorCode.IdempotencyKeyMissing]: [400, 'Idempotency-Key header missing'],
   [ErrorCode.IdempotencyKeyInvalid]: [400, 'Idempotency-Key header invalid'],
   [ErrorCode.Unauthenticated]: [401, 'Authentication required'],
+  [ErrorCode.SessionEnded]: [401, 'Session ended'],
   [ErrorCode.Forbidden]: [403, 'Action not allowed'],
   [ErrorCode.NotFound]: [404, 'Resource not found'],
   [ErrorCode.MethodNotAllowed]: [405, 'Method not allowed'],
@@ -129,7 +130,7 @@ export function buildProblem(mapped: MappedError, requestId: string, problemBase
   };
   if (mapped.errors && mapped.errors.length > 0) body.errors = mapped.errors;
   const headers: Record<string, string> = { 'content-type': 'application/problem+json; charset=utf-8' };
-  if (mapped.code === ErrorCode.Unauthenticated) headers['www-authenticate'] = 'Bearer';
+  if (mapped.code === ErrorCode.Unauthenticated || mapped.code === ErrorCode.SessionEnded) headers['www-authenticate'] = 'Bearer';
   if (mapped.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(mapped.retryAfterSeconds)));
   else if (mapped.code === ErrorCode.Unavailable) headers['retry-after'] = '5';
   return { status, headers, body };

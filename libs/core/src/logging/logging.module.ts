@@ -79,15 +79,15 @@ export class LoggingModule {
           imports: [RootLoggerModule],
           inject: [ROOT_LOGGER],
           useFactory: (logger: PinoInstance) => ({
-            pinoHttp: {
-              logger,
-              // The one line per request is written by the HTTP layer's onResponse hook, which
-              // knows the route template and the organization; pino-http only binds requestId.
-              autoLogging: false,
-              quietReqLogger: true,
-              customAttributeKeys: { reqId: 'requestId' },
-              genReqId: (req) => req.id ?? 'unknown',
-            },
+            pinoHttp: { logger, autoLogging: false },
+            // No per-request middleware. The one line per request is written by the HTTP layer's
+            // onResponse hook, which knows the route template and the organization; the few lines
+            // logged while serving a request name its requestId themselves. nestjs-pino's
+            // middleware would instead give each request a child logger inside an
+            // AsyncLocalStorage scope, and on Node 20 that scope turns on promise hooks for every
+            // promise of the process: about a tenth of the api's CPU on the polling path
+            // (docs/performance.md).
+            forRoutes: [],
           }),
         }),
       ],

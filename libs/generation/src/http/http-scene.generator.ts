@@ -125,7 +125,7 @@ async function readCapped(response: Response, max: number): Promise<Uint8Array> 
   const chunks: Uint8Array[] = [];
   let total = 0;
   // Leaving the loop early (the throw) cancels the stream, so the rest is never downloaded.
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     total += chunk.byteLength;
     if (total > max) throw failure('generation_failed', false, { reason: 'response too large' });
     chunks.push(chunk);

@@ -1,9 +1,15 @@
 import { CreateOrganizations1795266471184 } from './1795266471184-CreateOrganizations';
 import { CreateImageAssets1795267204438 } from './1795267204438-CreateImageAssets';
 import { CreateScenesAndOperations1795267900000 } from './1795267900000-CreateScenesAndOperations';
+import { CreateEmbedSessions1795270800000 } from './1795270800000-CreateEmbedSessions';
 
 /**
  * Every migration, in order. Listed explicitly rather than globbed so that the same list works
  * from compiled JavaScript, from the test runner's TypeScript and from a bundled image.
  */
-export const migrations = [CreateOrganizations1795266471184, CreateImageAssets1795267204438, CreateScenesAndOperations1795267900000];
+export const migrations = [
+  CreateOrganizations1795266471184,
+  CreateImageAssets1795267204438,
+  CreateScenesAndOperations1795267900000,
+  CreateEmbedSessions1795270800000,
+];

@@ -1,0 +1,50 @@
+import { IdPrefix, JsonBodyGuard, ParseIdPipe } from '@app/core';
+import { CreateEmbedSessionDto, EmbedSessionResponse, EmbedSessionsService } from '@app/embed-sessions';
+import { Principal } from '@app/organizations';
+import { Body, Controller, Delete, Header, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal } from '../auth/principal.decorator';
+import { ApiProblems } from '../openapi/api-problems.decorator';
+
+@ApiTags('Embed sessions')
+@Controller('v1/embed-sessions')
+export class EmbedSessionsController {
+  constructor(private readonly sessions: EmbedSessionsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @UseGuards(JsonBodyGuard)
+  // The answer holds a bearer secret: no cache, shared or private, may keep it.
+  @Header('cache-control', 'private, no-store')
+  @ApiOperation({
+    summary: 'Issue an embed session',
+    description:
+      'A secret URL for an iframe that shows the studio for one scene, in one immutable mode, framed only by `origin`. ' +
+      'The URL is returned by this call alone; its secret is in the fragment. Deliver it to the browser only through an ' +
+      'authenticated response with `Cache-Control: private, no-store`, and never log it.',
+  })
+  @ApiCreatedResponse({ type: EmbedSessionResponse, headers: { 'Cache-Control': { schema: { type: 'string', example: 'private, no-store' } } } })
+  @ApiProblems({
+    400: '`invalid_json`.',
+    404: 'The scene is unknown, deleted or not yours (`not_found`).',
+    413: 'Body over 64 KiB (`payload_too_large`).',
+    415: 'Not application/json (`unsupported_media_type`).',
+    422: '`validation_failed` or `origin_not_allowed`.',
+  })
+  create(@Body() dto: CreateEmbedSessionDto, @CurrentPrincipal() principal: Principal): Promise<EmbedSessionResponse> {
+    return this.sessions.create(principal, dto);
+  }
+
+  @Delete(':embedSessionId')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Revoke an embed session',
+    description: "204 for every syntactically valid id — active, expired, revoked, unknown or another organization's. After it the URL no longer works.",
+  })
+  @ApiParam({ name: 'embedSessionId', example: 'es_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  @ApiNoContentResponse({ description: 'Revoked, or nothing to revoke.' })
+  @ApiProblems({ 400: '`invalid_id`.' })
+  async revoke(@Param('embedSessionId', new ParseIdPipe(IdPrefix.EmbedSession)) id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
+    await this.sessions.revoke(principal.organizationId, id);
+  }
+}

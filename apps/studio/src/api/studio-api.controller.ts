@@ -1,0 +1,80 @@
+import { DomainError, JsonBodyGuard } from '@app/core';
+import { capabilitiesOf, SessionWithScene } from '@app/embed-sessions';
+import { ImageAssetsService } from '@app/image-assets';
+import { EditSceneDto, EditTurn, ScenesService } from '@app/scenes';
+import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { StudioEventsHub } from '../events/studio-events.hub';
+import { RequiresCapability, StudioSession, StudioSessionGuard } from './studio-session.guard';
+
+/** The studio page's own API, scoped to one session by its secret. Answers are never cached. */
+@ApiExcludeController()
+@Controller('studio-api/v1')
+@UseGuards(StudioSessionGuard)
+export class StudioApiController {
+  constructor(
+    private readonly scenes: ScenesService,
+    private readonly assets: ImageAssetsService,
+    private readonly events: StudioEventsHub,
+  ) {}
+
+  @Get('session')
+  session(@StudioSession() { session, scene }: SessionWithScene) {
+    return {
+      embedSessionId: session.id,
+      mode: session.mode,
+      origin: session.origin,
+      expiresAt: session.expiresAt.toISOString(),
+      theme: session.theme,
+      capabilities: capabilitiesOf(session.mode),
+      scene: { status: scene.status, version: scene.version, hasSourceImage: scene.sourceAssetId !== null },
+    };
+  }
+
+  @Get('scene/versions/:version/scene.glb')
+  async sceneFile(
+    @StudioSession() { scene }: SessionWithScene,
+    @Param('version', ParseIntPipe) version: number,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const bytes = scene.version !== null && version >= 1 && version <= scene.version ? await this.scenes.readSceneFile(scene.id, version) : null;
+    if (!bytes) throw DomainError.notFound();
+    await reply.type('model/gltf-binary').header('cache-control', 'no-store').send(bytes);
+  }
+
+  @Get('scene/versions/:version/spec')
+  async spec(@StudioSession() { scene }: SessionWithScene, @Param('version', ParseIntPipe) version: number): Promise<Record<string, unknown>> {
+    const spec = scene.version !== null && version >= 1 && version <= scene.version ? await this.scenes.readSpec(scene.id, version) : null;
+    if (!spec) throw DomainError.notFound();
+    return spec;
+  }
+
+  @Get('source-image')
+  @RequiresCapability('edit')
+  async sourceImage(@StudioSession() { scene }: SessionWithScene, @Res() reply: FastifyReply): Promise<void> {
+    const stored = scene.sourceAssetId ? await this.assets.readBytes(scene.sourceAssetId) : null;
+    if (!stored) throw DomainError.notFound();
+    await reply.type(stored.contentType).header('cache-control', 'no-store').send(stored.bytes);
+  }
+
+  @Get('edits')
+  @RequiresCapability('edit')
+  async edits(@StudioSession() { scene }: SessionWithScene): Promise<{ turns: EditTurn[] }> {
+    return { turns: await this.scenes.editTurns(scene.id) };
+  }
+
+  @Post('edits')
+  @HttpCode(202)
+  @RequiresCapability('edit')
+  @UseGuards(JsonBodyGuard)
+  edit(@StudioSession() { session }: SessionWithScene, @Body() dto: EditSceneDto) {
+    return this.scenes.requestEdit(session.organizationId, session.sceneId, dto.instruction);
+  }
+
+  /** Server-sent events, read by the page with fetch (the secret travels in a header, never a URL). */
+  @Get('events')
+  stream(@StudioSession() found: SessionWithScene, @Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
+    this.events.open(found, request, reply);
+  }
+}

@@ -1,0 +1,86 @@
+/** Shapes of the studio API (`/studio-api/v1`), as docs/embed.md describes them. */
+
+export type StudioMode = 'edit' | 'perform' | 'edit_and_perform';
+export type SceneStatus = 'generating' | 'ready' | 'failed';
+export type ColorScheme = 'dark' | 'light';
+export type EndedReason = 'expired' | 'revoked';
+
+export interface StudioTheme {
+  partnerName: string | null;
+  accentColor: string;
+  colorScheme: ColorScheme;
+  helpText: string | null;
+}
+
+export interface SafeError {
+  code: string;
+  message: string;
+}
+
+export interface SceneState {
+  status: SceneStatus;
+  version: number | null;
+  hasSourceImage: boolean;
+  /** Present when the scene failed, if the server says why. */
+  error?: SafeError | null;
+  /** 0..1 when the server reports generation progress. */
+  progress?: number | null;
+}
+
+export interface StudioSession {
+  embedSessionId: string;
+  mode: StudioMode;
+  origin: string;
+  expiresAt: string;
+  theme: StudioTheme;
+  capabilities: { edit: boolean; perform: boolean };
+  scene: SceneState;
+}
+
+export type EditStatus = 'processing' | 'succeeded' | 'failed';
+
+export interface EditTurn {
+  operationId: string;
+  instruction: string;
+  status: EditStatus;
+  version: number | null;
+  error: SafeError | null;
+  createdAt: string;
+  completedAt: string | null;
+}
+
+export interface CreatedEdit {
+  operationId: string;
+  status: 'processing';
+  createdAt: string;
+}
+
+export type Vec3 = [number, number, number];
+
+export interface CameraPreset {
+  id: string;
+  name: string;
+  position: Vec3;
+  target: Vec3;
+  focalLengthMm: number;
+}
+
+/** The part of the scene spec the studio reads; the server's spec has more. */
+export interface SceneSpec {
+  sky: { top: string; horizon: string };
+  lighting: {
+    sun: { direction: Vec3; color: string; intensity: number };
+    ambient: { color: string; intensity: number };
+  };
+  fog: { color: string; near: number; far: number } | null;
+  cameras: CameraPreset[];
+}
+
+/** RFC 9457 problem details, with the fields the studio API adds. */
+export interface Problem {
+  status?: number;
+  code?: string;
+  title?: string;
+  detail?: string;
+  reason?: string;
+}

@@ -1,0 +1,200 @@
+import { Euler, MathUtils, Quaternion, Vector3, type PerspectiveCamera } from 'three';
+import type { CameraPreset } from '../api/studio-api.types';
+import { F_STOPS, ROLL_LIMIT_DEG, clampFocal, clampFocus } from './lens';
+
+export type NavigationMode = 'orbit' | 'fly';
+
+const PITCH_LIMIT = MathUtils.degToRad(89.5);
+const MIN_ORBIT_DISTANCE = 0.5;
+const UP = new Vector3(0, 1, 0);
+
+/** Where the camera is and what lens it has: everything a frame of a take records. */
+export interface CameraPose {
+  position: Vector3;
+  quaternion: Quaternion;
+  focalLengthMm: number;
+  focusDistanceM: number;
+  fNumber: number;
+  rollDeg: number;
+}
+
+/**
+ * The virtual camera as a cinematographer thinks of it: a position, a heading (yaw), a tilt
+ * (pitch), a roll, and a lens. Orbit and fly are two ways of moving the same rig: orbit turns
+ * about a target `orbitDistance` ahead, fly turns in place. Every input source (keys, pointer,
+ * gamepad, 3D mouse) drives these methods, and `revision` tells the viewport to redraw.
+ */
+export class CameraRig {
+  readonly position = new Vector3();
+  yaw = 0;
+  pitch = 0;
+  roll = 0;
+  orbitDistance = 10;
+  focalLengthMm = 35;
+  focusDistanceM = 10;
+  fNumber = 2.8;
+  navigation: NavigationMode = 'orbit';
+  /** Metres per second at normal speed; set from the scene's size. */
+  moveSpeed = 6;
+  revision = 0;
+
+  private readonly euler = new Euler(0, 0, 0, 'YXZ');
+  private readonly tmp = new Vector3();
+  private readonly tmp2 = new Vector3();
+
+  setFromPreset(preset: CameraPreset): void {
+    const position = new Vector3(...preset.position);
+    const target = new Vector3(...preset.target);
+    const dir = target.clone().sub(position);
+    const distance = dir.length();
+    if (distance > 1e-6) {
+      dir.divideScalar(distance);
+      this.pitch = MathUtils.clamp(Math.asin(MathUtils.clamp(dir.y, -1, 1)), -PITCH_LIMIT, PITCH_LIMIT);
+      this.yaw = Math.atan2(-dir.x, -dir.z);
+    }
+    this.position.copy(position);
+    this.orbitDistance = Math.max(MIN_ORBIT_DISTANCE, distance);
+    this.roll = 0;
+    this.focalLengthMm = clampFocal(preset.focalLengthMm);
+    this.focusDistanceM = clampFocus(distance);
+    this.touch();
+  }
+
+  forward(out = new Vector3()): Vector3 {
+    const cp = Math.cos(this.pitch);
+    return out.set(-Math.sin(this.yaw) * cp, Math.sin(this.pitch), -Math.cos(this.yaw) * cp);
+  }
+
+  /** Horizontal right vector: strafing never climbs or sinks. */
+  right(out = new Vector3()): Vector3 {
+    return out.set(Math.cos(this.yaw), 0, -Math.sin(this.yaw));
+  }
+
+  target(out = new Vector3()): Vector3 {
+    return out.copy(this.position).addScaledVector(this.forward(this.tmp), this.orbitDistance);
+  }
+
+  setNavigation(mode: NavigationMode): void {
+    if (this.navigation === mode) return;
+    this.navigation = mode;
+    this.touch();
+  }
+
+  /**
+   * Moves in the rig's own frame: `forward` along the view (fly) or along the ground (orbit,
+   * which carries its target along), `right` sideways, `up` straight up.
+   */
+  move(forward: number, right: number, up: number): void {
+    if (forward === 0 && right === 0 && up === 0) return;
+    const f = this.forward(this.tmp);
+    if (this.navigation === 'orbit') {
+      f.y = 0;
+      if (f.lengthSq() < 1e-8) f.set(-Math.sin(this.yaw), 0, -Math.cos(this.yaw));
+      f.normalize();
+    }
+    this.position.addScaledVector(f, forward).addScaledVector(this.right(this.tmp2), right).addScaledVector(UP, up);
+    this.touch();
+  }
+
+  /** Turns the view: in place (fly) or about the orbit target (orbit). Radians. */
+  turn(deltaYaw: number, deltaPitch: number): void {
+    if (deltaYaw === 0 && deltaPitch === 0) return;
+    const target = this.navigation === 'orbit' ? this.target(new Vector3()) : null;
+    this.yaw = wrapAngle(this.yaw + deltaYaw);
+    this.pitch = MathUtils.clamp(this.pitch + deltaPitch, -PITCH_LIMIT, PITCH_LIMIT);
+    if (target) this.position.copy(target).addScaledVector(this.forward(this.tmp), -this.orbitDistance);
+    this.touch();
+  }
+
+  /** Moves towards (factor < 1) or away from the orbit target; in fly mode, along the view. */
+  dolly(factor: number): void {
+    if (factor === 1) return;
+    if (this.navigation === 'orbit') {
+      const target = this.target(new Vector3());
+      this.orbitDistance = MathUtils.clamp(this.orbitDistance * factor, MIN_ORBIT_DISTANCE, 5000);
+      this.position.copy(target).addScaledVector(this.forward(this.tmp), -this.orbitDistance);
+    } else {
+      this.position.addScaledVector(this.forward(this.tmp), (1 - factor) * this.orbitDistance);
+    }
+    this.touch();
+  }
+
+  /** Slides the camera (and its orbit target) in the image plane; metres. */
+  pan(right: number, up: number): void {
+    if (right === 0 && up === 0) return;
+    this.euler.set(this.pitch, this.yaw, this.roll);
+    const q = new Quaternion().setFromEuler(this.euler);
+    this.position.addScaledVector(this.tmp.set(1, 0, 0).applyQuaternion(q), right);
+    this.position.addScaledVector(this.tmp.set(0, 1, 0).applyQuaternion(q), up);
+    this.touch();
+  }
+
+  setFocalLength(mm: number): void {
+    const next = clampFocal(mm);
+    if (next === this.focalLengthMm) return;
+    this.focalLengthMm = next;
+    this.touch();
+  }
+
+  /** Multiplies the focal length (zooming feels even on a ratio, not on millimetres). */
+  zoom(factor: number): void {
+    this.setFocalLength(this.focalLengthMm * factor);
+  }
+
+  setFocusDistance(m: number): void {
+    const next = clampFocus(m);
+    if (next === this.focusDistanceM) return;
+    this.focusDistanceM = next;
+    this.touch();
+  }
+
+  setFNumber(n: number): void {
+    if (!Number.isFinite(n) || n <= 0 || n === this.fNumber) return;
+    this.fNumber = n;
+    this.touch();
+  }
+
+  /** Steps the aperture one stop on the standard scale (+1 = smaller opening). */
+  stepAperture(direction: 1 | -1): void {
+    const index = F_STOPS.findIndex((s) => s >= this.fNumber - 1e-6);
+    const current = index === -1 ? F_STOPS.length - 1 : index;
+    this.setFNumber(F_STOPS[MathUtils.clamp(current + direction, 0, F_STOPS.length - 1)]);
+  }
+
+  setRollDeg(deg: number): void {
+    const next = MathUtils.degToRad(MathUtils.clamp(deg, -ROLL_LIMIT_DEG, ROLL_LIMIT_DEG));
+    if (next === this.roll) return;
+    this.roll = next;
+    this.touch();
+  }
+
+  get rollDeg(): number {
+    return MathUtils.radToDeg(this.roll);
+  }
+
+  apply(camera: PerspectiveCamera): void {
+    camera.position.copy(this.position);
+    this.euler.set(this.pitch, this.yaw, this.roll);
+    camera.quaternion.setFromEuler(this.euler);
+    camera.setFocalLength(this.focalLengthMm);
+  }
+
+  pose(camera: PerspectiveCamera): CameraPose {
+    return {
+      position: camera.position.clone(),
+      quaternion: camera.quaternion.clone(),
+      focalLengthMm: this.focalLengthMm,
+      focusDistanceM: this.focusDistanceM,
+      fNumber: this.fNumber,
+      rollDeg: this.rollDeg,
+    };
+  }
+
+  touch(): void {
+    this.revision++;
+  }
+}
+
+function wrapAngle(a: number): number {
+  return Math.atan2(Math.sin(a), Math.cos(a));
+}

@@ -1,0 +1,49 @@
+import { Box3, Mesh, Sphere, TextureLoader, type Material, type Object3D, type Texture } from 'three';
+import { GLTFLoader, type GLTFLoaderPlugin, type GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
+
+export interface LoadedModel {
+  root: Object3D;
+  bounds: Sphere;
+}
+
+/**
+ * GLTFLoader decodes embedded images with ImageBitmapLoader, which `fetch`es a `blob:` URL —
+ * refused by our CSP (`connect-src 'self'`). TextureLoader decodes through an <img>, which
+ * `img-src blob:` allows. The plugin swaps the loader before any texture is requested.
+ */
+function imageElementTextures(parser: GLTFParser): GLTFLoaderPlugin {
+  parser.textureLoader = new TextureLoader(parser.options.manager);
+  return { name: 'scene_studio_image_element_textures' };
+}
+
+const loader = new GLTFLoader();
+loader.register(imageElementTextures);
+
+/** Parses a GLB already fetched with the bearer header (the loader itself never fetches). */
+export async function parseSceneGlb(bytes: ArrayBuffer): Promise<LoadedModel> {
+  const gltf = await loader.parseAsync(bytes, '');
+  const root = gltf.scene;
+  root.name = 'studio-model';
+  root.updateMatrixWorld(true);
+  const bounds = new Box3().setFromObject(root).getBoundingSphere(new Sphere());
+  if (!Number.isFinite(bounds.radius) || bounds.radius <= 0) bounds.radius = 50;
+  return { root, bounds };
+}
+
+/** Frees the GPU resources of a model that is no longer shown. */
+export function disposeModel(root: Object3D): void {
+  const materials = new Set<Material>();
+  const textures = new Set<Texture>();
+  root.traverse((node) => {
+    if (!(node instanceof Mesh)) return;
+    node.geometry.dispose();
+    for (const material of Array.isArray(node.material) ? node.material : [node.material]) materials.add(material);
+  });
+  for (const material of materials) {
+    for (const value of Object.values(material)) {
+      if (value && typeof value === 'object' && (value as Texture).isTexture) textures.add(value as Texture);
+    }
+    material.dispose();
+  }
+  for (const texture of textures) texture.dispose();
+}

@@ -1,0 +1,263 @@
+import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer, type Sphere } from 'three';
+import type { SceneSpec } from '../api/studio-api.types';
+import { CameraRig } from './camera-rig';
+import type { DepthOfFieldPass } from './depth-of-field.pass';
+import { FRAME_ASPECT, SENSOR_WIDTH_MM } from './lens';
+import { SceneEnvironment } from './scene-environment';
+import { disposeModel, type LoadedModel } from './scene-loader';
+
+export type FrameListener = (dt: number, now: number) => void;
+
+export interface CanvasStats {
+  width: number;
+  height: number;
+  meanLuma: number;
+  lumaStdDev: number;
+  distinctColors: number;
+  nonBlank: boolean;
+}
+
+const MAX_PIXEL_RATIO = 2;
+
+/**
+ * The 3D view: one WebGL renderer, one scene, one camera driven by a CameraRig, and a frame
+ * loop that polls inputs every animation frame but only draws when something changed (or while
+ * recording, when the video needs every frame). The frame is always 16:9, letterboxed inside
+ * its container, so the lens maths and recordings do not depend on the iframe's shape.
+ */
+export class StudioViewport {
+  readonly canvas: HTMLCanvasElement;
+  readonly camera = new PerspectiveCamera(40, FRAME_ASPECT, 0.1, 2000);
+  readonly rig = new CameraRig();
+  readonly scene = new Scene();
+  private readonly renderer: WebGLRenderer;
+  private environment: SceneEnvironment | null = null;
+  private model: LoadedModel | null = null;
+  private dof: DepthOfFieldPass | null = null;
+  private dofEnabled = false;
+  private readonly frameListeners = new Set<FrameListener>();
+  private readonly renderListeners = new Set<(now: number) => void>();
+  private readonly resizeObserver: ResizeObserver;
+  private rafId = 0;
+  private lastTick = 0;
+  private renderedRevision = -1;
+  private needsRender = false;
+  private continuousHolds = 0;
+  private contextLost = false;
+  private disposed = false;
+  private frames = 0;
+  firstFrameAt: number | null = null;
+  loadedVersion: number | null = null;
+  onContextChange: (lost: boolean) => void = () => undefined;
+
+  /** Throws when WebGL 2 is unavailable; the caller shows the studio without a 3D view. */
+  constructor(private readonly frame: HTMLElement) {
+    this.canvas = document.createElement('canvas');
+    this.canvas.className = 'viewport-canvas';
+    this.renderer = new WebGLRenderer({ canvas: this.canvas, antialias: true, powerPreference: 'high-performance' });
+    this.renderer.toneMapping = ACESFilmicToneMapping;
+    this.renderer.outputColorSpace = SRGBColorSpace;
+    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, MAX_PIXEL_RATIO));
+    this.camera.filmGauge = SENSOR_WIDTH_MM;
+    frame.append(this.canvas);
+
+    this.canvas.addEventListener('webglcontextlost', this.onContextLost);
+    this.canvas.addEventListener('webglcontextrestored', this.onContextRestored);
+    this.resizeObserver = new ResizeObserver(() => this.layout());
+    this.resizeObserver.observe(frame.parentElement ?? frame);
+    this.layout();
+    this.rafId = requestAnimationFrame(this.tick);
+  }
+
+  get renderedFrames(): number {
+    return this.frames;
+  }
+
+  get hasScene(): boolean {
+    return this.model !== null;
+  }
+
+  get sceneBounds(): Sphere | null {
+    return this.model?.bounds ?? null;
+  }
+
+  get depthOfFieldActive(): boolean {
+    return this.dofEnabled && this.dof !== null;
+  }
+
+  /** Swaps in a new scene version and draws it at once: the first frame is the one users wait for. */
+  showScene(version: number, spec: SceneSpec, model: LoadedModel): void {
+    if (this.disposed) {
+      disposeModel(model.root);
+      return;
+    }
+    const previous = this.model;
+    const previousEnvironment = this.environment;
+    if (previous) this.scene.remove(previous.root);
+    previousEnvironment?.detach(this.scene);
+
+    this.model = model;
+    this.environment = new SceneEnvironment(spec, model.bounds.radius);
+    this.environment.attach(this.scene);
+    this.scene.add(model.root);
+    this.camera.far = Math.max(1000, model.bounds.radius * 8);
+    this.camera.near = Math.max(0.05, this.camera.far / 100_000);
+    this.rig.moveSpeed = Math.max(2, model.bounds.radius * 0.12);
+    this.loadedVersion = version;
+    // The shell may have been attached since the last resize callback: size the frame now so
+    // the first frame is drawn at its real size, not the canvas default.
+    this.layout();
+
+    if (previous) disposeModel(previous.root);
+    previousEnvironment?.dispose();
+    this.renderNow();
+  }
+
+  /** Called every animation frame before drawing (input polling). Returns an unsubscribe. */
+  addFrameListener(listener: FrameListener): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
+  }
+
+  /** Called after every drawn frame (take recording samples the camera here). */
+  addRenderListener(listener: (now: number) => void): () => void {
+    this.renderListeners.add(listener);
+    return () => this.renderListeners.delete(listener);
+  }
+
+  /** While held, every animation frame is drawn (canvas capture needs a steady stream). */
+  holdContinuousRendering(): () => void {
+    this.continuousHolds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.continuousHolds--;
+    };
+  }
+
+  invalidate(): void {
+    this.needsRender = true;
+  }
+
+  /** Lazily builds the depth-of-field pass; returns false when the GPU cannot run it. */
+  async setDepthOfField(enabled: boolean): Promise<boolean> {
+    this.dofEnabled = enabled;
+    if (enabled && !this.dof) {
+      try {
+        const { DepthOfFieldPass } = await import('./depth-of-field.pass');
+        if (this.disposed) return false;
+        this.dof = new DepthOfFieldPass();
+        this.layout();
+      } catch {
+        this.dof = null;
+        this.dofEnabled = false;
+        return false;
+      }
+    }
+    this.invalidate();
+    return true;
+  }
+
+  /** Reads back the current frame for tests: draws, then samples the drawing buffer. */
+  canvasStats(): CanvasStats {
+    const gl = this.renderer.getContext();
+    this.renderNow();
+    const width = gl.drawingBufferWidth;
+    const height = gl.drawingBufferHeight;
+    const pixels = new Uint8Array(width * height * 4);
+    gl.readPixels(0, 0, width, height, gl.RGBA, gl.UNSIGNED_BYTE, pixels);
+    let sum = 0;
+    let sumSq = 0;
+    const colors = new Set<number>();
+    const n = width * height;
+    for (let i = 0; i < pixels.length; i += 4) {
+      const luma = 0.2126 * pixels[i] + 0.7152 * pixels[i + 1] + 0.0722 * pixels[i + 2];
+      sum += luma;
+      sumSq += luma * luma;
+      if (colors.size < 4096) colors.add(((pixels[i] >> 3) << 10) | ((pixels[i + 1] >> 3) << 5) | (pixels[i + 2] >> 3));
+    }
+    const mean = n > 0 ? sum / n : 0;
+    const stdDev = n > 0 ? Math.sqrt(Math.max(0, sumSq / n - mean * mean)) : 0;
+    return { width, height, meanLuma: mean, lumaStdDev: stdDev, distinctColors: colors.size, nonBlank: stdDev > 2 && colors.size > 8 };
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    cancelAnimationFrame(this.rafId);
+    this.resizeObserver.disconnect();
+    this.frameListeners.clear();
+    this.renderListeners.clear();
+    if (this.model) disposeModel(this.model.root);
+    this.environment?.dispose();
+    this.dof?.dispose();
+    this.model = null;
+    this.renderer.dispose();
+    // Give the GPU context back now: the partner page may open many studios over its life.
+    this.renderer.forceContextLoss();
+    this.canvas.removeEventListener('webglcontextlost', this.onContextLost);
+    this.canvas.remove();
+  }
+
+  private readonly tick = (now: number): void => {
+    if (this.disposed) return;
+    this.rafId = requestAnimationFrame(this.tick);
+    const dt = this.lastTick === 0 ? 0 : Math.min(0.1, (now - this.lastTick) / 1000);
+    this.lastTick = now;
+    for (const listener of this.frameListeners) listener(dt, now);
+    if (this.rig.revision !== this.renderedRevision || this.needsRender || this.continuousHolds > 0) this.renderNow(now);
+  };
+
+  private renderNow(now = performance.now()): void {
+    if (this.disposed || this.contextLost || !this.model) return;
+    this.rig.apply(this.camera);
+    this.camera.updateMatrixWorld();
+    this.environment?.follow(this.camera.position, this.camera.far);
+    if (this.dofEnabled && this.dof) {
+      this.dof.render(this.renderer, this.scene, this.camera, {
+        focalLengthMm: this.rig.focalLengthMm,
+        fNumber: this.rig.fNumber,
+        focusDistanceM: this.rig.focusDistanceM,
+      });
+    } else {
+      this.renderer.render(this.scene, this.camera);
+    }
+    this.renderedRevision = this.rig.revision;
+    this.needsRender = false;
+    this.frames++;
+    if (this.firstFrameAt === null) this.firstFrameAt = now;
+    for (const listener of this.renderListeners) listener(now);
+  }
+
+  private layout(): void {
+    if (this.disposed) return;
+    const container = this.frame.parentElement ?? this.frame;
+    const availableWidth = Math.max(1, container.clientWidth);
+    const availableHeight = Math.max(1, container.clientHeight);
+    const width = Math.max(1, Math.floor(Math.min(availableWidth, availableHeight * FRAME_ASPECT)));
+    const height = Math.max(1, Math.floor(width / FRAME_ASPECT));
+    this.frame.style.width = `${width}px`;
+    this.frame.style.height = `${height}px`;
+    this.renderer.setSize(width, height, false);
+    this.camera.aspect = width / height;
+    this.camera.updateProjectionMatrix();
+    if (this.dof) {
+      const pixelRatio = this.renderer.getPixelRatio();
+      this.dof.setSize(Math.floor(width * pixelRatio), Math.floor(height * pixelRatio));
+    }
+    this.invalidate();
+  }
+
+  private readonly onContextLost = (event: Event): void => {
+    event.preventDefault();
+    this.contextLost = true;
+    this.onContextChange(true);
+  };
+
+  private readonly onContextRestored = (): void => {
+    this.contextLost = false;
+    this.onContextChange(false);
+    this.invalidate();
+  };
+}

@@ -1,0 +1,95 @@
+// The partner page. It follows every rule of the product description:
+// - the message listener is registered before any iframe src is set;
+// - a message is accepted only from the embed origin AND this iframe's window;
+// - the iframe carries the exact title, allow, referrerpolicy and sandbox attributes;
+// - the embed URL comes only from our authenticated backend, and is never stored or logged.
+const config = await (await fetch('/config.json')).json();
+
+const $ = (id) => document.getElementById(id);
+const status = $('status');
+const openButton = $('open');
+const stage = $('stage');
+let sceneId = null;
+let frame = null;
+
+/** Accepted studio events, for the page and for automated tests. */
+window.partnerEvents = [];
+/** Messages refused by the origin/source check. */
+window.partnerRejected = 0;
+
+window.addEventListener('message', (event) => {
+  if (event.origin !== config.embedOrigin || !frame || event.source !== frame.contentWindow) {
+    window.partnerRejected += 1;
+    return;
+  }
+  const msg = event.data;
+  if (!msg || msg.source !== 'scene-studio' || msg.version !== 1 || typeof msg.type !== 'string') return;
+  window.partnerEvents.push(msg);
+  const li = document.createElement('li');
+  li.textContent = `${new Date().toLocaleTimeString()}  ${msg.type}  ${JSON.stringify(msg.payload ?? {})}`;
+  $('events').prepend(li);
+});
+
+async function api(path, init) {
+  const res = await fetch(path, { credentials: 'same-origin', ...init });
+  const body = await res.json().catch(() => ({}));
+  return { res, body };
+}
+
+$('create-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const prompt = $('prompt').value;
+  $('generate').disabled = true;
+  openButton.disabled = true;
+  status.textContent = 'Creating the scene…';
+  try {
+    const { res, body } = await api('/api/scenes', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt }),
+    });
+    if (res.status !== 202) throw new Error(body.detail || body.error || `HTTP ${res.status}`);
+    for (;;) {
+      const poll = await api(`/api/operations/${body.operationId}`);
+      if (poll.body.status === 'succeeded') {
+        sceneId = poll.body.sceneId;
+        status.textContent = `Scene ${sceneId} is ready (version ${poll.body.version}).`;
+        openButton.disabled = false;
+        break;
+      }
+      if (poll.body.status === 'failed') throw new Error(poll.body.error?.message || 'generation failed');
+      status.textContent = 'Generating…';
+      const wait = Math.min(Number(poll.res.headers.get('retry-after') || 1), 2);
+      await new Promise((r) => setTimeout(r, wait * 500));
+    }
+  } catch (err) {
+    status.textContent = `Could not create the scene: ${err.message}`;
+  } finally {
+    $('generate').disabled = false;
+  }
+});
+
+openButton.addEventListener('click', async () => {
+  const mode = $('mode').value;
+  openButton.disabled = true;
+  const { res, body } = await api('/api/embed-sessions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ sceneId, mode }),
+  });
+  openButton.disabled = false;
+  if (res.status !== 201) {
+    status.textContent = `Could not open the studio: ${body.detail || body.error || res.status}`;
+    return;
+  }
+  stage.hidden = false;
+  stage.className = mode === 'perform' ? 'stage perform' : 'stage';
+  frame = document.createElement('iframe');
+  frame.title = 'Scene camera studio';
+  frame.setAttribute('allow', 'gamepad; hid; fullscreen');
+  frame.setAttribute('referrerpolicy', 'no-referrer');
+  frame.setAttribute('sandbox', 'allow-scripts allow-same-origin allow-pointer-lock allow-forms');
+  stage.replaceChildren(frame);
+  // The listener above is already registered; only now does the iframe get its address.
+  frame.src = body.url;
+});

@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+// The reference partner integration: a tiny partner backend and page that embed Scene Studio
+// by every rule of the product description. It keeps the API key on the server, and delivers an
+// embed URL (a bearer secret) only through an authenticated, private, no-store response.
+//
+// Environment:
+//   PARTNER_API_KEY       Scene Studio API key (required; `npm start` issues one)
+//   PARTNER_API_URL       Scene Studio API base URL            (default http://localhost:3000)
+//   PARTNER_EMBED_ORIGIN  Scene Studio embed origin            (default http://localhost:3001)
+//   PARTNER_APP_PORT      port of this app                     (default 3100)
+//   PARTNER_APP_HOST      bind address                         (default 127.0.0.1)
+'use strict';
+const { createServer } = require('node:http');
+const { randomBytes, randomUUID } = require('node:crypto');
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
+
+const apiKey = process.env.PARTNER_API_KEY;
+const apiUrl = (process.env.PARTNER_API_URL || 'http://localhost:3000').replace(/\/+$/, '');
+const embedOrigin = process.env.PARTNER_EMBED_ORIGIN || 'http://localhost:3001';
+const port = Number(process.env.PARTNER_APP_PORT || 3100);
+const host = process.env.PARTNER_APP_HOST || '127.0.0.1';
+if (!apiKey) {
+  process.stderr.write('PARTNER_API_KEY is required\n');
+  process.exit(1);
+}
+/** Our own origin as the browser sees it: what the embed session is bound to. */
+const selfOrigin = process.env.PARTNER_APP_ORIGIN || `http://localhost:${port}`;
+
+const files = {
+  '/': ['index.html', 'text/html; charset=utf-8'],
+  '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
+  '/app.css': ['app.css', 'text/css; charset=utf-8'],
+};
+const assets = Object.fromEntries(
+  Object.entries(files).map(([path, [file, type]]) => [path, { body: readFileSync(join(__dirname, 'public', file)), type }]),
+);
+
+// Demo "login": a random session cookie per browser. A real partner has its own users.
+const sessions = new Set();
+// Referer headers this server received, so a test can check none carries a secret.
+const seenReferers = [];
+
+const pageHeaders = {
+  'content-security-policy': [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    `frame-src ${embedOrigin}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "object-src 'none'",
+  ].join('; '),
+  // Restrictive, so it must delegate what the studio needs to the embed origin.
+  'permissions-policy': `gamepad=(self "${embedOrigin}"), hid=(self "${embedOrigin}"), fullscreen=(self "${embedOrigin}"), camera=(), microphone=(), geolocation=()`,
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+};
+
+function log(line) {
+  // Never log request bodies or responses: they can hold embed URLs.
+  process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+}
+
+function cookie(req) {
+  const m = /(?:^|;\s*)partner_session=([A-Za-z0-9_-]{20,})/.exec(req.headers.cookie || '');
+  return m && sessions.has(m[1]) ? m[1] : null;
+}
+
+function json(res, status, body, extra = {}) {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...extra });
+  res.end(JSON.stringify(body));
+}
+
+async function readJson(req) {
+  let size = 0;
+  const chunks = [];
+  for await (const c of req) {
+    size += c.length;
+    if (size > 16 * 1024) throw new Error('body too large');
+    chunks.push(c);
+  }
+  return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+}
+
+async function studio(method, path, body, extraHeaders = {}) {
+  const res = await fetch(`${apiUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}), ...extraHeaders },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+}
+
+const MODES = new Set(['edit', 'perform', 'edit_and_perform']);
+const ID = /^(op|scn)_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+async function route(req, res) {
+  const url = new URL(req.url, selfOrigin);
+  if (req.headers.referer) seenReferers.push(req.headers.referer);
+  log(`${req.method} ${url.pathname}`);
+
+  if (req.method === 'GET' && assets[url.pathname]) {
+    const headers = { 'content-type': assets[url.pathname].type, ...pageHeaders };
+    if (url.pathname === '/' && !cookie(req)) {
+      const id = randomBytes(24).toString('base64url');
+      sessions.add(id);
+      headers['set-cookie'] = `partner_session=${id}; HttpOnly; SameSite=Strict; Path=/`;
+    }
+    res.writeHead(200, headers);
+    return res.end(assets[url.pathname].body);
+  }
+  if (req.method === 'GET' && url.pathname === '/config.json') {
+    return json(res, 200, { embedOrigin, selfOrigin });
+  }
+  if (req.method === 'GET' && url.pathname === '/__referers') return json(res, 200, { referers: seenReferers });
+  if (!url.pathname.startsWith('/api/')) return json(res, 404, { error: 'not found' });
+  if (!cookie(req)) return json(res, 401, { error: 'sign in first' });
+
+  if (req.method === 'POST' && url.pathname === '/api/scenes') {
+    const { prompt } = await readJson(req);
+    if (typeof prompt !== 'string' || !prompt.trim()) return json(res, 422, { error: 'prompt required' });
+    // One key per user action, kept until the answer arrives: a retry cannot create a twin.
+    const r = await studio('POST', '/v1/scenes', { prompt }, { 'idempotency-key': randomUUID() });
+    return json(res, r.status, r.body);
+  }
+  const op = /^\/api\/operations\/([^/]+)$/.exec(url.pathname);
+  if (req.method === 'GET' && op && ID.test(op[1])) {
+    const r = await studio('GET', `/v1/operations/${op[1]}`);
+    return json(res, r.status, r.body, r.headers.get('retry-after') ? { 'retry-after': r.headers.get('retry-after') } : {});
+  }
+  if (req.method === 'POST' && url.pathname === '/api/embed-sessions') {
+    const { sceneId, mode } = await readJson(req);
+    if (!ID.test(sceneId || '') || !MODES.has(mode)) return json(res, 422, { error: 'sceneId and mode required' });
+    const r = await studio('POST', '/v1/embed-sessions', {
+      sceneId,
+      mode,
+      origin: selfOrigin,
+      expiresInSeconds: 3600,
+      theme: {
+        partnerName: 'Example Partner',
+        accentColor: '#ff7a45',
+        colorScheme: 'dark',
+        helpText: 'This is the reference partner page. Edit turns and recordings stay in this session.',
+      },
+    });
+    if (r.status !== 201) return json(res, r.status, r.body);
+    // The URL is a bearer secret: this authenticated answer is the only way it reaches the browser.
+    return json(res, 201, { url: r.body.url, mode: r.body.mode, embedSessionId: r.body.embedSessionId }, { 'cache-control': 'private, no-store' });
+  }
+  return json(res, 404, { error: 'not found' });
+}
+
+const server = createServer((req, res) => {
+  route(req, res).catch((e) => {
+    log(`error: ${e.message}`);
+    if (!res.headersSent) json(res, 502, { error: 'Scene Studio request failed' });
+  });
+});
+server.listen(port, host, () => log(`partner example listening on ${selfOrigin} (Scene Studio API ${apiUrl}, embed origin ${embedOrigin})`));
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => server.close(() => process.exit(0)));

@@ -1,0 +1,14 @@
+import { OrganizationsModule } from '@app/organizations';
+import { ScenesModule } from '@app/scenes';
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EmbedSessionEntity } from './embed-session.entity';
+import { EmbedSessionsRepository } from './embed-sessions.repository';
+import { EmbedSessionsService } from './embed-sessions.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([EmbedSessionEntity]), ScenesModule, OrganizationsModule],
+  providers: [EmbedSessionsRepository, EmbedSessionsService],
+  exports: [EmbedSessionsService],
+})
+export class EmbedSessionsModule {}

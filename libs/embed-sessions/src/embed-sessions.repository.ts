@@ -1,0 +1,119 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { EmbedSessionEntity } from './embed-session.entity';
+
+/** A session with the state of its scene, as the studio needs it on every call. */
+export interface SessionWithScene {
+  session: EmbedSessionEntity;
+  scene: {
+    id: string;
+    deleted: boolean;
+    status: 'generating' | 'ready' | 'failed';
+    version: number | null;
+    sourceAssetId: string | null;
+  };
+}
+
+/** What the studio's event streams watch, per session. */
+export interface WatchedState {
+  id: string;
+  revokedAt: Date | null;
+  expiresAt: Date;
+  sceneDeleted: boolean;
+  sceneStatus: 'generating' | 'ready' | 'failed';
+  sceneVersion: number | null;
+  editsUpdatedAt: Date | null;
+}
+
+@Injectable()
+export class EmbedSessionsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async insert(session: EmbedSessionEntity): Promise<void> {
+    await this.db.getRepository(EmbedSessionEntity).insert(session);
+  }
+
+  /** Revokes one session of the organization; false when there was nothing to revoke. */
+  async revoke(organizationId: string, id: string, at: Date): Promise<boolean> {
+    const [, affected]: [unknown[], number] = await this.db.query(
+      `UPDATE embed_sessions SET revoked_at = $3, revoked_reason = 'revoked'
+        WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL`,
+      [id, organizationId, at],
+    );
+    return affected > 0;
+  }
+
+  async revokeForScene(tx: EntityManager, sceneId: string, at: Date): Promise<number> {
+    const [, affected]: [unknown[], number] = await tx.query(
+      `UPDATE embed_sessions SET revoked_at = $2, revoked_reason = 'scene_deleted' WHERE scene_id = $1 AND revoked_at IS NULL`,
+      [sceneId, at],
+    );
+    return affected;
+  }
+
+  findById(id: string): Promise<SessionWithScene | null> {
+    return this.findOne(`es.id = $1`, [id]);
+  }
+
+  findBySecretHash(hash: string): Promise<SessionWithScene | null> {
+    return this.findOne(`es.secret_hash = $1`, [hash]);
+  }
+
+  private async findOne(where: string, params: unknown[]): Promise<SessionWithScene | null> {
+    const rows: Array<Record<string, any>> = await this.db.query(
+      `SELECT es.id, es.organization_id, es.scene_id, es.origin, es.mode, es.theme, es.secret_hash, es.created_at,
+              es.expires_at, es.revoked_at, es.revoked_reason,
+              s.deleted_at AS scene_deleted_at, s.status AS scene_status, s.current_version AS scene_version,
+              s.source_asset_id AS scene_source_asset_id
+         FROM embed_sessions es JOIN scenes s ON s.id = es.scene_id
+        WHERE ${where}`,
+      params,
+    );
+    if (rows.length === 0) return null;
+    const r = rows[0];
+    return {
+      session: {
+        id: r.id,
+        organizationId: r.organization_id,
+        sceneId: r.scene_id,
+        origin: r.origin,
+        mode: r.mode,
+        theme: r.theme,
+        secretHash: r.secret_hash,
+        createdAt: r.created_at,
+        expiresAt: r.expires_at,
+        revokedAt: r.revoked_at,
+        revokedReason: r.revoked_reason,
+      },
+      scene: {
+        id: r.scene_id,
+        deleted: r.scene_deleted_at !== null,
+        status: r.scene_status,
+        version: r.scene_version,
+        sourceAssetId: r.scene_source_asset_id,
+      },
+    };
+  }
+
+  /** The watched state of many sessions in one query: one per studio process and tick. */
+  async watch(ids: string[]): Promise<WatchedState[]> {
+    if (ids.length === 0) return [];
+    const rows: Array<Record<string, any>> = await this.db.query(
+      `SELECT es.id, es.revoked_at, es.expires_at, s.deleted_at, s.status, s.current_version,
+              (SELECT max(o.updated_at) FROM operations o WHERE o.scene_id = s.id AND o.kind = 'scene.edit') AS edits_updated_at
+         FROM embed_sessions es JOIN scenes s ON s.id = es.scene_id
+        WHERE es.id = ANY($1)`,
+      [ids],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      revokedAt: r.revoked_at,
+      expiresAt: r.expires_at,
+      sceneDeleted: r.deleted_at !== null,
+      sceneStatus: r.status,
+      sceneVersion: r.current_version,
+      editsUpdatedAt: r.edits_updated_at,
+    }));
+  }
+}

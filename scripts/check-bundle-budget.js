@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// The studio page loads inside partners' pages, often on slow connections: its JavaScript and
+// CSS (our code and every library) must stay under a gzipped budget. Run after `vite build`.
+'use strict';
+const { readdirSync, readFileSync, statSync } = require('node:fs');
+const { join, relative } = require('node:path');
+const { gzipSync } = require('node:zlib');
+
+const BUDGET_BYTES = 300 * 1024;
+const root = join(__dirname, '..');
+const assets = join(root, 'dist/apps/studio/web/assets');
+
+function listFiles(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? listFiles(path) : [path];
+  });
+}
+
+let files;
+try {
+  files = listFiles(assets).filter((f) => /\.(m?js|css)$/.test(f));
+} catch {
+  console.error(`check-bundle-budget: ${relative(root, assets)} not found; run the studio build first.`);
+  process.exit(1);
+}
+if (files.length === 0) {
+  console.error('check-bundle-budget: no JS or CSS files in the studio bundle.');
+  process.exit(1);
+}
+
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+const rows = files
+  .map((file) => {
+    const bytes = readFileSync(file);
+    return { file: relative(assets, file), raw: bytes.length, gzip: gzipSync(bytes).length };
+  })
+  .sort((a, b) => b.gzip - a.gzip);
+
+const total = rows.reduce((sum, r) => sum + r.gzip, 0);
+const width = Math.max(...rows.map((r) => r.file.length), 5);
+console.log(`${'file'.padEnd(width)}  ${'raw'.padStart(10)}  ${'gzip'.padStart(10)}`);
+for (const r of rows) console.log(`${r.file.padEnd(width)}  ${kb(r.raw).padStart(10)}  ${kb(r.gzip).padStart(10)}`);
+console.log(`${'total'.padEnd(width)}  ${''.padStart(10)}  ${kb(total).padStart(10)}  (budget ${kb(BUDGET_BYTES)})`);
+
+if (total > BUDGET_BYTES) {
+  console.error(`check-bundle-budget: the studio bundle is ${kb(total - BUDGET_BYTES)} over its ${kb(BUDGET_BYTES)} gzipped budget.`);
+  process.exit(1);
+}

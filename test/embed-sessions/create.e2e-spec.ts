@@ -1,0 +1,232 @@
+import { createHash } from 'node:crypto';
+import { INestApplicationContext } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
+import { createOrganization, TestOrganization } from '../factories/organization.factory';
+import { createScene } from '../factories/scene.factory';
+import { RunningHttpApp, startApi, startWorker } from '../support/apps';
+import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { expectProblem } from '../support/problems';
+
+const EMBED_ORIGIN = 'http://localhost:3001';
+
+describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
+  let env: TestEnvironment;
+  let api: RunningHttpApp;
+  let worker: INestApplicationContext;
+  let testOrg: TestOrganization;
+  let liveOrg: TestOrganization;
+  let testScene: string;
+  let liveScene: string;
+
+  beforeAll(async () => {
+    env = await createTestEnvironment();
+    api = await startApi(env, { config: { PUBLIC_EMBED_ORIGIN: EMBED_ORIGIN } });
+    worker = await startWorker(env);
+    testOrg = await createOrganization(api.app, { test: true, origins: ['https://sandbox.acme.example'] });
+    liveOrg = await createOrganization(api.app, { test: false, origins: ['https://app.acme.example', 'https://app.acme.example:8443'] });
+    testScene = await readyScene(api, testOrg);
+    liveScene = await readyScene(api, liveOrg);
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    await api?.close();
+    await env?.dispose();
+  });
+
+  const valid = (overrides: Record<string, unknown> = {}) => ({ sceneId: testScene, origin: 'http://localhost:5173', mode: 'perform', ...overrides });
+
+  it('answers 201 with a secret URL, private and never stored in clear', async () => {
+    const res = await createEmbedSession(api, testOrg, valid({ expiresInSeconds: 600 }));
+    expect(res.status).toBe(201);
+    expect(res.headers['cache-control']).toBe('private, no-store');
+    expect(res.body).toEqual({
+      embedSessionId: expect.stringMatching(/^es_[0-9A-HJKMNP-TV-Z]{26}$/),
+      url: expect.any(String),
+      sceneId: testScene,
+      mode: 'perform',
+      origin: 'http://localhost:5173',
+      expiresAt: expect.any(String),
+      createdAt: expect.any(String),
+      theme: { partnerName: null, accentColor: '#4f8cff', colorScheme: 'dark', helpText: null },
+    });
+    expect(Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt)).toBe(600_000);
+    const url = parseEmbedUrl(res.body.url);
+    expect(url.origin).toBe(EMBED_ORIGIN);
+    expect(url.path).toBe(`/embed/${res.body.embedSessionId}`);
+    expect(url.search).toBe('');
+    expect(url.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const rows = await api.app.get(DataSource).query(`SELECT * FROM embed_sessions WHERE id = $1`, [res.body.embedSessionId]);
+    expect(rows[0].secret_hash).toBe(createHash('sha256').update(url.secret).digest('hex'));
+    expect(JSON.stringify(rows[0])).not.toContain(url.secret);
+  });
+
+  it('defaults expiresInSeconds to 3600 and applies the theme given', async () => {
+    const res = await createEmbedSession(
+      api,
+      testOrg,
+      valid({ mode: 'edit', theme: { partnerName: 'Acme', accentColor: '#FF6600', colorScheme: 'light', helpText: 'Ask Jo.' } }),
+    );
+    expect(res.status).toBe(201);
+    expect(Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt)).toBe(3_600_000);
+    expect(res.body.theme).toEqual({ partnerName: 'Acme', accentColor: '#ff6600', colorScheme: 'light', helpText: 'Ask Jo.' });
+  });
+
+  it('every session gets its own secret', async () => {
+    const a = parseEmbedUrl((await createEmbedSession(api, testOrg, valid())).body.url);
+    const b = parseEmbedUrl((await createEmbedSession(api, testOrg, valid())).body.url);
+    expect(a.secret).not.toBe(b.secret);
+  });
+
+  describe('validation (422 validation_failed)', () => {
+    it.each<[string, Record<string, unknown>, string]>([
+      ['sceneId missing', { sceneId: undefined }, 'sceneId'],
+      ['sceneId malformed', { sceneId: 'scn_x' }, 'sceneId'],
+      ['origin missing', { origin: undefined }, 'origin'],
+      ['mode missing', { mode: undefined }, 'mode'],
+      ['mode unknown', { mode: 'admin' }, 'mode'],
+      ['mode in upper case', { mode: 'EDIT' }, 'mode'],
+      ['expiresInSeconds 299', { expiresInSeconds: 299 }, 'expiresInSeconds'],
+      ['expiresInSeconds 86401', { expiresInSeconds: 86401 }, 'expiresInSeconds'],
+      ['expiresInSeconds fractional', { expiresInSeconds: 3600.5 }, 'expiresInSeconds'],
+      ['expiresInSeconds as a string', { expiresInSeconds: '3600' }, 'expiresInSeconds'],
+      ['theme not an object', { theme: 'dark' }, 'theme'],
+      ['accentColor short form', { theme: { accentColor: '#f60' } }, 'theme.accentColor'],
+      ['accentColor a name', { theme: { accentColor: 'orange' } }, 'theme.accentColor'],
+      ['accentColor without #', { theme: { accentColor: 'ff6600' } }, 'theme.accentColor'],
+      ['colorScheme unknown', { theme: { colorScheme: 'sepia' } }, 'theme.colorScheme'],
+      ['helpText not a string', { theme: { helpText: 42 } }, 'theme.helpText'],
+      ['partnerName empty', { theme: { partnerName: '' } }, 'theme.partnerName'],
+      ['partnerName of 81 characters', { theme: { partnerName: 'x'.repeat(81) } }, 'theme.partnerName'],
+      ['an unknown field', { scene: 'x' }, 'scene'],
+      ['an unknown theme field', { theme: { font: 'Comic Sans' } }, 'theme.font'],
+    ])('%s', async (_, overrides, field) => {
+      const body: Record<string, unknown> = valid(overrides);
+      for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
+      const res = await createEmbedSession(api, testOrg, body);
+      expectProblem(res, 422, 'validation_failed');
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    });
+
+    it.each([
+      'http://localhost:5173/',
+      'http://localhost:5173/path',
+      'http://localhost:5173?x=1',
+      'http://localhost:5173#frag',
+      'http://user:pw@localhost:5173',
+      'http://LOCALHOST:5173',
+      'https://sandbox.acme.example:443',
+      'http://localhost:80',
+      'sandbox.acme.example',
+      'null',
+      '*',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      ' http://localhost:5173',
+    ])('origin %p is not a serialized origin', async (origin) => {
+      const res = await createEmbedSession(api, testOrg, valid({ origin }));
+      expectProblem(res, 422, 'validation_failed');
+      expect(res.body.errors).toEqual([expect.objectContaining({ field: 'origin', code: 'invalid_format' })]);
+    });
+
+    it('accepts helpText null and the boundaries 300 and 86400', async () => {
+      expect((await createEmbedSession(api, testOrg, valid({ theme: { helpText: null } }))).status).toBe(201);
+      expect((await createEmbedSession(api, testOrg, valid({ expiresInSeconds: 300 }))).status).toBe(201);
+      expect((await createEmbedSession(api, testOrg, valid({ expiresInSeconds: 86400 }))).status).toBe(201);
+    });
+  });
+
+  describe('origin rules', () => {
+    it.each<[string, 'test' | 'live', string, 201 | 'origin_not_allowed']>([
+      ['live: an approved HTTPS origin', 'live', 'https://app.acme.example', 201],
+      ['live: an approved HTTPS origin with its port', 'live', 'https://app.acme.example:8443', 201],
+      ['live: the approved host on another port', 'live', 'https://app.acme.example:9443', 'origin_not_allowed'],
+      ['live: the approved host over http', 'live', 'http://app.acme.example', 'origin_not_allowed'],
+      ['live: a subdomain of an approved origin', 'live', 'https://evil.app.acme.example', 'origin_not_allowed'],
+      ['live: an unapproved HTTPS origin', 'live', 'https://other.example', 'origin_not_allowed'],
+      ['live: localhost', 'live', 'http://localhost:3000', 'origin_not_allowed'],
+      ['test: exact http://localhost:<port>', 'test', 'http://localhost:3000', 201],
+      ['test: another localhost port', 'test', 'http://localhost:65535', 201],
+      ['test: its approved HTTPS origin', 'test', 'https://sandbox.acme.example', 201],
+      ['test: localhost without a port', 'test', 'http://localhost', 'origin_not_allowed'],
+      ['test: https://localhost:<port>', 'test', 'https://localhost:3000', 'origin_not_allowed'],
+      ['test: 127.0.0.1', 'test', 'http://127.0.0.1:3000', 'origin_not_allowed'],
+      ['test: a look-alike localhost host', 'test', 'http://localhost.evil.example:3000', 'origin_not_allowed'],
+      ['test: an unapproved HTTPS origin', 'test', 'https://other.example', 'origin_not_allowed'],
+    ])('%s', async (_, kind, origin, expected) => {
+      const org = kind === 'test' ? testOrg : liveOrg;
+      const res = await createEmbedSession(api, org, { sceneId: kind === 'test' ? testScene : liveScene, origin, mode: 'edit' });
+      if (expected === 201) expect(res.status).toBe(201);
+      else expectProblem(res, 422, 'origin_not_allowed');
+    });
+  });
+
+  describe('the scene', () => {
+    it("unknown, another organization's, deleted and failed scenes answer alike: 404", async () => {
+      const deleted = await readyScene(api, testOrg);
+      await api.http().delete(`/v1/scenes/${deleted}`).set(testOrg.auth);
+      const answers = [];
+      for (const sceneId of ['scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE', liveScene, deleted]) {
+        const res = await createEmbedSession(api, testOrg, valid({ sceneId }));
+        expectProblem(res, 404, 'not_found');
+        answers.push({ ...res.body, requestId: undefined });
+      }
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[2]).toEqual(answers[0]);
+    });
+
+    it('a scene still generating can have a session (the studio shows its progress)', async () => {
+      const created = await createScene(api, testOrg, { prompt: 'just accepted' });
+      const sceneId = (await api.app.get(DataSource).query(`SELECT scene_id FROM operations WHERE id = $1`, [created.body.operationId]))[0].scene_id;
+      expect((await createEmbedSession(api, testOrg, valid({ sceneId }))).status).toBe(201);
+    });
+  });
+
+  describe('DELETE /v1/embed-sessions/{id}', () => {
+    const revokedAt = async (id: string) =>
+      (await api.app.get(DataSource).query(`SELECT revoked_at FROM embed_sessions WHERE id = $1`, [id]))[0].revoked_at;
+
+    it('revokes, idempotently, answering 204 every time', async () => {
+      const { embedSessionId } = (await createEmbedSession(api, testOrg, valid())).body;
+      for (let i = 0; i < 2; i++) {
+        const res = await api.http().delete(`/v1/embed-sessions/${embedSessionId}`).set(testOrg.auth);
+        expect(res.status).toBe(204);
+        expect(res.text).toBe('');
+      }
+      expect(await revokedAt(embedSessionId)).not.toBeNull();
+    });
+
+    it("another organization's DELETE answers 204 and leaves the session working", async () => {
+      const { embedSessionId } = (await createEmbedSession(api, testOrg, valid())).body;
+      const foreign = await api.http().delete(`/v1/embed-sessions/${embedSessionId}`).set(liveOrg.auth);
+      const unknown = await api.http().delete('/v1/embed-sessions/es_01JD3Z8Q4W6K2M9T5X7B1C0VHE').set(liveOrg.auth);
+      expect(foreign.status).toBe(204);
+      expect(unknown.status).toBe(204);
+      const keys = (h: Record<string, string>) => Object.keys(h).filter((k) => !['date', 'x-request-id', 'ratelimit-remaining', 'ratelimit-reset'].includes(k)).sort();
+      expect(keys(foreign.headers)).toEqual(keys(unknown.headers));
+      expect(await revokedAt(embedSessionId)).toBeNull();
+    });
+
+    it('400 invalid_id for ids that are not embed session ids', async () => {
+      for (const bad of ['es_1', 'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE', 'es_01jd3z8q4w6k2m9t5x7b1c0vhe']) {
+        expectProblem(await api.http().delete(`/v1/embed-sessions/${bad}`).set(testOrg.auth), 400, 'invalid_id');
+      }
+    });
+
+    it('deleting the scene revokes its active sessions in the same transaction', async () => {
+      const sceneId = await readyScene(api, testOrg);
+      const a = (await createEmbedSession(api, testOrg, valid({ sceneId }))).body.embedSessionId;
+      const b = (await createEmbedSession(api, testOrg, valid({ sceneId, mode: 'edit' }))).body.embedSessionId;
+      expect((await api.http().delete(`/v1/scenes/${sceneId}`).set(testOrg.auth)).status).toBe(204);
+      const rows = await api.app.get(DataSource).query(`SELECT revoked_at, revoked_reason FROM embed_sessions WHERE id = ANY($1)`, [[a, b]]);
+      expect(rows).toHaveLength(2);
+      for (const r of rows) expect(r).toMatchObject({ revoked_at: expect.any(Date), revoked_reason: 'scene_deleted' });
+    });
+  });
+
+  it('requires authentication like every partner route', async () => {
+    expectProblem(await api.http().post('/v1/embed-sessions').send(valid()), 401, 'unauthenticated');
+    expectProblem(await api.http().delete('/v1/embed-sessions/es_01JD3Z8Q4W6K2M9T5X7B1C0VHE'), 401, 'unauthenticated');
+  });
+});

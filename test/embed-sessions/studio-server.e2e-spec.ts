@@ -1,0 +1,294 @@
+import { ManualClock } from '@app/core';
+import { INestApplicationContext } from '@nestjs/common';
+import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
+import { createOrganization, TestOrganization } from '../factories/organization.factory';
+import { uploadImage } from '../factories/scene.factory';
+import { RunningHttpApp, startApi, startStudio, startWorker } from '../support/apps';
+import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { pollUntil } from '../support/poll';
+import { expectProblem } from '../support/problems';
+import { SseClient } from '../support/sse';
+
+const ORIGIN = 'http://localhost:5173';
+
+describe('the studio origin: page, studio API and server push', () => {
+  let env: TestEnvironment;
+  let api: RunningHttpApp;
+  let studio: RunningHttpApp;
+  let worker: INestApplicationContext;
+  let org: TestOrganization;
+  let other: TestOrganization;
+  let sceneId: string;
+  let sourceSceneId: string;
+  const clock = new ManualClock();
+
+  beforeAll(async () => {
+    env = await createTestEnvironment();
+    api = await startApi(env, { clock });
+    studio = await startStudio(env, { clock });
+    worker = await startWorker(env);
+    org = await createOrganization(api.app, { test: true });
+    other = await createOrganization(api.app, { test: true });
+    sceneId = await readyScene(api, org);
+    sourceSceneId = await readyScene(api, org, { prompt: 'From my photo', sourceAssetId: await uploadImage(api, org) });
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    await studio?.close();
+    await api?.close();
+    await env?.dispose();
+  });
+
+  beforeEach(() => clock.set(Date.now()));
+
+  async function session(mode: 'edit' | 'perform' | 'edit_and_perform' = 'perform', extra: Record<string, unknown> = {}) {
+    const res = await createEmbedSession(api, org, { sceneId, origin: ORIGIN, mode, ...extra });
+    expect(res.status).toBe(201);
+    const url = parseEmbedUrl(res.body.url);
+    return { id: res.body.embedSessionId as string, secret: url.secret, bearer: { Authorization: `Bearer ${url.secret}` } };
+  }
+
+  describe('GET /embed/{id}', () => {
+    it('serves the studio page framable only by the exact origin, uncached, without referrer', async () => {
+      const s = await session();
+      const res = await studio.http().get(`/embed/${s.id}`);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      const csp = res.headers['content-security-policy'];
+      expect(csp).toMatch(new RegExp(`^frame-ancestors ${ORIGIN}; `));
+      for (const rule of ["default-src 'self'", "script-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'none'"]) {
+        expect(csp).toContain(rule);
+      }
+      expect(csp).not.toContain('unsafe-inline');
+      expect(csp).not.toContain('unsafe-eval');
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
+      expect(res.headers['permissions-policy']).toContain('gamepad=(self)');
+      expect(res.headers['x-frame-options']).toBeUndefined();
+      expect(res.text).toContain('<script');
+    });
+
+    it('gives unknown, malformed, expired and revoked sessions one identical ended page', async () => {
+      const revoked = await session();
+      await api.http().delete(`/v1/embed-sessions/${revoked.id}`).set(org.auth);
+      const expired = await session('perform', { expiresInSeconds: 300 });
+      const deletedScene = await readyScene(api, org);
+      const orphan = (await createEmbedSession(api, org, { sceneId: deletedScene, origin: ORIGIN, mode: 'edit' })).body.embedSessionId;
+      await api.http().delete(`/v1/scenes/${deletedScene}`).set(org.auth);
+      clock.advance(300_000);
+      const pages = await Promise.all(
+        ['es_01JD3Z8Q4W6K2M9T5X7B1C0VHE', 'not-an-id', revoked.id, expired.id, orphan].map((id) => studio.http().get(`/embed/${id}`)),
+      );
+      const shape = (r: (typeof pages)[number]) => ({
+        status: r.status,
+        text: r.text,
+        csp: r.headers['content-security-policy'],
+        cache: r.headers['cache-control'],
+        referrer: r.headers['referrer-policy'],
+        headers: Object.keys(r.headers).filter((h) => !['date', 'x-request-id'].includes(h)).sort(),
+      });
+      for (const p of pages) expect(shape(p)).toEqual(shape(pages[0]));
+      expect(pages[0].status).toBe(404);
+      expect(pages[0].text).toContain('This session has ended');
+      expect(pages[0].headers['content-security-policy']).toMatch(/^frame-ancestors 'none'/);
+      expect(pages[0].headers['cache-control']).toBe('no-store');
+    });
+
+    it('serves the page bundle from /assets with long-lived caching', async () => {
+      const s = await session();
+      const html = (await studio.http().get(`/embed/${s.id}`)).text;
+      const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
+      const res = await studio.http().get(script);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/javascript/);
+      expect(res.headers['cache-control']).toContain('immutable');
+    });
+  });
+
+  describe('studio API authentication', () => {
+    it.each<[string, Record<string, string>]>([
+      ['no token', {}],
+      ['a malformed token', { Authorization: 'Bearer short' }],
+      ['an unknown token', { Authorization: `Bearer ${'A'.repeat(43)}` }],
+      ['a partner API key', { Authorization: 'Bearer sk_test_' + 'A'.repeat(43) }],
+    ])('%s → 401 unauthenticated', async (_, headers) => {
+      expectProblem(await studio.http().get('/studio-api/v1/session').set(headers), 401, 'unauthenticated');
+    });
+
+    it('a revoked session → 401 session_ended, reason revoked', async () => {
+      const s = await session();
+      await api.http().delete(`/v1/embed-sessions/${s.id}`).set(org.auth);
+      const res = await studio.http().get('/studio-api/v1/session').set(s.bearer);
+      expectProblem(res, 401, 'session_ended');
+      expect(res.body.reason).toBe('revoked');
+    });
+
+    it('an expired session → 401 session_ended, reason expired, decided by time at the request', async () => {
+      const s = await session('perform', { expiresInSeconds: 300 });
+      clock.advance(299_000);
+      expect((await studio.http().get('/studio-api/v1/session').set(s.bearer)).status).toBe(200);
+      clock.advance(1000);
+      const res = await studio.http().get('/studio-api/v1/session').set(s.bearer);
+      expectProblem(res, 401, 'session_ended');
+      expect(res.body.reason).toBe('expired');
+    });
+
+    it('a session whose scene was deleted → 401 session_ended', async () => {
+      const doomed = await readyScene(api, org);
+      const res = await createEmbedSession(api, org, { sceneId: doomed, origin: ORIGIN, mode: 'edit' });
+      const bearer = { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` };
+      expect((await studio.http().get('/studio-api/v1/session').set(bearer)).status).toBe(200);
+      await api.http().delete(`/v1/scenes/${doomed}`).set(org.auth);
+      expectProblem(await studio.http().get('/studio-api/v1/session').set(bearer), 401, 'session_ended');
+      expectProblem(await studio.http().get('/studio-api/v1/scene/versions/1/scene.glb').set(bearer), 401, 'session_ended');
+    });
+  });
+
+  describe('what each mode may do, enforced by the server', () => {
+    const routes: Array<[string, 'get' | 'post', string, Record<string, unknown> | undefined, Record<string, number>]> = [
+      ['session', 'get', '/studio-api/v1/session', undefined, { edit: 200, perform: 200, edit_and_perform: 200 }],
+      ['scene file', 'get', '/studio-api/v1/scene/versions/1/scene.glb', undefined, { edit: 200, perform: 200, edit_and_perform: 200 }],
+      ['scene spec', 'get', '/studio-api/v1/scene/versions/1/spec', undefined, { edit: 200, perform: 200, edit_and_perform: 200 }],
+      ['source image', 'get', '/studio-api/v1/source-image', undefined, { edit: 200, perform: 403, edit_and_perform: 200 }],
+      ['edit history', 'get', '/studio-api/v1/edits', undefined, { edit: 200, perform: 403, edit_and_perform: 200 }],
+      ['start an edit', 'post', '/studio-api/v1/edits', { instruction: 'make it night' }, { edit: 202, perform: 403, edit_and_perform: 202 }],
+    ];
+    const modes = ['edit', 'perform', 'edit_and_perform'] as const;
+
+    it.each(routes.flatMap(([name, method, path, body, expected]) => modes.map((mode) => [name, mode, method, path, body, expected[mode]] as const)))(
+      '%s in %s mode → %d',
+      async (_, mode, method, path, body, status) => {
+        const res = await createEmbedSession(api, org, { sceneId: sourceSceneId, origin: ORIGIN, mode });
+        const bearer = { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` };
+        const call = method === 'get' ? studio.http().get(path).set(bearer) : studio.http().post(path).set(bearer).send(body!);
+        const answer = await call;
+        expect(answer.status).toBe(status);
+        if (status === 403) expectProblem(answer, 403, 'forbidden');
+        expect(answer.headers['cache-control']).toBe('no-store');
+      },
+    );
+
+    it('reports the mode and capabilities as the server sees them', async () => {
+      for (const [mode, capabilities] of [
+        ['edit', { edit: true, perform: false }],
+        ['perform', { edit: false, perform: true }],
+        ['edit_and_perform', { edit: true, perform: true }],
+      ] as const) {
+        const s = await session(mode, { theme: { partnerName: 'Acme', accentColor: '#123abc', colorScheme: 'light', helpText: 'Hi' } });
+        const res = await studio.http().get('/studio-api/v1/session').set(s.bearer);
+        expect(res.body).toEqual({
+          embedSessionId: s.id,
+          mode,
+          origin: ORIGIN,
+          expiresAt: expect.any(String),
+          theme: { partnerName: 'Acme', accentColor: '#123abc', colorScheme: 'light', helpText: 'Hi' },
+          capabilities,
+          scene: { status: 'ready', version: 1, hasSourceImage: false },
+        });
+      }
+    });
+
+    it('serves real scene files: a glTF binary and its spec with camera presets', async () => {
+      const s = await session();
+      const glb = await studio.http().get('/studio-api/v1/scene/versions/1/scene.glb').set(s.bearer).buffer(true).parse((res, cb) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => cb(null, Buffer.concat(chunks)));
+      });
+      expect(glb.headers['content-type']).toBe('model/gltf-binary');
+      expect((glb.body as Buffer).subarray(0, 4).toString('latin1')).toBe('glTF');
+      const spec = await studio.http().get('/studio-api/v1/scene/versions/1/spec').set(s.bearer);
+      expect(spec.body.cameras.length).toBeGreaterThanOrEqual(3);
+      expect(spec.body.cameras[0]).toEqual({ id: expect.any(String), name: expect.any(String), position: expect.any(Array), target: expect.any(Array), focalLengthMm: expect.any(Number) });
+      expectProblem(await studio.http().get('/studio-api/v1/scene/versions/2/scene.glb').set(s.bearer), 404, 'not_found');
+      expectProblem(await studio.http().get('/studio-api/v1/scene/versions/0/spec').set(s.bearer), 404, 'not_found');
+    });
+
+    it("a session never reaches another organization's scene or files", async () => {
+      const foreignScene = await readyScene(api, other);
+      const s = await session();
+      const res = await studio.http().get('/studio-api/v1/session').set(s.bearer);
+      expect(res.body.embedSessionId).toBe(s.id);
+      expect(JSON.stringify(res.body)).not.toContain(foreignScene);
+    });
+  });
+
+  describe('server push', () => {
+    it('streams scene status, then session.ended within 2 s of a revocation', async () => {
+      const s = await session('edit');
+      const stream = await SseClient.open(`${studio.url}/studio-api/v1/events`, s.bearer);
+      try {
+        expect(stream.status).toBe(200);
+        expect(stream.headers!.get('content-type')).toBe('text/event-stream; charset=utf-8');
+        expect(stream.headers!.get('cache-control')).toBe('no-store');
+        expect((await stream.next('scene.status')).data).toEqual({ status: 'ready', version: 1 });
+        const revokedAt = Date.now();
+        await api.http().delete(`/v1/embed-sessions/${s.id}`).set(org.auth);
+        const ended = await stream.next('session.ended', 3000);
+        expect(ended.data).toEqual({ reason: 'revoked' });
+        expect(ended.receivedAt - revokedAt).toBeLessThan(2000);
+        await stream.done;
+        expect(stream.closed).toBe(true);
+      } finally {
+        stream.close();
+      }
+    });
+
+    it('ends the stream when the scene is deleted, and when the session expires', async () => {
+      const doomed = await readyScene(api, org);
+      const res = await createEmbedSession(api, org, { sceneId: doomed, origin: ORIGIN, mode: 'perform' });
+      const deletedStream = await SseClient.open(`${studio.url}/studio-api/v1/events`, { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` });
+      const expiring = await session('perform', { expiresInSeconds: 300 });
+      const expiringStream = await SseClient.open(`${studio.url}/studio-api/v1/events`, expiring.bearer);
+      try {
+        await api.http().delete(`/v1/scenes/${doomed}`).set(org.auth);
+        expect((await deletedStream.next('session.ended', 3000)).data).toEqual({ reason: 'revoked' });
+        clock.advance(300_000);
+        expect((await expiringStream.next('session.ended', 3000)).data).toEqual({ reason: 'expired' });
+      } finally {
+        deletedStream.close();
+        expiringStream.close();
+      }
+    });
+
+    it('tells the page about edits and new versions', async () => {
+      const fresh = await readyScene(api, org);
+      const res = await createEmbedSession(api, org, { sceneId: fresh, origin: ORIGIN, mode: 'edit' });
+      const bearer = { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` };
+      const stream = await SseClient.open(`${studio.url}/studio-api/v1/events`, bearer);
+      try {
+        await stream.next('scene.status');
+        const edit = await studio.http().post('/studio-api/v1/edits').set(bearer).send({ instruction: 'add fog' });
+        expect(edit.status).toBe(202);
+        expect(edit.body).toEqual({ operationId: expect.stringMatching(/^op_/), status: 'processing', createdAt: expect.any(String) });
+        await pollUntil(
+          async () => stream.events.filter((e) => e.event === 'scene.status').map((e) => e.data.version),
+          (versions) => versions.includes(2),
+          { what: 'version 2 to be pushed', timeoutMs: 15_000 },
+        );
+        const turns = (await studio.http().get('/studio-api/v1/edits').set(bearer)).body.turns;
+        expect(turns).toEqual([
+          expect.objectContaining({ operationId: edit.body.operationId, instruction: 'add fog', status: 'succeeded', version: 2 }),
+        ]);
+        expect(stream.events.some((e) => e.event === 'edit.updated')).toBe(true);
+        expect((await api.http().get(`/v1/scenes/${fresh}`).set(org.auth)).body.version).toBe(2);
+      } finally {
+        stream.close();
+      }
+    });
+
+    it('refuses a stream without a valid secret', async () => {
+      const stream = await SseClient.open(`${studio.url}/studio-api/v1/events`, { Authorization: `Bearer ${'B'.repeat(43)}` });
+      expect(stream.status).toBe(401);
+    });
+  });
+
+  it('edit validation: instruction required, 1 to 2000 characters, JSON only', async () => {
+    const s = await session('edit');
+    expectProblem(await studio.http().post('/studio-api/v1/edits').set(s.bearer).send({}), 422, 'validation_failed');
+    expectProblem(await studio.http().post('/studio-api/v1/edits').set(s.bearer).send({ instruction: 'x'.repeat(2001) }), 422, 'validation_failed');
+    expectProblem(await studio.http().post('/studio-api/v1/edits').set(s.bearer).send({ instruction: 'x', mode: 'perform' }), 422, 'validation_failed');
+    expectProblem(await studio.http().post('/studio-api/v1/edits').set(s.bearer).set('Content-Type', 'text/plain').send('x'), 415, 'unsupported_media_type');
+  });
+});

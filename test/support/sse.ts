@@ -1,0 +1,79 @@
+/** A server-sent events reader over fetch, as the studio page reads them (secret in a header). */
+export class SseClient {
+  readonly events: Array<{ event: string; data: any }> = [];
+  private waiters: Array<() => void> = [];
+  private readonly controller = new AbortController();
+  done: Promise<void> = Promise.resolve();
+  status = 0;
+  headers: Headers | null = null;
+
+  static async open(url: string, headers: Record<string, string>): Promise<SseClient> {
+    const c = new SseClient();
+    const res = await fetch(url, { headers, signal: c.controller.signal });
+    c.status = res.status;
+    c.headers = res.headers;
+    if (res.ok && res.body) c.done = c.read(res.body);
+    return c;
+  }
+
+  private async read(body: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let split: number;
+        while ((split = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, split);
+          buffer = buffer.slice(split + 2);
+          let event = 'message';
+          const data: string[] = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event: ')) event = line.slice(7);
+            else if (line.startsWith('data: ')) data.push(line.slice(6));
+          }
+          if (data.length) this.events.push({ event, data: JSON.parse(data.join('\n')) });
+          this.notify();
+        }
+      }
+    } catch {
+      // aborted or closed
+    } finally {
+      this.closed = true;
+      this.notify();
+    }
+  }
+
+  closed = false;
+
+  private notify(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const resolve of w) resolve();
+  }
+
+  /** Resolves with the first event of that name (already received or coming), or rejects after the deadline. */
+  async next(name: string, timeoutMs = 5000): Promise<{ event: string; data: any; receivedAt: number }> {
+    const deadline = Date.now() + timeoutMs;
+    let seen = 0;
+    for (;;) {
+      const found = this.events.slice(seen).find((e) => e.event === name);
+      if (found) return { ...found, receivedAt: Date.now() };
+      seen = this.events.length;
+      if (this.closed) throw new Error(`stream closed without ${name}; got ${JSON.stringify(this.events)}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no ${name} within ${timeoutMs} ms; got ${JSON.stringify(this.events)}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  close(): void {
+    this.controller.abort();
+  }
+}
