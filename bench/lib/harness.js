@@ -167,19 +167,23 @@ function freePort() {
 
 /**
  * Starts a node script as a child process and registers its termination. Output is kept (last
- * 64 KiB) for the error message if it dies.
+ * 64 KiB) for the error message if it dies. With `stdoutFile`, stdout goes to that file instead
+ * of through the bench: a process logging a line per request would otherwise spend the load
+ * generator's CPU on reading its logs.
  */
-function startNode(label, script, args, env) {
+function startNode(label, script, args, env, { stdoutFile } = {}) {
+  const stdoutFd = stdoutFile ? require('node:fs').openSync(stdoutFile, 'a') : 'pipe';
   const child = spawn(process.execPath, [script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', stdoutFd, 'pipe'],
   });
+  if (stdoutFile) require('node:fs').closeSync(stdoutFd);
   let output = '';
   const keep = (d) => {
     output = (output + d).slice(-64 * 1024);
   };
-  child.stdout.on('data', keep);
+  if (child.stdout) child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const stop = async () => {
@@ -194,12 +198,21 @@ function startNode(label, script, args, env) {
     pid: child.pid,
     child,
     exited,
-    output: () => output,
+    output: () => (stdoutFile ? tailOf(stdoutFile, 64 * 1024) : '') + output,
     stop: async () => {
       unregister();
       await stop();
     },
   };
+}
+
+function tailOf(file, bytes) {
+  try {
+    const text = readFileSync(file);
+    return text.subarray(Math.max(0, text.length - bytes)).toString('utf8');
+  } catch {
+    return '';
+  }
 }
 
 function get(port, path) {
@@ -317,17 +330,32 @@ function processCpuSeconds(pid) {
   }
 }
 
-/** CPU seconds of every process named `postgres` (backends that exit in between are missed). */
-function postgresCpuSeconds() {
-  let total = 0;
+/**
+ * CPU seconds of Postgres processes by pid: its background processes and the backends connected
+ * to `database`; every backend when `database` is undefined, none when it is false.
+ */
+function postgresCpuByPid(database) {
+  const out = new Map();
   for (const entry of require('node:fs').readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += processCpuSeconds(entry);
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      // A backend's title is "postgres: <cluster>: <user> <database> <host>(<port>) <state>".
+      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const backend = /\(\d+\)/.test(title);
+      if (backend && database !== undefined && !(database && title.includes(` ${database} `))) continue;
+      out.set(entry, processCpuSeconds(entry));
     } catch {
       /* gone */
     }
   }
+  return out;
+}
+
+/** CPU seconds of every process named `postgres` (backends that exit in between are missed). */
+function postgresCpuSeconds(database) {
+  let total = 0;
+  for (const v of postgresCpuByPid(database).values()) total += v;
   return total;
 }
 
@@ -338,17 +366,28 @@ function machineCpu() {
   return { busy: (total - idle) / CLK_TCK, total: total / CLK_TCK };
 }
 
-/** Snapshot now, call the result later: CPU seconds used in between by each party. */
-function cpuMeter(pid) {
-  const before = { server: processCpuSeconds(pid), postgres: postgresCpuSeconds(), bench: process.cpuUsage(), machine: machineCpu() };
+/**
+ * Snapshot now, call the result later: CPU seconds used in between by each party. With
+ * `database`, Postgres counts only that database's backends plus the shared background
+ * processes; `other` is what the machine spent beyond the parties (kernel threads, other work
+ * on the machine): a large `other` means the figures were disturbed.
+ */
+function cpuMeter(pid, { database } = {}) {
+  const before = { server: processCpuSeconds(pid), postgres: postgresCpuByPid(database), bench: process.cpuUsage(), machine: machineCpu() };
   return () => {
     const bench = process.cpuUsage(before.bench);
     const machine = machineCpu();
+    let postgres = 0;
+    for (const [p, v] of postgresCpuByPid(database)) postgres += v - (before.postgres.get(p) ?? 0);
+    const server = processCpuSeconds(pid) - before.server;
+    const machineBusy = machine.busy - before.machine.busy;
+    const benchSeconds = (bench.user + bench.system) / 1e6;
     return {
-      server: processCpuSeconds(pid) - before.server,
-      postgres: postgresCpuSeconds() - before.postgres,
-      bench: (bench.user + bench.system) / 1e6,
-      machineBusy: machine.busy - before.machine.busy,
+      server,
+      postgres,
+      bench: benchSeconds,
+      other: Math.max(0, machineBusy - server - postgres - benchSeconds),
+      machineBusy,
       machineTotal: machine.total - before.machine.total,
     };
   };

@@ -26,7 +26,23 @@ window.addEventListener('message', (event) => {
   if (!msg || msg.source !== 'scene-studio' || msg.version !== 1 || typeof msg.type !== 'string') return;
   window.partnerEvents.push(msg);
   const li = document.createElement('li');
-  li.textContent = `${new Date().toLocaleTimeString()}  ${msg.type}  ${JSON.stringify(msg.payload ?? {})}`;
+  const { video, cameraPath, ...shown } = msg.payload ?? {};
+  li.textContent = `${new Date().toLocaleTimeString()}  ${msg.type}  ${JSON.stringify(shown)}`;
+  // A finished take arrives with the video and its camera path: offer both as downloads here,
+  // since the studio's sandbox cannot download.
+  if (msg.type === 'recording.completed' && video instanceof Blob) {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    for (const [blob, name, label] of [
+      [video, `take-${stamp}.webm`, 'video'],
+      [new Blob([JSON.stringify(cameraPath ?? {}, null, 2)], { type: 'application/json' }), `take-${stamp}.camera-path.json`, 'camera path'],
+    ]) {
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(blob);
+      a.download = name;
+      a.textContent = ` Download ${label}`;
+      li.append(a);
+    }
+  }
   $('events').prepend(li);
 });
 

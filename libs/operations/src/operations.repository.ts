@@ -68,8 +68,8 @@ export class OperationsRepository {
   /**
    * The organization's operation, unless its scene has been deleted (then it is gone too).
    * This is the polling path, called far more often than anything else: plain SQL, because
-   * TypeORM's query builder spent more CPU building and mapping this one-row query than the
-   * driver spent running it (docs/performance.md).
+   * TypeORM's query builder spent more CPU building and mapping this one-row query than
+   * node-postgres spent sending it and parsing the reply (docs/performance.md).
    */
   async findVisible(organizationId: string, id: string): Promise<OperationEntity | null> {
     const rows: OperationRow[] = await this.db.query(

@@ -4,8 +4,9 @@ import { E_TIMEOUT, Semaphore, SemaphoreInterface, withTimeout } from 'async-mut
 
 /**
  * Bounds the uploads one api process handles at once. A waiting request's body is not read, so
- * TCP back-pressure keeps it on the client: memory stays near UPLOAD_CONCURRENCY × 20 MiB
- * however many partners upload together.
+ * TCP back-pressure keeps it on the client: memory stays bounded however many partners upload
+ * together. Measured (docs/performance.md): about 2.5 × the file size per slot on top of the
+ * process's base; more slots than cores add no throughput, only memory.
  */
 @Injectable()
 export class UploadGate {

@@ -1,13 +1,12 @@
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../config';
 import { databaseOptions } from './database.options';
 
 /**
- * Data source for the TypeORM command line (`npm run migration:generate -- <Name>`), which
- * needs the entities to diff the schema. The services never load it.
+ * Data source for the TypeORM command line (`npm run migration:show`; `npx typeorm
+ * migration:revert -d dist/libs/core/src/database/data-source.js`). Migrations are written by
+ * hand in SQL (partial unique indexes, CHECK constraints and storage settings that entity
+ * metadata cannot express), so the CLI only reads and applies them; `npm run migration:create
+ * -- libs/core/src/database/migrations/<VerbNoun>` starts a new one.
  */
-export default new DataSource({
-  ...databaseOptions(loadConfig(), 'typeorm-cli'),
-  entities: [join(__dirname, '../../../*/src/**/*.entity.{js,ts}')],
-});
+export default new DataSource({ ...databaseOptions(loadConfig(), 'typeorm-cli'), entities: [] });

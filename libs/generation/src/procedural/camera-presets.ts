@@ -49,9 +49,10 @@ export function cameraPresets(ground: Ground, focal: PropSpec | null): CameraPre
       id: 'top-down',
       name: 'Top down',
       // A hair off vertical so "up" on screen is the scene's back, not an arbitrary direction.
-      position: [0, h(0, 0) + S, S * 0.02],
+      // Low and wide rather than high and long, so thick fog (far at 0.75 S) still shows ground.
+      position: [0, h(0, 0) + S * 0.55, S * 0.012],
       target: [0, h(0, 0), 0],
-      focalLengthMm: 24,
+      focalLengthMm: 16,
     },
   ];
   return clampCameras(presets, ground);
@@ -71,7 +72,11 @@ export function clampCameras(cameras: readonly CameraPreset[], ground: Ground): 
   });
 }
 
-/** Vertical field of view of a full-frame (36×24 mm) lens. */
+/**
+ * Vertical field of view for the studio's frame: 16:9 across the full 36 mm width of a
+ * full-frame sensor (36 × 20.25 mm), the same lens model the studio's camera uses.
+ */
+export const FRAME_ASPECT = 16 / 9;
 export function yfovFromFocalLength(focalLengthMm: number): number {
-  return 2 * Math.atan(12 / focalLengthMm);
+  return 2 * Math.atan(36 / FRAME_ASPECT / 2 / focalLengthMm);
 }

@@ -3,7 +3,7 @@ import { createGltfIO } from '../glb';
 import { HexColor, SceneSpec, TerrainSpec, Vec3, WaterSpec } from '../scene-spec';
 import { Rgb, hexToLinear, hexToRgb, mixRgb, rgbToLinear } from './colors';
 import { cross, normalize } from './geometry';
-import { yfovFromFocalLength } from './camera-presets';
+import { FRAME_ASPECT, yfovFromFocalLength } from './camera-presets';
 import { Prng } from './prng';
 import { PartMaterial, partMaterial, propParts } from './prop-meshes';
 import { HeightField, createHeightField, smoothstep } from './terrain-field';
@@ -13,9 +13,6 @@ export interface BackdropTexture {
   bytes: Buffer;
   mimeType: string;
 }
-
-/** 36×24 mm: the sensor the presets' focal lengths refer to. */
-const SENSOR_ASPECT = 1.5;
 
 const io = createGltfIO();
 
@@ -59,7 +56,7 @@ export async function writeSceneGlb(spec: SceneSpec, texture: BackdropTexture | 
       .createCamera(preset.name)
       .setType('perspective')
       .setYFov(yfovFromFocalLength(preset.focalLengthMm))
-      .setAspectRatio(SENSOR_ASPECT)
+      .setAspectRatio(FRAME_ASPECT)
       .setZNear(0.1)
       .setZFar(Math.max(1000, spec.terrain.size * 8));
     scene.addChild(

@@ -200,7 +200,15 @@ export class PerformController implements PerformActions {
       this.takes.unshift(links);
       this.panel.addTake(links);
       if (notifyParent) {
-        this.host.post('recording.completed', { durationMs: take.durationMs, mimeType: take.mimeType, sizeBytes: take.video.size });
+        // The partner's sandbox (per the product's iframe rules) has no allow-downloads, so the
+        // take itself goes to the parent — posted only to the session's exact origin.
+        this.host.post('recording.completed', {
+          durationMs: take.durationMs,
+          mimeType: take.mimeType,
+          sizeBytes: take.video.size,
+          video: take.video,
+          cameraPath: take.path,
+        });
         this.host.announce(`Recording finished: take ${take.index}, ready to download.`);
       }
     };
