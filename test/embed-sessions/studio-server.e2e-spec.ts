@@ -99,10 +99,19 @@ describe('the studio origin: page, studio API and server push', () => {
       const s = await session();
       const html = (await studio.http().get(`/embed/${s.id}`)).text;
       const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
-      const res = await studio.http().get(script);
+      const res = await studio.http().get(script).set('Accept-Encoding', 'identity');
       expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBeUndefined();
       expect(res.headers['content-type']).toMatch(/javascript/);
       expect(res.headers['cache-control']).toContain('immutable');
+      // Compressed at build time and served so to browsers that accept it.
+      const br = await studio.http().get(script).set('Accept-Encoding', 'br, gzip').buffer(true).parse((r, cb) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => cb(null, Buffer.concat(chunks)));
+      });
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(Number(br.headers['content-length'])).toBeLessThan(Number(res.headers['content-length']) / 3);
     });
   });
 

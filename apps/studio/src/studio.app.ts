@@ -8,7 +8,8 @@ export async function configureStudioApp(app: NestFastifyApplication): Promise<N
   configureHttpApp(app);
   const assets = app.get(WebBundle).assetsDir;
   if (assets) {
-    // Hashed file names: safe to cache for good. They hold no secret.
+    // Hashed file names: safe to cache for good. They hold no secret. The build writes .br and
+    // .gz beside each file (scripts/compress-assets.js), served to browsers that accept them.
     await app.register(fastifyStatic as never, {
       root: assets,
       prefix: '/assets/',
@@ -16,6 +17,7 @@ export async function configureStudioApp(app: NestFastifyApplication): Promise<N
       maxAge: '365d',
       index: false,
       wildcard: true,
+      preCompressed: true,
     });
   }
   return app;

@@ -226,7 +226,12 @@ export class StudioViewport {
     this.renderedRevision = this.rig.revision;
     this.needsRender = false;
     this.frames++;
-    if (this.firstFrameAt === null) this.firstFrameAt = now;
+    if (this.firstFrameAt === null) {
+      // The first frame counts once the GPU has finished it, not when its draw was issued
+      // (with software WebGL the difference is most of the time). Only ever blocks once.
+      this.renderer.getContext().finish();
+      this.firstFrameAt = performance.now();
+    }
     for (const listener of this.renderListeners) listener(now);
   }
 
