@@ -22,10 +22,11 @@ const moduleNameMapper = {
 const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  // property-graph (a dependency of @gltf-transform/core) ships only ES modules, which jest's
-  // CommonJS runtime cannot require on Node 20: let swc compile it like our own code.
-  transform: { '^.+\\.(ts|mjs)$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!property-graph/)'],
+  // A few dependencies ship only ES modules (property-graph under @gltf-transform/core,
+  // content-disposition under @fastify/static), which jest's CommonJS runtime cannot require on
+  // Node 20 (Node itself can): let swc compile them like our own code.
+  transform: { '^.+\\.(ts|mjs|js)$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!(property-graph|content-disposition)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   moduleNameMapper,
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
