@@ -24,7 +24,7 @@ step('Building');
 run('npm', ['run', '--silent', 'build']);
 
 step('Applying database migrations');
-run(node, ['dist/apps/cli/src/main.js', 'migrate']);
+run(node, ['dist/apps/cli/src/main.js', 'migrate', '--create-database']);
 
 step('Local test organization');
 run(node, ['dist/apps/cli/src/main.js', 'org', 'bootstrap-local']);

@@ -1,3 +1,4 @@
+import { databaseUrl, dropDatabase } from '@app/core/testing';
 import { createTestEnvironment, TestEnvironment } from '../support/environment';
 import { RunningHttpApp, startApi } from '../support/apps';
 import { runCli } from '../support/processes';
@@ -30,6 +31,22 @@ describe('operator CLI', () => {
     const r = await json(['migrate']);
     expect(r.code).toBe(0);
     expect(r.body).toEqual({ applied: [] });
+  });
+
+  it('migrate --create-database creates a missing database, then migrates it', async () => {
+    const name = `ss_test_${process.env.SS_TEST_RUN_ID}_fresh`;
+    const url = databaseUrl(process.env.SS_TEST_SERVER_URL!, name);
+    try {
+      const first = await runCli(['migrate', '--create-database', '--json'], { ...cliEnv, DATABASE_URL: url });
+      expect(first.code).toBe(0);
+      const body = JSON.parse(first.stdout);
+      expect(body.createdDatabase).toBe(true);
+      expect(body.applied.length).toBeGreaterThanOrEqual(4);
+      const again = JSON.parse((await runCli(['migrate', '--create-database', '--json'], { ...cliEnv, DATABASE_URL: url })).stdout);
+      expect(again).toEqual({ createdDatabase: false, applied: [] });
+    } finally {
+      await dropDatabase(process.env.SS_TEST_SERVER_URL!, name);
+    }
   });
 
   it('org create prints the organization and a key that works; key revoke makes it 401', async () => {

@@ -1,4 +1,4 @@
-import { AppConfig, runMigrations } from '@app/core';
+import { AppConfig, ensureDatabase, runMigrations } from '@app/core';
 import { OrganizationsService } from '@app/organizations';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -21,12 +21,16 @@ async function withServices<T>(config: AppConfig, fn: (orgs: OrganizationsServic
   }
 }
 
-export async function migrate(config: AppConfig, o: Json): Promise<void> {
+export async function migrate(config: AppConfig, o: Json & { createDatabase?: boolean }): Promise<void> {
+  const created = o.createDatabase ? await ensureDatabase(config) : false;
   const applied = await runMigrations(config);
   await printResult(
     !!o.json,
-    { applied },
-    applied.length ? `Applied ${applied.length} migration(s):\n${applied.map((n) => `  ${n}`).join('\n')}` : 'Database is up to date.',
+    { ...(o.createDatabase ? { createdDatabase: created } : {}), applied },
+    [
+      ...(created ? ['Created the database.'] : []),
+      applied.length ? `Applied ${applied.length} migration(s):\n${applied.map((n) => `  ${n}`).join('\n')}` : 'Database is up to date.',
+    ].join('\n'),
   );
 }
 

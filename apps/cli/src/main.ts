@@ -14,7 +14,9 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
     .exitOverride();
   const json = ['--json', 'print one JSON object on stdout and nothing else'] as const;
 
-  program.command('migrate').description('run pending database migrations').option(...json)
+  program.command('migrate').description('run pending database migrations')
+    .option('--create-database', 'create the database first when it does not exist (local development)')
+    .option(...json)
     .action((o) => run((cfg) => c.migrate(cfg, o), !!o.json));
 
   const org = program.command('org').description('organizations');
