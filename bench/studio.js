@@ -324,26 +324,10 @@ function descendantCpu(root, exclude) {
 // ---------------------------------------------------------------------------------------------
 // The browser
 
-/** Debian's Chromium, headless, software WebGL: the flags of test/support/browser.ts. */
+/** Debian's Chromium, launched exactly as the browser tests launch it (scripts/chromium.js). */
 async function launchChromium() {
   const { chromium } = require('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-      '--enable-unsafe-swiftshader',
-      '--use-angle=swiftshader',
-      '--autoplay-policy=no-user-gesture-required',
-      '--host-resolver-rules=MAP localhost 127.0.0.1',
-    ],
-  });
+  const browser = await chromium.launch(require('../scripts/chromium').chromiumLaunchOptions());
   h.onCleanup('close Chromium', () => browser.close());
   return browser;
 }

@@ -3,26 +3,12 @@ import { join } from 'node:path';
 import { Browser, chromium, ConsoleMessage, Page } from 'playwright-core';
 import { ROOT } from './processes';
 
+// Shared with the studio benchmark, which is plain JavaScript.
+const { chromiumLaunchOptions } = require('../../scripts/chromium') as { chromiumLaunchOptions: () => Parameters<typeof chromium.launch>[0] };
+
 /** Debian's Chromium, headless, with WebGL through SwiftShader; never a downloaded browser. */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-      '--enable-unsafe-swiftshader',
-      '--use-angle=swiftshader',
-      '--autoplay-policy=no-user-gesture-required',
-      // localhost → IPv4 only: every server here listens on 127.0.0.1.
-      '--host-resolver-rules=MAP localhost 127.0.0.1',
-    ],
-  });
+  return chromium.launch(chromiumLaunchOptions());
 }
 
 /** Where screenshots go: a CI artifact, never committed (artifacts/ is ignored). */

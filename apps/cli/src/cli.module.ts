@@ -8,7 +8,7 @@ export class CliModule {
     return {
       module: CliModule,
       // Logs go to stderr so that stdout carries only the command's output.
-      imports: [CoreModule.forRoot({ app: 'cli', config, logging: { destination: 2 } }), OrganizationsModule],
+      imports: [CoreModule.forRoot({ app: 'cli', config, logging: { destination: 2, quietLevel: 'warn' } }), OrganizationsModule],
     };
   }
 }

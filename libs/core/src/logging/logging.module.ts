@@ -35,6 +35,11 @@ export const REDACT_PATHS = [
 export interface LoggingOptions {
   /** Where lines go; stdout by default, stderr for the CLI, a capture stream in tests. */
   destination?: DestinationStream | 1 | 2;
+  /**
+   * Used instead of the default `info` level: the CLI's output is its answer, and its boot
+   * chatter is noise. An explicit debug or trace LOG_LEVEL still wins.
+   */
+  quietLevel?: 'warn' | 'error';
 }
 
 export function createRootLogger(config: AppConfig, app: string, options: LoggingOptions = {}): PinoInstance {
@@ -42,9 +47,10 @@ export function createRootLogger(config: AppConfig, app: string, options: Loggin
     typeof options.destination === 'object'
       ? options.destination
       : pino.destination({ dest: options.destination ?? 1, sync: options.destination === 2 });
+  const level = options.quietLevel && config.logLevel === 'info' ? options.quietLevel : config.logLevel;
   return pino(
     {
-      level: config.logLevel,
+      level,
       base: { app },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },

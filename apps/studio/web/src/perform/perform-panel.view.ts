@@ -64,7 +64,7 @@ export class PerformPanel {
   private readonly takesHint = h('p', {
     className: 'hint',
     attrs: { hidden: true },
-    text: 'If a download does not start, the page embedding the studio does not allow downloads.',
+    text: 'Each take is also handed to the page embedding the studio, which offers it for download.',
   });
   private readonly gamepadStatus = h('p', { className: 'device-status', attrs: { id: 'gamepad-status' } });
   private readonly spaceMouseButton: HTMLButtonElement;
