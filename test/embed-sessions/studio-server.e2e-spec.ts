@@ -193,7 +193,7 @@ describe('the studio origin: page, studio API and server push', () => {
           expiresAt: expect.any(String),
           theme: { partnerName: 'Acme', accentColor: '#123abc', colorScheme: 'light', helpText: 'Hi' },
           capabilities,
-          scene: { status: 'ready', version: 1, hasSourceImage: false },
+          scene: { status: 'ready', version: 1, hasSourceImage: false, progress: null, error: null },
         });
       }
     });
@@ -231,7 +231,7 @@ describe('the studio origin: page, studio API and server push', () => {
         expect(stream.status).toBe(200);
         expect(stream.headers!.get('content-type')).toBe('text/event-stream; charset=utf-8');
         expect(stream.headers!.get('cache-control')).toBe('no-store');
-        expect((await stream.next('scene.status')).data).toEqual({ status: 'ready', version: 1 });
+        expect((await stream.next('scene.status')).data).toEqual({ status: 'ready', version: 1, progress: null, error: null });
         const revokedAt = Date.now();
         await api.http().delete(`/v1/embed-sessions/${s.id}`).set(org.auth);
         const ended = await stream.next('session.ended', 3000);

@@ -12,6 +12,31 @@ export interface SessionWithScene {
     status: 'generating' | 'ready' | 'failed';
     version: number | null;
     sourceAssetId: string | null;
+    /** While the first version is generating: 0 to 1. */
+    progress: number | null;
+    /** When creation failed: the creating operation's safe error. */
+    error: SceneFailure | null;
+  };
+}
+
+export interface SceneFailure {
+  code: string;
+  message: string;
+  retryable: boolean;
+}
+
+/** The creating operation's progress and safe error, next to the scene's own columns. */
+const CREATION = `
+  c.progress AS creation_progress, c.error_code AS creation_error_code, c.error_message AS creation_error_message,
+  c.error_retryable AS creation_error_retryable`;
+
+function creationOf(r: Record<string, any>, status: string): { progress: number | null; error: SceneFailure | null } {
+  return {
+    progress: status === 'generating' ? (r.creation_progress ?? 0) : null,
+    error:
+      status === 'failed' && r.creation_error_code
+        ? { code: r.creation_error_code, message: r.creation_error_message, retryable: r.creation_error_retryable ?? false }
+        : null,
   };
 }
 
@@ -23,6 +48,8 @@ export interface WatchedState {
   sceneDeleted: boolean;
   sceneStatus: 'generating' | 'ready' | 'failed';
   sceneVersion: number | null;
+  sceneProgress: number | null;
+  sceneError: SceneFailure | null;
   editsUpdatedAt: Date | null;
 }
 
@@ -65,8 +92,9 @@ export class EmbedSessionsRepository {
       `SELECT es.id, es.organization_id, es.scene_id, es.origin, es.mode, es.theme, es.secret_hash, es.created_at,
               es.expires_at, es.revoked_at, es.revoked_reason,
               s.deleted_at AS scene_deleted_at, s.status AS scene_status, s.current_version AS scene_version,
-              s.source_asset_id AS scene_source_asset_id
+              s.source_asset_id AS scene_source_asset_id, ${CREATION}
          FROM embed_sessions es JOIN scenes s ON s.id = es.scene_id
+         LEFT JOIN operations c ON c.id = s.creating_operation_id
         WHERE ${where}`,
       params,
     );
@@ -92,6 +120,7 @@ export class EmbedSessionsRepository {
         status: r.scene_status,
         version: r.scene_version,
         sourceAssetId: r.scene_source_asset_id,
+        ...creationOf(r, r.scene_status),
       },
     };
   }
@@ -100,20 +129,26 @@ export class EmbedSessionsRepository {
   async watch(ids: string[]): Promise<WatchedState[]> {
     if (ids.length === 0) return [];
     const rows: Array<Record<string, any>> = await this.db.query(
-      `SELECT es.id, es.revoked_at, es.expires_at, s.deleted_at, s.status, s.current_version,
+      `SELECT es.id, es.revoked_at, es.expires_at, s.deleted_at, s.status, s.current_version, ${CREATION},
               (SELECT max(o.updated_at) FROM operations o WHERE o.scene_id = s.id AND o.kind = 'scene.edit') AS edits_updated_at
          FROM embed_sessions es JOIN scenes s ON s.id = es.scene_id
+         LEFT JOIN operations c ON c.id = s.creating_operation_id
         WHERE es.id = ANY($1)`,
       [ids],
     );
-    return rows.map((r) => ({
-      id: r.id,
-      revokedAt: r.revoked_at,
-      expiresAt: r.expires_at,
-      sceneDeleted: r.deleted_at !== null,
-      sceneStatus: r.status,
-      sceneVersion: r.current_version,
-      editsUpdatedAt: r.edits_updated_at,
-    }));
+    return rows.map((r) => {
+      const creation = creationOf(r, r.status);
+      return {
+        id: r.id,
+        revokedAt: r.revoked_at,
+        expiresAt: r.expires_at,
+        sceneDeleted: r.deleted_at !== null,
+        sceneStatus: r.status,
+        sceneVersion: r.current_version,
+        sceneProgress: creation.progress,
+        sceneError: creation.error,
+        editsUpdatedAt: r.edits_updated_at,
+      };
+    });
   }
 }

@@ -37,6 +37,10 @@ export class OperationEntity {
   @Column({ name: 'error_retryable', type: 'boolean', nullable: true })
   errorRetryable: boolean | null;
 
+  /** 0 to 1 while processing, by stage (inputs loaded, generated, stored). */
+  @Column({ type: 'real', nullable: true })
+  progress: number | null;
+
   /** Set once the job is known to be in the queue; the reconciler re-enqueues when it is not. */
   @Column({ name: 'enqueued_at', type: 'timestamptz', nullable: true })
   enqueuedAt: Date | null;

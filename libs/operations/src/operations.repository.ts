@@ -15,6 +15,7 @@ const OPERATION_COLUMNS = [
   'o.error_code',
   'o.error_message',
   'o.error_retryable',
+  'o.progress',
   'o.enqueued_at',
   'o.created_at',
   'o.updated_at',
@@ -32,6 +33,7 @@ interface OperationRow {
   error_code: string | null;
   error_message: string | null;
   error_retryable: boolean | null;
+  progress: number | null;
   enqueued_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -50,6 +52,7 @@ function toOperationEntity(r: OperationRow): OperationEntity {
     errorCode: r.error_code,
     errorMessage: r.error_message,
     errorRetryable: r.error_retryable,
+    progress: r.progress,
     enqueuedAt: r.enqueued_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -96,7 +99,7 @@ export class OperationsRepository {
   /** Only a processing operation moves; returns false when someone else finished it first. */
   async markSucceeded(tx: EntityManager, id: string, version: number, at: Date): Promise<boolean> {
     const res: [unknown[], number] = await tx.query(
-      `UPDATE operations SET status = 'succeeded', version = $2, updated_at = $3, completed_at = $3
+      `UPDATE operations SET status = 'succeeded', version = $2, progress = 1, updated_at = $3, completed_at = $3
         WHERE id = $1 AND status = 'processing'`,
       [id, version, at],
     );
@@ -111,6 +114,11 @@ export class OperationsRepository {
       [id, error.code, error.message, error.retryable, at],
     );
     return res[1] === 1;
+  }
+
+  /** Progress of a processing operation (0 to 1); also counts as progress for the reconciler. */
+  async setProgress(id: string, progress: number, at: Date): Promise<void> {
+    await this.db.query(`UPDATE operations SET progress = $2, updated_at = $3 WHERE id = $1 AND status = 'processing'`, [id, progress, at]);
   }
 
   async touch(id: string, at: Date): Promise<void> {

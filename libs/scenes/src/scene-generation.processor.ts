@@ -75,6 +75,7 @@ export class SceneGenerationProcessor {
       await this.fail(op, OperationFailures.sceneDeleted());
       return { discarded: 'scene deleted' };
     }
+    await this.operations.setProgress(op.id, 0.1, this.clock.now());
     const base = op.kind === 'scene.edit' ? scene.currentVersion : null;
     if (op.kind === 'scene.edit' && base === null) throw new Error('edit of a scene without a version');
     const version = base === null ? 1 : base + 1;
@@ -85,7 +86,9 @@ export class SceneGenerationProcessor {
       source: await this.sourceOf(scene),
       edit: op.kind === 'scene.edit' ? { previousSpec: await this.specOf(scene.id, base!), instruction: op.instruction ?? '' } : null,
     };
+    await this.operations.setProgress(op.id, 0.25, this.clock.now());
     const generated = await this.generator.generate(request);
+    await this.operations.setProgress(op.id, 0.9, this.clock.now());
     return this.scenes.transaction((tx) => this.commit(tx, op, scene.id, base, version, generated.spec, generated.glb));
   }
 

@@ -166,6 +166,7 @@ function newOperation(
     errorCode: null,
     errorMessage: null,
     errorRetryable: null,
+    progress: 0,
     enqueuedAt: null,
     createdAt: now,
     updatedAt: now,

@@ -28,7 +28,13 @@ export class StudioApiController {
       expiresAt: session.expiresAt.toISOString(),
       theme: session.theme,
       capabilities: capabilitiesOf(session.mode),
-      scene: { status: scene.status, version: scene.version, hasSourceImage: scene.sourceAssetId !== null },
+      scene: {
+        status: scene.status,
+        version: scene.version,
+        hasSourceImage: scene.sourceAssetId !== null,
+        progress: scene.progress,
+        error: scene.error,
+      },
     };
   }
 

@@ -14,6 +14,7 @@ interface Stream {
   raw: ServerResponse;
   status: string;
   version: number | null;
+  progress: number | null;
   editsUpdatedAt: number | null;
   lastWriteAt: number;
 }
@@ -57,12 +58,13 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
       raw,
       status: scene.status,
       version: scene.version,
+      progress: scene.progress,
       editsUpdatedAt: null,
       lastWriteAt: Date.now(),
     };
     this.streams.add(stream);
     raw.on('close', () => this.streams.delete(stream));
-    this.send(stream, 'scene.status', { status: scene.status, version: scene.version });
+    this.send(stream, 'scene.status', { status: scene.status, version: scene.version, progress: scene.progress, error: scene.error });
     this.timer ??= setInterval(() => void this.tick(), WATCH_INTERVAL_MS);
   }
 
@@ -102,10 +104,11 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
       this.streams.delete(stream);
       return;
     }
-    if (state!.sceneStatus !== stream.status || state!.sceneVersion !== stream.version) {
+    if (state!.sceneStatus !== stream.status || state!.sceneVersion !== stream.version || state!.sceneProgress !== stream.progress) {
       stream.status = state!.sceneStatus;
       stream.version = state!.sceneVersion;
-      this.send(stream, 'scene.status', { status: stream.status, version: stream.version });
+      stream.progress = state!.sceneProgress;
+      this.send(stream, 'scene.status', { status: stream.status, version: stream.version, progress: stream.progress, error: state!.sceneError });
     }
     const editsAt = state!.editsUpdatedAt?.getTime() ?? null;
     if (editsAt !== stream.editsUpdatedAt) {

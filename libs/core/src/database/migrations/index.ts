@@ -2,6 +2,7 @@ import { CreateOrganizations1795266471184 } from './1795266471184-CreateOrganiza
 import { CreateImageAssets1795267204438 } from './1795267204438-CreateImageAssets';
 import { CreateScenesAndOperations1795267900000 } from './1795267900000-CreateScenesAndOperations';
 import { CreateEmbedSessions1795270800000 } from './1795270800000-CreateEmbedSessions';
+import { AddOperationProgress1795276000000 } from './1795276000000-AddOperationProgress';
 
 /**
  * Every migration, in order. Listed explicitly rather than globbed so that the same list works
@@ -12,4 +13,5 @@ export const migrations = [
   CreateImageAssets1795267204438,
   CreateScenesAndOperations1795267900000,
   CreateEmbedSessions1795270800000,
+  AddOperationProgress1795276000000,
 ];
