@@ -12,12 +12,12 @@
 // figures are printed, not asserted: the exit code is 0 whatever they are. Method, machine and
 // results: docs/performance.md.
 
-const { randomBytes } = require('node:crypto');
 const { join } = require('node:path');
 const sharp = require('sharp');
 const h = require('./lib/harness');
 const { photoPng, photoPngOfSize } = require('./lib/images');
 const { closedLoop, multipartBody, post } = require('./lib/load');
+const { cpuMeter } = require('./lib/machine');
 
 const { MiB, fmt, mib, log, percentile } = h;
 
@@ -81,6 +81,17 @@ async function runBaseline(bodies) {
   await h.waitFor200(server, port, '/');
   log(`baseline: ${options.clients} clients for ${options.duration} s against node:http on :${port}`);
   const rss = new h.RssSampler(server.pid, options.sampleMs);
+  const { load, cpu, memory } = await uploadLoad({ port, pid: server.pid, bodies, rss });
+  await server.stop();
+  return { load, memory, cpu };
+}
+
+/**
+ * `options.clients` closed-loop clients uploading `bodies` for `options.duration` s; the server's
+ * RSS (`rss`) and the CPU (Postgres: `database`'s backends, none without) are measured over the
+ * load. `onStart` runs as it starts.
+ */
+async function uploadLoad({ port, pid, database, bodies, headers, rss, onStart = () => {} }) {
   let cpuUsed;
   const load = await closedLoop({
     port,
@@ -88,38 +99,23 @@ async function runBaseline(bodies) {
     clients: options.clients,
     durationMs: options.duration * 1000,
     bodies,
+    headers,
     onStart: () => {
       rss.start();
-      cpuUsed = h.cpuMeter(server.pid, { database: false });
+      cpuUsed = cpuMeter({ pid, database });
+      onStart();
     },
   });
   const cpu = cpuUsed();
   const memory = rss.stop();
-  await server.stop();
-  return { load, memory, cpu };
+  return { load, cpu, memory };
 }
 
 async function runApi(bodies, images) {
-  const db = await h.createDatabase();
-  const queuePrefix = `bench-${randomBytes(4).toString('hex')}`;
-  h.onCleanup(`delete Redis keys ${queuePrefix}:*`, () => h.deleteRedisPrefix(queuePrefix));
-  const port = await h.freePort();
-  const env = {
-    NODE_ENV: 'production',
-    DATABASE_URL: db.url,
-    QUEUE_PREFIX: queuePrefix,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_REQUESTS: '1000000',
-    HOST: '127.0.0.1',
-    API_PORT: String(port),
-    PUBLIC_API_URL: `http://127.0.0.1:${port}`,
-  };
-  log(`database ${db.name}: migrating, creating a test organization`);
-  h.cliJson(['migrate'], env);
-  const org = h.cliJson(['org', 'create', '--name', 'Bench', '--test'], env);
-
-  const api = h.startNode('api', join(h.ROOT, 'dist/apps/api/src/main.js'), [], env);
-  await h.waitFor200(api, port, '/readyz');
+  const stack = await h.prepareStack();
+  const { db } = stack;
+  const port = stack.ports.api;
+  const api = await h.startApp(stack, 'api');
   const rssAtReady = await h.restingRss(api.pid);
   const settings = {
     uploadConcurrency: process.env.UPLOAD_CONCURRENCY || '4 (default)',
@@ -128,10 +124,11 @@ async function runApi(bodies, images) {
   };
   log(`api pid ${api.pid} on :${port}; UPLOAD_CONCURRENCY=${settings.uploadConcurrency}`);
 
-  const auth = { authorization: `Bearer ${org.apiKey}` };
+  const auth = { authorization: stack.authorization };
+  const upload = ({ body, contentType }) =>
+    post({ port, path: '/v1/image-assets', agent: false, headers: { ...auth, 'content-type': contentType }, body });
   const small = multipartBody(images.small.png);
-  const uploadSmall = () =>
-    post({ port, path: '/v1/image-assets', agent: false, headers: { ...auth, 'content-type': small.contentType }, body: small.body });
+  const uploadSmall = () => upload(small);
   const expect201 = (r, what) => {
     if (r.status !== 201) throw new Error(`${what}: expected 201, got ${r.status || r.error}: ${r.text}`);
     return r;
@@ -141,18 +138,14 @@ async function runApi(bodies, images) {
   log(`warm-up: ${options.warmup} uploads of each image, one at a time`);
   for (let i = 0; i < options.warmup; i++) {
     expect201(await uploadSmall(), 'warm-up');
-    const b = bodies[i % bodies.length];
-    expect201(
-      await post({ port, path: '/v1/image-assets', agent: false, headers: { ...auth, 'content-type': b.contentType }, body: b.body }),
-      'warm-up',
-    );
+    expect201(await upload(bodies[i % bodies.length]), 'warm-up');
   }
 
   log(`validation: ${options.samples} uploads of the ${images.small.width}×${images.small.height} PNG, one at a time`);
   const validation = [];
   const validationLatency = [];
   const validationStarted = performance.now();
-  const validationCpuUsed = h.cpuMeter(api.pid, { database: db.name });
+  const validationCpuUsed = cpuMeter({ pid: api.pid, database: db.name });
   for (let i = 0; i < options.samples; i++) {
     const r = expect201(await uploadSmall(), 'validation sample');
     validation.push(serverTimingValidate(r.headers));
@@ -168,23 +161,18 @@ async function runApi(bodies, images) {
   const rss = new h.RssSampler(api.pid, options.sampleMs);
   rss.resetPeak();
   const dbBefore = await h.databaseSizeBytes(db.url);
-  let cpuUsed;
   let scraper = null;
-  const load = await closedLoop({
+  const { load, cpu, memory } = await uploadLoad({
     port,
-    path: '/v1/image-assets',
-    clients: options.clients,
-    durationMs: options.duration * 1000,
+    pid: api.pid,
+    database: db.name,
     bodies,
     headers: auth,
+    rss,
     onStart: () => {
-      rss.start();
-      cpuUsed = h.cpuMeter(api.pid, { database: db.name });
       if (options.metrics) scraper = scrapeMemoryMetrics(port);
     },
   });
-  const cpu = cpuUsed();
-  const memory = rss.stop();
   const breakdown = scraper ? await scraper.stop() : null;
   const rssAfter = await h.restingRss(api.pid);
   const dbAfter = await h.databaseSizeBytes(db.url);
@@ -321,10 +309,12 @@ function printSummary(images, baseline, api) {
       `${fmt((a.drainedMs - api.load.durationMs) / 1000, 1)} s` + (b ? `, baseline ${b.afterWindow}` : ''),
   );
   const cpuText = (c, sec) => {
+    // No Redis column here: Redis counts as other work (the meter's own `other` leaves it out).
+    const other = Math.max(0, c.machineBusy - c.server - c.postgres - c.bench);
     return (
       `${fmt(c.machineBusy / sec, 2)} of ${fmt(c.machineTotal / sec, 0)} cores busy (server ${fmt(c.server / sec, 2)}, ` +
-      `postgres ${fmt(c.postgres / sec, 2)}, load generator ${fmt(c.bench / sec, 2)}, other ${fmt(c.other / sec, 2)})` +
-      (c.other / sec > DISTURBED_CORES ? ' — WARNING: other work on the machine disturbed this load' : '')
+      `postgres ${fmt(c.postgres / sec, 2)}, load generator ${fmt(c.bench / sec, 2)}, other ${fmt(other / sec, 2)})` +
+      (other / sec > DISTURBED_CORES ? ' — WARNING: other work on the machine disturbed this load' : '')
     );
   };
   if (b) out.push(`- CPU, baseline load: ${cpuText(baseline.cpu, baseline.load.drainedMs / 1000)}`);

@@ -14,11 +14,11 @@
 // without errors; end-to-end p50 < 1 s. Exit code 1 when a target is missed.
 // The api runs as production would (NODE_ENV=production, LOG_LEVEL=info: one line per request).
 
-const { randomBytes, randomUUID } = require('node:crypto');
+const { randomUUID } = require('node:crypto');
 const { createReadStream, rmSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const { availableParallelism, tmpdir } = require('node:os');
-const { join, resolve } = require('node:path');
+const { join } = require('node:path');
 const h = require('./lib/harness');
 const { measure, merge } = require('./lib/cannon');
 const { cpuMeter, waitForQuiet } = require('./lib/machine');
@@ -122,29 +122,14 @@ h.runBench(async () => {
 // Processes
 
 async function startStack() {
-  const db = await h.createDatabase();
-  const queuePrefix = `bench-${randomBytes(4).toString('hex')}`;
-  h.onCleanup(`delete Redis keys ${queuePrefix}:*`, () => h.deleteRedisPrefix(queuePrefix));
-  const apiPort = await h.freePort();
-  const env = {
-    NODE_ENV: 'production',
-    DATABASE_URL: db.url,
-    QUEUE_PREFIX: queuePrefix,
-    LOG_LEVEL: options.logLevel,
-    RATE_LIMIT_REQUESTS: '1000000',
-    HOST: '127.0.0.1',
-    API_PORT: String(apiPort),
-    PUBLIC_API_URL: `http://127.0.0.1:${apiPort}`,
-  };
-  log(`database ${db.name}: migrating, creating a test organization`);
-  h.cliJson(['migrate'], env);
-  const org = h.cliJson(['org', 'create', '--name', 'Bench', '--test'], env);
-  const logFile = join(tmpdir(), `scene-studio-bench-${queuePrefix}.log`);
+  // The worker starts later, for the end-to-end scenes only.
+  const stack = await h.prepareStack({ apps: ['api', 'worker'], logLevel: options.logLevel });
+  const logFile = join(tmpdir(), `scene-studio-bench-${stack.queuePrefix}.log`);
   h.onCleanup(`remove ${logFile}`, () => rmSync(logFile, { force: true }));
-  const api = h.startNode('api', resolve(h.ROOT, options.apiDist, 'apps/api/src/main.js'), [], env, { stdoutFile: logFile });
-  await h.waitFor200(api, apiPort, '/readyz');
-  log(`api on :${apiPort} (pid ${api.pid}), LOG_LEVEL=${options.logLevel}, queue prefix ${queuePrefix}, request log → ${logFile}`);
-  return { db, env, api, apiPort, logFile, authorization: `Bearer ${org.apiKey}` };
+  const api = await h.startApp(stack, 'api', { dist: options.apiDist, stdoutFile: logFile });
+  const apiPort = stack.ports.api;
+  log(`api on :${apiPort} (pid ${api.pid}), LOG_LEVEL=${options.logLevel}, queue prefix ${stack.queuePrefix}, request log → ${logFile}`);
+  return { ...stack, api, apiPort, logFile };
 }
 
 async function startBaseline(stack) {
@@ -198,8 +183,8 @@ function request(port, method, path, { headers = {}, body, agent } = {}) {
   });
 }
 
-function createScene(stack, agent) {
-  return request(stack.apiPort, 'POST', '/v1/scenes', {
+function createScene(stack, { port = stack.apiPort, agent } = {}) {
+  return request(port, 'POST', '/v1/scenes', {
     agent,
     headers: { authorization: stack.authorization, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
     body: JSON.stringify({ prompt: PROMPT }),
@@ -222,10 +207,7 @@ async function checkEquivalent(stack, baseline, operationId) {
     throw new Error(`api and baseline disagree on ${path}:\n  api      ${a.status} ${a.text}\n  baseline ${b.status} ${b.text}`);
   }
   if (a.json.status !== 'processing' || !a.headers['retry-after']) throw new Error(`expected a processing operation with Retry-After: ${a.text}`);
-  const c = await request(baseline.port, 'POST', '/v1/scenes', {
-    headers: { authorization: stack.authorization, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: JSON.stringify({ prompt: PROMPT }),
-  });
+  const c = await createScene(stack, { port: baseline.port });
   if (c.status !== 202 || !/^op_/.test(c.json?.operationId ?? '')) throw new Error(`baseline POST /v1/scenes answered ${c.status}: ${c.text}`);
   const viaApi = await request(stack.apiPort, 'GET', c.headers.location, { headers });
   if (viaApi.status !== 200) throw new Error(`the api cannot read the baseline's operation: ${viaApi.status} ${viaApi.text}`);
@@ -235,16 +217,14 @@ async function checkEquivalent(stack, baseline, operationId) {
 // End to end: POST, then poll every `pollMs` until succeeded, one scene at a time, one worker.
 
 async function endToEnd(stack) {
-  const workerPort = await h.freePort();
-  const worker = h.startNode('worker', resolve(h.ROOT, options.apiDist, 'apps/worker/src/main.js'), [], { ...stack.env, WORKER_PORT: String(workerPort) });
-  await h.waitFor200(worker, workerPort, '/readyz');
-  log(`worker on :${workerPort} (pid ${worker.pid}); ${options.sceneWarmup} warm-up + ${options.scenes} scenes, one at a time, polled every ${options.pollMs} ms`);
+  const worker = await h.startApp(stack, 'worker', { dist: options.apiDist });
+  log(`worker on :${stack.ports.worker} (pid ${worker.pid}); ${options.sceneWarmup} warm-up + ${options.scenes} scenes, one at a time, polled every ${options.pollMs} ms`);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const samples = [];
   try {
     for (let i = 0; i < options.sceneWarmup + options.scenes; i++) {
       const t0 = performance.now();
-      const created = await createScene(stack, agent);
+      const created = await createScene(stack, { agent });
       if (created.status !== 202) throw new Error(`POST /v1/scenes answered ${created.status}: ${created.text}`);
       const acceptedMs = performance.now() - t0;
       let op;

@@ -18,14 +18,14 @@
 // and results: docs/performance.md.
 
 const { spawnSync } = require('node:child_process');
-const { randomBytes, randomUUID } = require('node:crypto');
+const { randomUUID } = require('node:crypto');
 const { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const { tmpdir } = require('node:os');
 const { extname, join, relative } = require('node:path');
 const { gzipSync } = require('node:zlib');
 const h = require('./lib/harness');
-const { cpuMeter, waitForQuiet } = require('./lib/machine');
+const { cpuMeter, descendantCpuSeconds, waitForQuiet } = require('./lib/machine');
 
 const { fmt, log, percentile } = h;
 
@@ -214,38 +214,17 @@ async function startHarness(dir) {
 }
 
 async function startStack(harnessOrigin) {
-  const db = await h.createDatabase();
-  const queuePrefix = `bench-${randomBytes(4).toString('hex')}`;
-  h.onCleanup(`delete Redis keys ${queuePrefix}:*`, () => h.deleteRedisPrefix(queuePrefix));
-  const [apiPort, studioPort, workerPort] = [await h.freePort(), await h.freePort(), await h.freePort()];
-  const env = {
-    NODE_ENV: 'production',
-    DATABASE_URL: db.url,
-    QUEUE_PREFIX: queuePrefix,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_REQUESTS: '1000000',
-    HOST: '127.0.0.1',
-    API_PORT: String(apiPort),
-    STUDIO_PORT: String(studioPort),
-    WORKER_PORT: String(workerPort),
-    PUBLIC_API_URL: `http://127.0.0.1:${apiPort}`,
-    PUBLIC_EMBED_ORIGIN: `http://localhost:${studioPort}`,
-  };
-  log(`database ${db.name}: migrating, creating a test organization (may embed on ${harnessOrigin})`);
-  h.cliJson(['migrate'], env);
-  const org = h.cliJson(['org', 'create', '--name', 'Bench studio', '--test'], env);
-  const api = h.startNode('api', join(h.ROOT, 'dist/apps/api/src/main.js'), [], env);
-  const studio = h.startNode('studio', join(h.ROOT, 'dist/apps/studio/src/main.js'), [], env);
-  const worker = h.startNode('worker', join(h.ROOT, 'dist/apps/worker/src/main.js'), [], env);
-  await Promise.all([h.waitFor200(api, apiPort, '/readyz'), h.waitFor200(studio, studioPort, '/readyz'), h.waitFor200(worker, workerPort, '/readyz')]);
-  log(`api :${apiPort} (pid ${api.pid}), studio :${studioPort} (pid ${studio.pid}), worker :${workerPort} (pid ${worker.pid})`);
-  return { db, api, studio, worker, apiUrl: `http://127.0.0.1:${apiPort}`, auth: { authorization: `Bearer ${org.apiKey}` }, sceneInfo: null };
+  const stack = await h.prepareStack({ apps: ['api', 'studio', 'worker'], orgName: 'Bench studio', note: ` (may embed on ${harnessOrigin})` });
+  const [api, studio, worker] = await Promise.all(['api', 'studio', 'worker'].map((app) => h.startApp(stack, app)));
+  const { ports } = stack;
+  log(`api :${ports.api} (pid ${api.pid}), studio :${ports.studio} (pid ${studio.pid}), worker :${ports.worker} (pid ${worker.pid})`);
+  return { ...stack, api, studio, worker, apiUrl: `http://127.0.0.1:${ports.api}`, sceneInfo: null };
 }
 
 async function apiCall(stack, method, path, body, headers = {}) {
   const res = await fetch(`${stack.apiUrl}${path}`, {
     method,
-    headers: { ...stack.auth, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: { authorization: stack.authorization, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
@@ -282,43 +261,14 @@ async function createSession(stack, sceneId, origin) {
  */
 function disturbanceMeter(stack) {
   const cpu = cpuMeter({ pid: stack.studio.pid, database: stack.db.name });
-  const before = descendantCpu(process.pid, [stack.studio.pid]);
+  const before = descendantCpuSeconds(process.pid, [stack.studio.pid]);
   return () => {
     const c = cpu();
     let chromium = 0;
     // A process that started in between counts from zero; one that ended counts as "other".
-    for (const [pid, v] of descendantCpu(process.pid, [stack.studio.pid])) chromium += v - (before.get(pid) ?? 0);
+    for (const [pid, v] of descendantCpuSeconds(process.pid, [stack.studio.pid])) chromium += v - (before.get(pid) ?? 0);
     return Math.max(0, c.other - chromium) / c.wallSeconds;
   };
-}
-
-/** CPU seconds by pid of every descendant of `root` (Chromium's processes), minus `exclude`. */
-function descendantCpu(root, exclude) {
-  const parent = new Map();
-  const cpu = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parent.set(Number(entry), Number(fields[1]));
-      cpu.set(Number(entry), (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      /* gone */
-    }
-  }
-  const out = new Map();
-  for (const [pid, seconds] of cpu) {
-    if (exclude.includes(pid)) continue;
-    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) {
-      if (exclude.includes(p)) break;
-      if (p === root) {
-        out.set(pid, seconds);
-        break;
-      }
-    }
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -363,7 +313,11 @@ async function freshPage(browser) {
   return { context, page: await context.newPage() };
 }
 
-async function loadStudio(browser, url, stack) {
+/**
+ * Loads `url` in a fresh context until its first frame is on screen; returns what `timings`
+ * (run in the page) reads, and the cores others used meanwhile.
+ */
+async function loadPage(browser, url, stack, timings) {
   const { context, page } = await freshPage(browser);
   try {
     const meter = disturbanceMeter(stack);
@@ -371,60 +325,53 @@ async function loadStudio(browser, url, stack) {
     await page.waitForFunction(() => typeof window.__presentedAt === 'number', undefined, { timeout: LOAD_TIMEOUT_MS, polling: 50 });
     // Read before the context closes: its renderer's CPU time leaves with it.
     const othersCores = meter();
-    const timings = await page.evaluate(() => {
-      const nav = performance.getEntriesByType('navigation')[0];
-      const res = performance.getEntriesByType('resource');
-      const find = (re) => res.find((r) => re.test(r.name)) ?? null;
-      const script = find(/\/assets\/index-[^/]+\.js$/);
-      const session = find(/\/studio-api\/v1\/session$/);
-      const glb = find(/\/scene\.glb$/);
-      const canvas = document.querySelector('canvas');
-      return {
-        firstFrameAt: window.__studio.firstFrameAt,
-        drawnAt: window.__drawnAt,
-        presentedAt: window.__presentedAt,
-        phase: window.__studio.state().phase,
-        htmlEnd: nav.responseEnd,
-        domContentLoaded: nav.domContentLoadedEventStart,
-        scriptEnd: script?.responseEnd ?? null,
-        scriptTransfer: script ? { transfer: script.transferSize, encoded: script.encodedBodySize, decoded: script.decodedBodySize } : null,
-        sessionStart: session?.startTime ?? null,
-        sessionEnd: session?.responseEnd ?? null,
-        glbEnd: glb?.responseEnd ?? null,
-        glbBytes: glb?.decodedBodySize ?? null,
-        canvas: { width: canvas.width, height: canvas.height },
-      };
-    });
-    return { ...timings, othersCores };
+    return { ...(await page.evaluate(timings)), othersCores };
   } finally {
     await context.close();
   }
 }
 
-async function loadBaseline(browser, url, stack) {
-  const { context, page } = await freshPage(browser);
-  try {
-    const meter = disturbanceMeter(stack);
-    await page.goto(url, { waitUntil: 'commit' });
-    await page.waitForFunction(() => typeof window.__presentedAt === 'number', undefined, { timeout: LOAD_TIMEOUT_MS, polling: 50 });
-    const othersCores = meter();
-    const timings = await page.evaluate(() => {
-      const nav = performance.getEntriesByType('navigation')[0];
-      const script = performance.getEntriesByType('resource').find((r) => /\.js$/.test(r.name));
-      return {
-        firstFrameAt: window.__baseline.firstFrameAt,
-        drawnAt: window.__drawnAt,
-        presentedAt: window.__presentedAt,
-        htmlEnd: nav.responseEnd,
-        domContentLoaded: nav.domContentLoadedEventStart,
-        scriptEnd: script?.responseEnd ?? null,
-        scriptBytes: script?.decodedBodySize ?? null,
-      };
-    });
-    return { ...timings, othersCores };
-  } finally {
-    await context.close();
-  }
+function loadStudio(browser, url, stack) {
+  return loadPage(browser, url, stack, () => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const res = performance.getEntriesByType('resource');
+    const find = (re) => res.find((r) => re.test(r.name)) ?? null;
+    const script = find(/\/assets\/index-[^/]+\.js$/);
+    const session = find(/\/studio-api\/v1\/session$/);
+    const glb = find(/\/scene\.glb$/);
+    const canvas = document.querySelector('canvas');
+    return {
+      firstFrameAt: window.__studio.firstFrameAt,
+      drawnAt: window.__drawnAt,
+      presentedAt: window.__presentedAt,
+      phase: window.__studio.state().phase,
+      htmlEnd: nav.responseEnd,
+      domContentLoaded: nav.domContentLoadedEventStart,
+      scriptEnd: script?.responseEnd ?? null,
+      scriptTransfer: script ? { transfer: script.transferSize, encoded: script.encodedBodySize, decoded: script.decodedBodySize } : null,
+      sessionStart: session?.startTime ?? null,
+      sessionEnd: session?.responseEnd ?? null,
+      glbEnd: glb?.responseEnd ?? null,
+      glbBytes: glb?.decodedBodySize ?? null,
+      canvas: { width: canvas.width, height: canvas.height },
+    };
+  });
+}
+
+function loadBaseline(browser, url, stack) {
+  return loadPage(browser, url, stack, () => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const script = performance.getEntriesByType('resource').find((r) => /\.js$/.test(r.name));
+    return {
+      firstFrameAt: window.__baseline.firstFrameAt,
+      drawnAt: window.__drawnAt,
+      presentedAt: window.__presentedAt,
+      htmlEnd: nav.responseEnd,
+      domContentLoaded: nav.domContentLoadedEventStart,
+      scriptEnd: script?.responseEnd ?? null,
+      scriptBytes: script?.decodedBodySize ?? null,
+    };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ const { randomBytes } = require('node:crypto');
 const { existsSync, readFileSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
-const { join } = require('node:path');
+const { join, resolve } = require('node:path');
 const { Client } = require('pg');
 
 const ROOT = join(__dirname, '..', '..');
@@ -240,6 +240,49 @@ async function waitFor200(proc, port, path, timeoutMs = 60_000) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The stack: a migrated database with a test organization, and the compiled apps on it
+
+const PORT_VARIABLES = { api: 'API_PORT', studio: 'STUDIO_PORT', worker: 'WORKER_PORT' };
+
+/**
+ * A throw-away database, migrated, with a test organization; a queue prefix whose Redis keys are
+ * deleted at the end; a free port for each of `apps` (the api always among them) and the
+ * environment all of them run with. Start each app with `startApp`. `note` ends the log line.
+ */
+async function prepareStack({ apps = ['api'], logLevel = 'warn', orgName = 'Bench', note = '' } = {}) {
+  const db = await createDatabase();
+  const queuePrefix = `bench-${randomBytes(4).toString('hex')}`;
+  onCleanup(`delete Redis keys ${queuePrefix}:*`, () => deleteRedisPrefix(queuePrefix));
+  const ports = {};
+  for (const app of apps) ports[app] = await freePort();
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: db.url,
+    QUEUE_PREFIX: queuePrefix,
+    LOG_LEVEL: logLevel,
+    RATE_LIMIT_REQUESTS: '1000000',
+    HOST: '127.0.0.1',
+    ...Object.fromEntries(apps.map((app) => [PORT_VARIABLES[app], String(ports[app])])),
+    PUBLIC_API_URL: `http://127.0.0.1:${ports.api}`,
+    ...(ports.studio ? { PUBLIC_EMBED_ORIGIN: `http://localhost:${ports.studio}` } : {}),
+  };
+  log(`database ${db.name}: migrating, creating a test organization${note}`);
+  cliJson(['migrate'], env);
+  const org = cliJson(['org', 'create', '--name', orgName, '--test'], env);
+  return { db, queuePrefix, env, ports, authorization: `Bearer ${org.apiKey}` };
+}
+
+/**
+ * Starts the compiled `app` (api, studio or worker) of the build in `dist` with the stack's
+ * environment; resolves once its /readyz answers 200. `stdoutFile`: see startNode.
+ */
+async function startApp(stack, app, { dist = 'dist', stdoutFile } = {}) {
+  const proc = startNode(app, resolve(ROOT, dist, `apps/${app}/src/main.js`), [], stack.env, { stdoutFile });
+  await waitFor200(proc, stack.ports[app], '/readyz');
+  return proc;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Resident memory
 
 function readStatusKiB(pid) {
@@ -316,84 +359,6 @@ async function restingRss(pid, n = 10, intervalMs = 100) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// CPU time: where the machine's cores went during a load
-
-const CLK_TCK = 100;
-
-function processCpuSeconds(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime + stime, all threads
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * CPU seconds of Postgres processes by pid: its background processes and the backends connected
- * to `database`; every backend when `database` is undefined, none when it is false.
- */
-function postgresCpuByPid(database) {
-  const out = new Map();
-  for (const entry of require('node:fs').readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
-      // A backend's title is "postgres: <cluster>: <user> <database> <host>(<port>) <state>".
-      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      const backend = /\(\d+\)/.test(title);
-      if (backend && database !== undefined && !(database && title.includes(` ${database} `))) continue;
-      out.set(entry, processCpuSeconds(entry));
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
-
-/** CPU seconds of every process named `postgres` (backends that exit in between are missed). */
-function postgresCpuSeconds(database) {
-  let total = 0;
-  for (const v of postgresCpuByPid(database).values()) total += v;
-  return total;
-}
-
-function machineCpu() {
-  const parts = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
-  const idle = parts[3] + parts[4];
-  const total = parts.slice(0, 8).reduce((a, b) => a + b, 0);
-  return { busy: (total - idle) / CLK_TCK, total: total / CLK_TCK };
-}
-
-/**
- * Snapshot now, call the result later: CPU seconds used in between by each party. With
- * `database`, Postgres counts only that database's backends plus the shared background
- * processes; `other` is what the machine spent beyond the parties (kernel threads, other work
- * on the machine): a large `other` means the figures were disturbed.
- */
-function cpuMeter(pid, { database } = {}) {
-  const before = { server: processCpuSeconds(pid), postgres: postgresCpuByPid(database), bench: process.cpuUsage(), machine: machineCpu() };
-  return () => {
-    const bench = process.cpuUsage(before.bench);
-    const machine = machineCpu();
-    let postgres = 0;
-    for (const [p, v] of postgresCpuByPid(database)) postgres += v - (before.postgres.get(p) ?? 0);
-    const server = processCpuSeconds(pid) - before.server;
-    const machineBusy = machine.busy - before.machine.busy;
-    const benchSeconds = (bench.user + bench.system) / 1e6;
-    return {
-      server,
-      postgres,
-      bench: benchSeconds,
-      other: Math.max(0, machineBusy - server - postgres - benchSeconds),
-      machineBusy,
-      machineTotal: machine.total - before.machine.total,
-    };
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Numbers and output
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -452,8 +417,9 @@ module.exports = {
   freePort,
   startNode,
   waitFor200,
+  prepareStack,
+  startApp,
   RssSampler,
-  cpuMeter,
   restingRss,
   sleep,
   percentile,

@@ -9,14 +9,23 @@ const { sleep } = require('./harness');
 
 const CLK_TCK = 100;
 
+/** Parent pid and CPU seconds (utime + stime, all threads) of a live process; throws once it is gone. */
+function processStat(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(fields[1]), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLK_TCK };
+}
+
 function cpuSecondsOf(pid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+    return processStat(pid).cpuSeconds;
   } catch {
     return 0;
   }
+}
+
+function pids() {
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
 }
 
 function machineSeconds() {
@@ -28,21 +37,21 @@ function machineSeconds() {
 
 /**
  * CPU seconds by pid of the PostgreSQL processes that work for `database` (its backends and the
- * shared auxiliary processes: WAL writer, checkpointer…, not other databases' backends), and of
- * Redis. By pid, because backends come and go with the pools' idle timeouts.
+ * shared auxiliary processes: WAL writer, checkpointer…, not other databases' backends; without
+ * `database`, the auxiliary processes only), and of Redis. By pid, because backends come and go
+ * with the pools' idle timeouts.
  */
 function serviceSeconds(database) {
   const postgres = new Map();
   const redis = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const entry of pids()) {
     try {
       const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
       if (comm === 'postgres') {
-        // A backend's title is "postgres: <cluster>: <user> <database> <host>(<port>) <state>".
+        // A backend's title is "postgres: [<cluster>: ]<user> <database> <host>(<port>) <state>".
         const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-        const backend = /^postgres: [^:]+: \S+ (\S+) \S+\(\d+\)/.exec(title);
-        if (!backend || backend[1] === database) postgres.set(entry, cpuSecondsOf(entry));
+        const backend = /^postgres: (?:[^:]+: )?\S+ (\S+) \S+\(\d+\)/.exec(title);
+        if (!backend || (database && backend[1] === database)) postgres.set(entry, cpuSecondsOf(entry));
       } else if (comm === 'redis-server') {
         redis.set(entry, cpuSecondsOf(entry));
       }
@@ -60,7 +69,12 @@ function delta(now, before) {
   return sum;
 }
 
-/** Snapshot now; call the result later for the CPU seconds each party used in between. */
+/**
+ * Snapshot now; call the result later for the CPU seconds each party used in between: the
+ * server `pid`, PostgreSQL (see serviceSeconds), Redis, the bench itself, and `other`, what the
+ * machine spent beyond them (other processes, the kernel's work not charged to a process): a
+ * large `other` means the figures were disturbed.
+ */
 function cpuMeter({ pid, database }) {
   const before = { server: cpuSecondsOf(pid), ...serviceSeconds(database), bench: process.cpuUsage(), machine: machineSeconds(), at: performance.now() };
   return () => {
@@ -76,13 +90,39 @@ function cpuMeter({ pid, database }) {
     const busy = machine.busy - before.machine.busy;
     return {
       ...used,
-      // Everything else: other processes, and the kernel's work not charged to a process.
       other: Math.max(0, busy - used.server - used.postgres - used.redis - used.bench),
       machineBusy: busy,
       machineTotal: machine.total - before.machine.total,
       wallSeconds: (performance.now() - before.at) / 1000,
     };
   };
+}
+
+/** CPU seconds by pid of every descendant of `root` (e.g. Chromium's processes), minus `exclude` and theirs. */
+function descendantCpuSeconds(root, exclude) {
+  const parent = new Map();
+  const cpu = new Map();
+  for (const entry of pids()) {
+    try {
+      const { ppid, cpuSeconds } = processStat(entry);
+      parent.set(Number(entry), ppid);
+      cpu.set(Number(entry), cpuSeconds);
+    } catch {
+      /* gone */
+    }
+  }
+  const out = new Map();
+  for (const [pid, seconds] of cpu) {
+    if (exclude.includes(pid)) continue;
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) {
+      if (exclude.includes(p)) break;
+      if (p === root) {
+        out.set(pid, seconds);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 /**
@@ -100,4 +140,4 @@ async function waitForQuiet({ maxBusy = 0.15, timeoutMs = 120_000 } = {}) {
   }
 }
 
-module.exports = { cpuMeter, waitForQuiet };
+module.exports = { cpuMeter, descendantCpuSeconds, waitForQuiet };

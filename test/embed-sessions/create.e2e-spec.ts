@@ -1,44 +1,31 @@
 import { createHash } from 'node:crypto';
-import { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { createScene } from '../factories/scene.factory';
-import { RunningHttpApp, startApi, startWorker } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
 import { expectProblem } from '../support/problems';
+import { setUpSuite } from '../support/suite';
 
 const EMBED_ORIGIN = 'http://localhost:3001';
 
 describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
-  let worker: INestApplicationContext;
+  const suite = setUpSuite({ api: { config: { PUBLIC_EMBED_ORIGIN: EMBED_ORIGIN } }, worker: {}, org: false });
   let testOrg: TestOrganization;
   let liveOrg: TestOrganization;
   let testScene: string;
   let liveScene: string;
 
   beforeAll(async () => {
-    env = await createTestEnvironment();
-    api = await startApi(env, { config: { PUBLIC_EMBED_ORIGIN: EMBED_ORIGIN } });
-    worker = await startWorker(env);
-    testOrg = await createOrganization(api.app, { test: true, origins: ['https://sandbox.acme.example'] });
-    liveOrg = await createOrganization(api.app, { test: false, origins: ['https://app.acme.example', 'https://app.acme.example:8443'] });
-    testScene = await readyScene(api, testOrg);
-    liveScene = await readyScene(api, liveOrg);
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await env?.dispose();
+    testOrg = await createOrganization(suite.api.app, { test: true, origins: ['https://sandbox.acme.example'] });
+    liveOrg = await createOrganization(suite.api.app, { test: false, origins: ['https://app.acme.example', 'https://app.acme.example:8443'] });
+    testScene = await readyScene(suite.api, testOrg);
+    liveScene = await readyScene(suite.api, liveOrg);
   });
 
   const valid = (overrides: Record<string, unknown> = {}) => ({ sceneId: testScene, origin: 'http://localhost:5173', mode: 'perform', ...overrides });
 
   it('answers 201 with a secret URL, private and never stored in clear', async () => {
-    const res = await createEmbedSession(api, testOrg, valid({ expiresInSeconds: 600 }));
+    const res = await createEmbedSession(suite.api, testOrg, valid({ expiresInSeconds: 600 }));
     expect(res.status).toBe(201);
     expect(res.headers['cache-control']).toBe('private, no-store');
     expect(res.body).toEqual({
@@ -57,14 +44,14 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
     expect(url.path).toBe(`/embed/${res.body.embedSessionId}`);
     expect(url.search).toBe('');
     expect(url.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const rows = await api.app.get(DataSource).query(`SELECT * FROM embed_sessions WHERE id = $1`, [res.body.embedSessionId]);
+    const rows = await suite.api.app.get(DataSource).query(`SELECT * FROM embed_sessions WHERE id = $1`, [res.body.embedSessionId]);
     expect(rows[0].secret_hash).toBe(createHash('sha256').update(url.secret).digest('hex'));
     expect(JSON.stringify(rows[0])).not.toContain(url.secret);
   });
 
   it('defaults expiresInSeconds to 3600 and applies the theme given', async () => {
     const res = await createEmbedSession(
-      api,
+      suite.api,
       testOrg,
       valid({ mode: 'edit', theme: { partnerName: 'Acme', accentColor: '#FF6600', colorScheme: 'light', helpText: 'Ask Jo.' } }),
     );
@@ -74,8 +61,8 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
   });
 
   it('every session gets its own secret', async () => {
-    const a = parseEmbedUrl((await createEmbedSession(api, testOrg, valid())).body.url);
-    const b = parseEmbedUrl((await createEmbedSession(api, testOrg, valid())).body.url);
+    const a = parseEmbedUrl((await createEmbedSession(suite.api, testOrg, valid())).body.url);
+    const b = parseEmbedUrl((await createEmbedSession(suite.api, testOrg, valid())).body.url);
     expect(a.secret).not.toBe(b.secret);
   });
 
@@ -104,7 +91,7 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
     ])('%s', async (_, overrides, field) => {
       const body: Record<string, unknown> = valid(overrides);
       for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
-      const res = await createEmbedSession(api, testOrg, body);
+      const res = await createEmbedSession(suite.api, testOrg, body);
       expectProblem(res, 422, 'validation_failed');
       expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
     });
@@ -125,15 +112,15 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
       'javascript:alert(1)',
       ' http://localhost:5173',
     ])('origin %p is not a serialized origin', async (origin) => {
-      const res = await createEmbedSession(api, testOrg, valid({ origin }));
+      const res = await createEmbedSession(suite.api, testOrg, valid({ origin }));
       expectProblem(res, 422, 'validation_failed');
       expect(res.body.errors).toEqual([expect.objectContaining({ field: 'origin', code: 'invalid_format' })]);
     });
 
     it('accepts helpText null and the boundaries 300 and 86400', async () => {
-      expect((await createEmbedSession(api, testOrg, valid({ theme: { helpText: null } }))).status).toBe(201);
-      expect((await createEmbedSession(api, testOrg, valid({ expiresInSeconds: 300 }))).status).toBe(201);
-      expect((await createEmbedSession(api, testOrg, valid({ expiresInSeconds: 86400 }))).status).toBe(201);
+      expect((await createEmbedSession(suite.api, testOrg, valid({ theme: { helpText: null } }))).status).toBe(201);
+      expect((await createEmbedSession(suite.api, testOrg, valid({ expiresInSeconds: 300 }))).status).toBe(201);
+      expect((await createEmbedSession(suite.api, testOrg, valid({ expiresInSeconds: 86400 }))).status).toBe(201);
     });
   });
 
@@ -156,7 +143,7 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
       ['test: an unapproved HTTPS origin', 'test', 'https://other.example', 'origin_not_allowed'],
     ])('%s', async (_, kind, origin, expected) => {
       const org = kind === 'test' ? testOrg : liveOrg;
-      const res = await createEmbedSession(api, org, { sceneId: kind === 'test' ? testScene : liveScene, origin, mode: 'edit' });
+      const res = await createEmbedSession(suite.api, org, { sceneId: kind === 'test' ? testScene : liveScene, origin, mode: 'edit' });
       if (expected === 201) expect(res.status).toBe(201);
       else expectProblem(res, 422, 'origin_not_allowed');
     });
@@ -164,11 +151,11 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
 
   describe('the scene', () => {
     it("unknown, another organization's, deleted and failed scenes answer alike: 404", async () => {
-      const deleted = await readyScene(api, testOrg);
-      await api.http().delete(`/v1/scenes/${deleted}`).set(testOrg.auth);
+      const deleted = await readyScene(suite.api, testOrg);
+      await suite.api.http().delete(`/v1/scenes/${deleted}`).set(testOrg.auth);
       const answers = [];
       for (const sceneId of ['scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE', liveScene, deleted]) {
-        const res = await createEmbedSession(api, testOrg, valid({ sceneId }));
+        const res = await createEmbedSession(suite.api, testOrg, valid({ sceneId }));
         expectProblem(res, 404, 'not_found');
         answers.push({ ...res.body, requestId: undefined });
       }
@@ -177,20 +164,20 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
     });
 
     it('a scene still generating can have a session (the studio shows its progress)', async () => {
-      const created = await createScene(api, testOrg, { prompt: 'just accepted' });
-      const sceneId = (await api.app.get(DataSource).query(`SELECT scene_id FROM operations WHERE id = $1`, [created.body.operationId]))[0].scene_id;
-      expect((await createEmbedSession(api, testOrg, valid({ sceneId }))).status).toBe(201);
+      const created = await createScene(suite.api, testOrg, { prompt: 'just accepted' });
+      const sceneId = (await suite.api.app.get(DataSource).query(`SELECT scene_id FROM operations WHERE id = $1`, [created.body.operationId]))[0].scene_id;
+      expect((await createEmbedSession(suite.api, testOrg, valid({ sceneId }))).status).toBe(201);
     });
   });
 
   describe('DELETE /v1/embed-sessions/{id}', () => {
     const revokedAt = async (id: string) =>
-      (await api.app.get(DataSource).query(`SELECT revoked_at FROM embed_sessions WHERE id = $1`, [id]))[0].revoked_at;
+      (await suite.api.app.get(DataSource).query(`SELECT revoked_at FROM embed_sessions WHERE id = $1`, [id]))[0].revoked_at;
 
     it('revokes, idempotently, answering 204 every time', async () => {
-      const { embedSessionId } = (await createEmbedSession(api, testOrg, valid())).body;
+      const { embedSessionId } = (await createEmbedSession(suite.api, testOrg, valid())).body;
       for (let i = 0; i < 2; i++) {
-        const res = await api.http().delete(`/v1/embed-sessions/${embedSessionId}`).set(testOrg.auth);
+        const res = await suite.api.http().delete(`/v1/embed-sessions/${embedSessionId}`).set(testOrg.auth);
         expect(res.status).toBe(204);
         expect(res.text).toBe('');
       }
@@ -198,9 +185,9 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
     });
 
     it("another organization's DELETE answers 204 and leaves the session working", async () => {
-      const { embedSessionId } = (await createEmbedSession(api, testOrg, valid())).body;
-      const foreign = await api.http().delete(`/v1/embed-sessions/${embedSessionId}`).set(liveOrg.auth);
-      const unknown = await api.http().delete('/v1/embed-sessions/es_01JD3Z8Q4W6K2M9T5X7B1C0VHE').set(liveOrg.auth);
+      const { embedSessionId } = (await createEmbedSession(suite.api, testOrg, valid())).body;
+      const foreign = await suite.api.http().delete(`/v1/embed-sessions/${embedSessionId}`).set(liveOrg.auth);
+      const unknown = await suite.api.http().delete('/v1/embed-sessions/es_01JD3Z8Q4W6K2M9T5X7B1C0VHE').set(liveOrg.auth);
       expect(foreign.status).toBe(204);
       expect(unknown.status).toBe(204);
       const keys = (h: Record<string, string>) => Object.keys(h).filter((k) => !['date', 'x-request-id', 'ratelimit-remaining', 'ratelimit-reset'].includes(k)).sort();
@@ -210,23 +197,23 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
 
     it('400 invalid_id for ids that are not embed session ids', async () => {
       for (const bad of ['es_1', 'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE', 'es_01jd3z8q4w6k2m9t5x7b1c0vhe']) {
-        expectProblem(await api.http().delete(`/v1/embed-sessions/${bad}`).set(testOrg.auth), 400, 'invalid_id');
+        expectProblem(await suite.api.http().delete(`/v1/embed-sessions/${bad}`).set(testOrg.auth), 400, 'invalid_id');
       }
     });
 
     it('deleting the scene revokes its active sessions in the same transaction', async () => {
-      const sceneId = await readyScene(api, testOrg);
-      const a = (await createEmbedSession(api, testOrg, valid({ sceneId }))).body.embedSessionId;
-      const b = (await createEmbedSession(api, testOrg, valid({ sceneId, mode: 'edit' }))).body.embedSessionId;
-      expect((await api.http().delete(`/v1/scenes/${sceneId}`).set(testOrg.auth)).status).toBe(204);
-      const rows = await api.app.get(DataSource).query(`SELECT revoked_at, revoked_reason FROM embed_sessions WHERE id = ANY($1)`, [[a, b]]);
+      const sceneId = await readyScene(suite.api, testOrg);
+      const a = (await createEmbedSession(suite.api, testOrg, valid({ sceneId }))).body.embedSessionId;
+      const b = (await createEmbedSession(suite.api, testOrg, valid({ sceneId, mode: 'edit' }))).body.embedSessionId;
+      expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(testOrg.auth)).status).toBe(204);
+      const rows = await suite.api.app.get(DataSource).query(`SELECT revoked_at, revoked_reason FROM embed_sessions WHERE id = ANY($1)`, [[a, b]]);
       expect(rows).toHaveLength(2);
       for (const r of rows) expect(r).toMatchObject({ revoked_at: expect.any(Date), revoked_reason: 'scene_deleted' });
     });
   });
 
   it('requires authentication like every partner route', async () => {
-    expectProblem(await api.http().post('/v1/embed-sessions').send(valid()), 401, 'unauthenticated');
-    expectProblem(await api.http().delete('/v1/embed-sessions/es_01JD3Z8Q4W6K2M9T5X7B1C0VHE'), 401, 'unauthenticated');
+    expectProblem(await suite.api.http().post('/v1/embed-sessions').send(valid()), 401, 'unauthenticated');
+    expectProblem(await suite.api.http().delete('/v1/embed-sessions/es_01JD3Z8Q4W6K2M9T5X7B1C0VHE'), 401, 'unauthenticated');
   });
 });

@@ -1,50 +1,38 @@
 import { ProceduralSceneGenerator } from '@app/generation';
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
-import { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createEmbedSession, parseEmbedUrl } from '../factories/embed.factory';
-import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { createScene } from '../factories/scene.factory';
-import { RunningHttpApp, startApi, startStudio, startWorker } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
 import { FakeGenerationProvider, PROVIDER_MARKER } from '../support/fake-generation-provider';
 import { pollUntil } from '../support/poll';
 import { SseClient } from '../support/sse';
+import { setUpSuite } from '../support/suite';
 
 describe('the studio shows generation progress and a failed creation safely', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
-  let studio: RunningHttpApp;
-  let worker: INestApplicationContext;
+  // The fake provider starts before the suite's apps (the worker needs its URL) and stops after them.
   let fake: FakeGenerationProvider;
-  let org: TestOrganization;
 
   beforeAll(async () => {
-    env = await createTestEnvironment();
     fake = await FakeGenerationProvider.start(new ProceduralSceneGenerator(new SharpImageMedia()));
-    // One attempt, so a provider that never answers fails the operation after its timeout.
-    api = await startApi(env, { config: { GENERATION_ATTEMPTS: '1' } });
-    studio = await startStudio(env);
-    worker = await startWorker(env, {
-      config: { GENERATOR: 'http', GENERATION_PROVIDER_URL: fake.url, GENERATION_PROVIDER_TIMEOUT_MS: '1500' },
-    });
-    org = await createOrganization(api.app);
   });
 
+  const suite = setUpSuite(() => ({
+    // One attempt, so a provider that never answers fails the operation after its timeout.
+    api: { config: { GENERATION_ATTEMPTS: '1' } },
+    studio: {},
+    worker: { config: { GENERATOR: 'http', GENERATION_PROVIDER_URL: fake.url, GENERATION_PROVIDER_TIMEOUT_MS: '1500' } },
+  }));
+
   afterAll(async () => {
-    await worker?.close();
-    await studio?.close();
-    await api?.close();
     await fake?.close();
-    await env?.dispose();
   });
 
   async function sessionForNewScene(prompt: string) {
     const requested = fake.nextRequest();
-    const created = await createScene(api, org, { prompt });
-    const sceneId = (await api.app.get(DataSource).query(`SELECT scene_id FROM operations WHERE id = $1`, [created.body.operationId]))[0]
+    const created = await createScene(suite.api, suite.org, { prompt });
+    const sceneId = (await suite.api.app.get(DataSource).query(`SELECT scene_id FROM operations WHERE id = $1`, [created.body.operationId]))[0]
       .scene_id as string;
-    const res = await createEmbedSession(api, org, { sceneId, origin: 'http://localhost:5173', mode: 'edit' });
+    const res = await createEmbedSession(suite.api, suite.org, { sceneId, origin: 'http://localhost:5173', mode: 'edit' });
     expect(res.status).toBe(201);
     return { requested, sceneId, bearer: { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` } };
   }
@@ -54,9 +42,9 @@ describe('the studio shows generation progress and a failed creation safely', ()
     fake.hold();
     const { requested, bearer } = await sessionForNewScene('progress please');
     await requested; // the worker is waiting on the provider
-    const during = await studio.http().get('/studio-api/v1/session').set(bearer);
+    const during = await suite.studio.http().get('/studio-api/v1/session').set(bearer);
     expect(during.body.scene).toEqual({ status: 'generating', version: null, hasSourceImage: false, progress: 0.25, error: null });
-    const stream = await SseClient.open(`${studio.url}/studio-api/v1/events`, bearer);
+    const stream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, bearer);
     try {
       expect((await stream.next('scene.status')).data).toEqual({ status: 'generating', version: null, progress: 0.25, error: null });
       fake.release();
@@ -75,7 +63,7 @@ describe('the studio shows generation progress and a failed creation safely', ()
     fake.behaviour = 'hang';
     const { requested, bearer } = await sessionForNewScene('this will time out');
     await requested;
-    const stream = await SseClient.open(`${studio.url}/studio-api/v1/events`, bearer);
+    const stream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, bearer);
     try {
       const failed = await pollUntil(
         async () => stream.events.filter((e) => e.event === 'scene.status').map((e) => e.data),
@@ -89,7 +77,7 @@ describe('the studio shows generation progress and a failed creation safely', ()
         progress: null,
         error: { code: 'provider_timeout', message: expect.any(String), retryable: true },
       });
-      const session = await studio.http().get('/studio-api/v1/session').set(bearer);
+      const session = await suite.studio.http().get('/studio-api/v1/session').set(bearer);
       expect(session.status).toBe(200);
       expect(session.body.scene).toMatchObject({ status: 'failed', error: { code: 'provider_timeout' } });
       expect(JSON.stringify(session.body) + JSON.stringify(stream.events)).not.toContain(PROVIDER_MARKER);

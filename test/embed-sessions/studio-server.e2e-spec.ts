@@ -1,49 +1,31 @@
 import { ManualClock } from '@app/core';
-import { INestApplicationContext } from '@nestjs/common';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { uploadImage } from '../factories/scene.factory';
-import { RunningHttpApp, startApi, startStudio, startWorker } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
 import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { SseClient } from '../support/sse';
+import { setUpSuite } from '../support/suite';
 
 const ORIGIN = 'http://localhost:5173';
 
 describe('the studio origin: page, studio API and server push', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
-  let studio: RunningHttpApp;
-  let worker: INestApplicationContext;
-  let org: TestOrganization;
+  const clock = new ManualClock();
+  const suite = setUpSuite({ api: { clock }, studio: { clock }, worker: {}, org: { test: true } });
   let other: TestOrganization;
   let sceneId: string;
   let sourceSceneId: string;
-  const clock = new ManualClock();
 
   beforeAll(async () => {
-    env = await createTestEnvironment();
-    api = await startApi(env, { clock });
-    studio = await startStudio(env, { clock });
-    worker = await startWorker(env);
-    org = await createOrganization(api.app, { test: true });
-    other = await createOrganization(api.app, { test: true });
-    sceneId = await readyScene(api, org);
-    sourceSceneId = await readyScene(api, org, { prompt: 'From my photo', sourceAssetId: await uploadImage(api, org) });
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await studio?.close();
-    await api?.close();
-    await env?.dispose();
+    other = await createOrganization(suite.api.app, { test: true });
+    sceneId = await readyScene(suite.api, suite.org);
+    sourceSceneId = await readyScene(suite.api, suite.org, { prompt: 'From my photo', sourceAssetId: await uploadImage(suite.api, suite.org) });
   });
 
   beforeEach(() => clock.set(Date.now()));
 
   async function session(mode: 'edit' | 'perform' | 'edit_and_perform' = 'perform', extra: Record<string, unknown> = {}) {
-    const res = await createEmbedSession(api, org, { sceneId, origin: ORIGIN, mode, ...extra });
+    const res = await createEmbedSession(suite.api, suite.org, { sceneId, origin: ORIGIN, mode, ...extra });
     expect(res.status).toBe(201);
     const url = parseEmbedUrl(res.body.url);
     return { id: res.body.embedSessionId as string, secret: url.secret, bearer: { Authorization: `Bearer ${url.secret}` } };
@@ -52,7 +34,7 @@ describe('the studio origin: page, studio API and server push', () => {
   describe('GET /embed/{id}', () => {
     it('serves the studio page framable only by the exact origin, uncached, without referrer', async () => {
       const s = await session();
-      const res = await studio.http().get(`/embed/${s.id}`);
+      const res = await suite.studio.http().get(`/embed/${s.id}`);
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       const csp = res.headers['content-security-policy'];
@@ -71,14 +53,14 @@ describe('the studio origin: page, studio API and server push', () => {
 
     it('gives unknown, malformed, expired and revoked sessions one identical ended page', async () => {
       const revoked = await session();
-      await api.http().delete(`/v1/embed-sessions/${revoked.id}`).set(org.auth);
+      await suite.api.http().delete(`/v1/embed-sessions/${revoked.id}`).set(suite.org.auth);
       const expired = await session('perform', { expiresInSeconds: 300 });
-      const deletedScene = await readyScene(api, org);
-      const orphan = (await createEmbedSession(api, org, { sceneId: deletedScene, origin: ORIGIN, mode: 'edit' })).body.embedSessionId;
-      await api.http().delete(`/v1/scenes/${deletedScene}`).set(org.auth);
+      const deletedScene = await readyScene(suite.api, suite.org);
+      const orphan = (await createEmbedSession(suite.api, suite.org, { sceneId: deletedScene, origin: ORIGIN, mode: 'edit' })).body.embedSessionId;
+      await suite.api.http().delete(`/v1/scenes/${deletedScene}`).set(suite.org.auth);
       clock.advance(300_000);
       const pages = await Promise.all(
-        ['es_01JD3Z8Q4W6K2M9T5X7B1C0VHE', 'not-an-id', revoked.id, expired.id, orphan].map((id) => studio.http().get(`/embed/${id}`)),
+        ['es_01JD3Z8Q4W6K2M9T5X7B1C0VHE', 'not-an-id', revoked.id, expired.id, orphan].map((id) => suite.studio.http().get(`/embed/${id}`)),
       );
       const shape = (r: (typeof pages)[number]) => ({
         status: r.status,
@@ -97,15 +79,15 @@ describe('the studio origin: page, studio API and server push', () => {
 
     it('serves the page bundle from /assets with long-lived caching', async () => {
       const s = await session();
-      const html = (await studio.http().get(`/embed/${s.id}`)).text;
+      const html = (await suite.studio.http().get(`/embed/${s.id}`)).text;
       const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
-      const res = await studio.http().get(script).set('Accept-Encoding', 'identity');
+      const res = await suite.studio.http().get(script).set('Accept-Encoding', 'identity');
       expect(res.status).toBe(200);
       expect(res.headers['content-encoding']).toBeUndefined();
       expect(res.headers['content-type']).toMatch(/javascript/);
       expect(res.headers['cache-control']).toContain('immutable');
       // Compressed at build time and served so to browsers that accept it.
-      const br = await studio.http().get(script).set('Accept-Encoding', 'br, gzip').buffer(true).parse((r, cb) => {
+      const br = await suite.studio.http().get(script).set('Accept-Encoding', 'br, gzip').buffer(true).parse((r, cb) => {
         const chunks: Buffer[] = [];
         r.on('data', (c: Buffer) => chunks.push(c));
         r.on('end', () => cb(null, Buffer.concat(chunks)));
@@ -122,13 +104,13 @@ describe('the studio origin: page, studio API and server push', () => {
       ['an unknown token', { Authorization: `Bearer ${'A'.repeat(43)}` }],
       ['a partner API key', { Authorization: 'Bearer sk_test_' + 'A'.repeat(43) }],
     ])('%s → 401 unauthenticated', async (_, headers) => {
-      expectProblem(await studio.http().get('/studio-api/v1/session').set(headers), 401, 'unauthenticated');
+      expectProblem(await suite.studio.http().get('/studio-api/v1/session').set(headers), 401, 'unauthenticated');
     });
 
     it('a revoked session → 401 session_ended, reason revoked', async () => {
       const s = await session();
-      await api.http().delete(`/v1/embed-sessions/${s.id}`).set(org.auth);
-      const res = await studio.http().get('/studio-api/v1/session').set(s.bearer);
+      await suite.api.http().delete(`/v1/embed-sessions/${s.id}`).set(suite.org.auth);
+      const res = await suite.studio.http().get('/studio-api/v1/session').set(s.bearer);
       expectProblem(res, 401, 'session_ended');
       expect(res.body.reason).toBe('revoked');
     });
@@ -136,21 +118,21 @@ describe('the studio origin: page, studio API and server push', () => {
     it('an expired session → 401 session_ended, reason expired, decided by time at the request', async () => {
       const s = await session('perform', { expiresInSeconds: 300 });
       clock.advance(299_000);
-      expect((await studio.http().get('/studio-api/v1/session').set(s.bearer)).status).toBe(200);
+      expect((await suite.studio.http().get('/studio-api/v1/session').set(s.bearer)).status).toBe(200);
       clock.advance(1000);
-      const res = await studio.http().get('/studio-api/v1/session').set(s.bearer);
+      const res = await suite.studio.http().get('/studio-api/v1/session').set(s.bearer);
       expectProblem(res, 401, 'session_ended');
       expect(res.body.reason).toBe('expired');
     });
 
     it('a session whose scene was deleted → 401 session_ended', async () => {
-      const doomed = await readyScene(api, org);
-      const res = await createEmbedSession(api, org, { sceneId: doomed, origin: ORIGIN, mode: 'edit' });
+      const doomed = await readyScene(suite.api, suite.org);
+      const res = await createEmbedSession(suite.api, suite.org, { sceneId: doomed, origin: ORIGIN, mode: 'edit' });
       const bearer = { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` };
-      expect((await studio.http().get('/studio-api/v1/session').set(bearer)).status).toBe(200);
-      await api.http().delete(`/v1/scenes/${doomed}`).set(org.auth);
-      expectProblem(await studio.http().get('/studio-api/v1/session').set(bearer), 401, 'session_ended');
-      expectProblem(await studio.http().get('/studio-api/v1/scene/versions/1/scene.glb').set(bearer), 401, 'session_ended');
+      expect((await suite.studio.http().get('/studio-api/v1/session').set(bearer)).status).toBe(200);
+      await suite.api.http().delete(`/v1/scenes/${doomed}`).set(suite.org.auth);
+      expectProblem(await suite.studio.http().get('/studio-api/v1/session').set(bearer), 401, 'session_ended');
+      expectProblem(await suite.studio.http().get('/studio-api/v1/scene/versions/1/scene.glb').set(bearer), 401, 'session_ended');
     });
   });
 
@@ -168,9 +150,9 @@ describe('the studio origin: page, studio API and server push', () => {
     it.each(routes.flatMap(([name, method, path, body, expected]) => modes.map((mode) => [name, mode, method, path, body, expected[mode]] as const)))(
       '%s in %s mode → %d',
       async (_, mode, method, path, body, status) => {
-        const res = await createEmbedSession(api, org, { sceneId: sourceSceneId, origin: ORIGIN, mode });
+        const res = await createEmbedSession(suite.api, suite.org, { sceneId: sourceSceneId, origin: ORIGIN, mode });
         const bearer = { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` };
-        const call = method === 'get' ? studio.http().get(path).set(bearer) : studio.http().post(path).set(bearer).send(body!);
+        const call = method === 'get' ? suite.studio.http().get(path).set(bearer) : suite.studio.http().post(path).set(bearer).send(body!);
         const answer = await call;
         expect(answer.status).toBe(status);
         if (status === 403) expectProblem(answer, 403, 'forbidden');
@@ -185,7 +167,7 @@ describe('the studio origin: page, studio API and server push', () => {
         ['edit_and_perform', { edit: true, perform: true }],
       ] as const) {
         const s = await session(mode, { theme: { partnerName: 'Acme', accentColor: '#123abc', colorScheme: 'light', helpText: 'Hi' } });
-        const res = await studio.http().get('/studio-api/v1/session').set(s.bearer);
+        const res = await suite.studio.http().get('/studio-api/v1/session').set(s.bearer);
         expect(res.body).toEqual({
           embedSessionId: s.id,
           mode,
@@ -200,24 +182,24 @@ describe('the studio origin: page, studio API and server push', () => {
 
     it('serves real scene files: a glTF binary and its spec with camera presets', async () => {
       const s = await session();
-      const glb = await studio.http().get('/studio-api/v1/scene/versions/1/scene.glb').set(s.bearer).buffer(true).parse((res, cb) => {
+      const glb = await suite.studio.http().get('/studio-api/v1/scene/versions/1/scene.glb').set(s.bearer).buffer(true).parse((res, cb) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => cb(null, Buffer.concat(chunks)));
       });
       expect(glb.headers['content-type']).toBe('model/gltf-binary');
       expect((glb.body as Buffer).subarray(0, 4).toString('latin1')).toBe('glTF');
-      const spec = await studio.http().get('/studio-api/v1/scene/versions/1/spec').set(s.bearer);
+      const spec = await suite.studio.http().get('/studio-api/v1/scene/versions/1/spec').set(s.bearer);
       expect(spec.body.cameras.length).toBeGreaterThanOrEqual(3);
       expect(spec.body.cameras[0]).toEqual({ id: expect.any(String), name: expect.any(String), position: expect.any(Array), target: expect.any(Array), focalLengthMm: expect.any(Number) });
-      expectProblem(await studio.http().get('/studio-api/v1/scene/versions/2/scene.glb').set(s.bearer), 404, 'not_found');
-      expectProblem(await studio.http().get('/studio-api/v1/scene/versions/0/spec').set(s.bearer), 404, 'not_found');
+      expectProblem(await suite.studio.http().get('/studio-api/v1/scene/versions/2/scene.glb').set(s.bearer), 404, 'not_found');
+      expectProblem(await suite.studio.http().get('/studio-api/v1/scene/versions/0/spec').set(s.bearer), 404, 'not_found');
     });
 
     it("a session never reaches another organization's scene or files", async () => {
-      const foreignScene = await readyScene(api, other);
+      const foreignScene = await readyScene(suite.api, other);
       const s = await session();
-      const res = await studio.http().get('/studio-api/v1/session').set(s.bearer);
+      const res = await suite.studio.http().get('/studio-api/v1/session').set(s.bearer);
       expect(res.body.embedSessionId).toBe(s.id);
       expect(JSON.stringify(res.body)).not.toContain(foreignScene);
     });
@@ -226,14 +208,14 @@ describe('the studio origin: page, studio API and server push', () => {
   describe('server push', () => {
     it('streams scene status, then session.ended within 2 s of a revocation', async () => {
       const s = await session('edit');
-      const stream = await SseClient.open(`${studio.url}/studio-api/v1/events`, s.bearer);
+      const stream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, s.bearer);
       try {
         expect(stream.status).toBe(200);
         expect(stream.headers!.get('content-type')).toBe('text/event-stream; charset=utf-8');
         expect(stream.headers!.get('cache-control')).toBe('no-store');
         expect((await stream.next('scene.status')).data).toEqual({ status: 'ready', version: 1, progress: null, error: null });
         const revokedAt = Date.now();
-        await api.http().delete(`/v1/embed-sessions/${s.id}`).set(org.auth);
+        await suite.api.http().delete(`/v1/embed-sessions/${s.id}`).set(suite.org.auth);
         const ended = await stream.next('session.ended', 3000);
         expect(ended.data).toEqual({ reason: 'revoked' });
         expect(ended.receivedAt - revokedAt).toBeLessThan(2000);
@@ -245,13 +227,13 @@ describe('the studio origin: page, studio API and server push', () => {
     });
 
     it('ends the stream when the scene is deleted, and when the session expires', async () => {
-      const doomed = await readyScene(api, org);
-      const res = await createEmbedSession(api, org, { sceneId: doomed, origin: ORIGIN, mode: 'perform' });
-      const deletedStream = await SseClient.open(`${studio.url}/studio-api/v1/events`, { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` });
+      const doomed = await readyScene(suite.api, suite.org);
+      const res = await createEmbedSession(suite.api, suite.org, { sceneId: doomed, origin: ORIGIN, mode: 'perform' });
+      const deletedStream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` });
       const expiring = await session('perform', { expiresInSeconds: 300 });
-      const expiringStream = await SseClient.open(`${studio.url}/studio-api/v1/events`, expiring.bearer);
+      const expiringStream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, expiring.bearer);
       try {
-        await api.http().delete(`/v1/scenes/${doomed}`).set(org.auth);
+        await suite.api.http().delete(`/v1/scenes/${doomed}`).set(suite.org.auth);
         expect((await deletedStream.next('session.ended', 3000)).data).toEqual({ reason: 'revoked' });
         clock.advance(300_000);
         expect((await expiringStream.next('session.ended', 3000)).data).toEqual({ reason: 'expired' });
@@ -262,13 +244,13 @@ describe('the studio origin: page, studio API and server push', () => {
     });
 
     it('tells the page about edits and new versions', async () => {
-      const fresh = await readyScene(api, org);
-      const res = await createEmbedSession(api, org, { sceneId: fresh, origin: ORIGIN, mode: 'edit' });
+      const fresh = await readyScene(suite.api, suite.org);
+      const res = await createEmbedSession(suite.api, suite.org, { sceneId: fresh, origin: ORIGIN, mode: 'edit' });
       const bearer = { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` };
-      const stream = await SseClient.open(`${studio.url}/studio-api/v1/events`, bearer);
+      const stream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, bearer);
       try {
         await stream.next('scene.status');
-        const edit = await studio.http().post('/studio-api/v1/edits').set(bearer).send({ instruction: 'add fog' });
+        const edit = await suite.studio.http().post('/studio-api/v1/edits').set(bearer).send({ instruction: 'add fog' });
         expect(edit.status).toBe(202);
         expect(edit.body).toEqual({ operationId: expect.stringMatching(/^op_/), status: 'processing', createdAt: expect.any(String) });
         await pollUntil(
@@ -276,28 +258,28 @@ describe('the studio origin: page, studio API and server push', () => {
           (versions) => versions.includes(2),
           { what: 'version 2 to be pushed', timeoutMs: 15_000 },
         );
-        const turns = (await studio.http().get('/studio-api/v1/edits').set(bearer)).body.turns;
+        const turns = (await suite.studio.http().get('/studio-api/v1/edits').set(bearer)).body.turns;
         expect(turns).toEqual([
           expect.objectContaining({ operationId: edit.body.operationId, instruction: 'add fog', status: 'succeeded', version: 2 }),
         ]);
         expect(stream.events.some((e) => e.event === 'edit.updated')).toBe(true);
-        expect((await api.http().get(`/v1/scenes/${fresh}`).set(org.auth)).body.version).toBe(2);
+        expect((await suite.api.http().get(`/v1/scenes/${fresh}`).set(suite.org.auth)).body.version).toBe(2);
       } finally {
         stream.close();
       }
     });
 
     it('refuses a stream without a valid secret', async () => {
-      const stream = await SseClient.open(`${studio.url}/studio-api/v1/events`, { Authorization: `Bearer ${'B'.repeat(43)}` });
+      const stream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, { Authorization: `Bearer ${'B'.repeat(43)}` });
       expect(stream.status).toBe(401);
     });
   });
 
   it('edit validation: instruction required, 1 to 2000 characters, JSON only', async () => {
     const s = await session('edit');
-    expectProblem(await studio.http().post('/studio-api/v1/edits').set(s.bearer).send({}), 422, 'validation_failed');
-    expectProblem(await studio.http().post('/studio-api/v1/edits').set(s.bearer).send({ instruction: 'x'.repeat(2001) }), 422, 'validation_failed');
-    expectProblem(await studio.http().post('/studio-api/v1/edits').set(s.bearer).send({ instruction: 'x', mode: 'perform' }), 422, 'validation_failed');
-    expectProblem(await studio.http().post('/studio-api/v1/edits').set(s.bearer).set('Content-Type', 'text/plain').send('x'), 415, 'unsupported_media_type');
+    expectProblem(await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).send({}), 422, 'validation_failed');
+    expectProblem(await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).send({ instruction: 'x'.repeat(2001) }), 422, 'validation_failed');
+    expectProblem(await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).send({ instruction: 'x', mode: 'perform' }), 422, 'validation_failed');
+    expectProblem(await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).set('Content-Type', 'text/plain').send('x'), 415, 'unsupported_media_type');
   });
 });

@@ -1,26 +1,13 @@
 import { ApiKeyAuthenticator, OrganizationsService } from '@app/organizations';
 import { DataSource } from 'typeorm';
-import { createOrganization, TestOrganization } from '../factories/organization.factory';
-import { RunningHttpApp, startApi } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { createOrganization } from '../factories/organization.factory';
+import { startApi } from '../support/apps';
 import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
+import { setUpSuite } from '../support/suite';
 
 describe('API key authentication', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
-  let org: TestOrganization;
-
-  beforeAll(async () => {
-    env = await createTestEnvironment();
-    api = await startApi(env);
-    org = await createOrganization(api.app);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-    await env?.dispose();
-  });
+  const suite = setUpSuite();
 
   const wellFormedUnknown = `sk_test_${'A'.repeat(43)}`;
 
@@ -41,7 +28,7 @@ describe('API key authentication', () => {
       ['an unknown well-formed test key', { Authorization: `Bearer ${wellFormedUnknown}` }],
       ['an unknown well-formed live key', { Authorization: `Bearer sk_live_${'B'.repeat(43)}` }],
     ])('%s gives 401 unauthenticated with WWW-Authenticate: Bearer', async (_case, headers) => {
-      const res = await api.http().get(path).set(headers);
+      const res = await suite.api.http().get(path).set(headers);
       expectProblem(res, 401, 'unauthenticated');
       expect(res.headers['www-authenticate']).toBe('Bearer');
       expect(res.headers['ratelimit-limit']).toBeUndefined();
@@ -49,29 +36,29 @@ describe('API key authentication', () => {
   });
 
   it('accepts the scheme name in any case', async () => {
-    const res = await api.http().get('/v1/anything').set('Authorization', `bearer ${org.apiKey}`);
+    const res = await suite.api.http().get('/v1/anything').set('Authorization', `bearer ${suite.org.apiKey}`);
     expectProblem(res, 404, 'not_found');
   });
 
   it('never echoes the key in the response', async () => {
-    const res = await api.http().get('/v1/anything').set('Authorization', `Bearer ${wellFormedUnknown}`);
+    const res = await suite.api.http().get('/v1/anything').set('Authorization', `Bearer ${wellFormedUnknown}`);
     expect(JSON.stringify(res.headers) + res.text).not.toContain(wellFormedUnknown);
   });
 
   it('a revoked key stops working at once in the process that revoked it', async () => {
-    const other = await createOrganization(api.app);
-    expectProblem(await api.http().get('/v1/anything').set(other.auth), 404, 'not_found');
-    await api.app.get(OrganizationsService).revokeApiKey(other.keyId);
-    expectProblem(await api.http().get('/v1/anything').set(other.auth), 401, 'unauthenticated');
+    const other = await createOrganization(suite.api.app);
+    expectProblem(await suite.api.http().get('/v1/anything').set(other.auth), 404, 'not_found');
+    await suite.api.app.get(OrganizationsService).revokeApiKey(other.keyId);
+    expectProblem(await suite.api.http().get('/v1/anything').set(other.auth), 401, 'unauthenticated');
   });
 
   it('a revoked key stops working in another process as soon as the revocation is broadcast', async () => {
-    const second = await startApi(env);
+    const second = await startApi(suite.env);
     try {
-      const other = await createOrganization(api.app);
+      const other = await createOrganization(suite.api.app);
       // Warm the second process's cache.
       expectProblem(await second.http().get('/v1/anything').set(other.auth), 404, 'not_found');
-      await api.app.get(OrganizationsService).revokeApiKey(other.keyId);
+      await suite.api.app.get(OrganizationsService).revokeApiKey(other.keyId);
       await pollUntil(
         async () => (await second.http().get('/v1/anything').set(other.auth)).status,
         (s) => s === 401,
@@ -83,12 +70,12 @@ describe('API key authentication', () => {
   });
 
   it('without the broadcast, a cached key still stops working when its cache entry expires', async () => {
-    const second = await startApi(env, { config: { API_KEY_CACHE_TTL_SECONDS: '1' } });
+    const second = await startApi(suite.env, { config: { API_KEY_CACHE_TTL_SECONDS: '1' } });
     try {
-      const other = await createOrganization(api.app);
+      const other = await createOrganization(suite.api.app);
       expectProblem(await second.http().get('/v1/anything').set(other.auth), 404, 'not_found');
       // Revoke behind every process's back: no broadcast at all.
-      await api.app.get(DataSource).query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1`, [other.keyId]);
+      await suite.api.app.get(DataSource).query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1`, [other.keyId]);
       expect((await second.http().get('/v1/anything').set(other.auth)).status).toBe(404);
       await pollUntil(
         async () => (await second.http().get('/v1/anything').set(other.auth)).status,
@@ -101,9 +88,9 @@ describe('API key authentication', () => {
   });
 
   it('keys of two organizations authenticate as their own organization', async () => {
-    const a = await createOrganization(api.app);
-    const b = await createOrganization(api.app);
-    const authenticator = api.app.get(ApiKeyAuthenticator);
+    const a = await createOrganization(suite.api.app);
+    const b = await createOrganization(suite.api.app);
+    const authenticator = suite.api.app.get(ApiKeyAuthenticator);
     expect((await authenticator.authenticate(a.auth.Authorization))?.organizationId).toBe(a.organizationId);
     expect((await authenticator.authenticate(b.auth.Authorization))?.organizationId).toBe(b.organizationId);
   });

@@ -1,23 +1,14 @@
 import { databaseUrl, dropDatabase } from '@app/core/testing';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
-import { RunningHttpApp, startApi } from '../support/apps';
 import { runCli } from '../support/processes';
 import { expectProblem } from '../support/problems';
+import { setUpSuite } from '../support/suite';
 
 describe('operator CLI', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
+  const suite = setUpSuite({ org: false });
   let cliEnv: Record<string, string>;
 
-  beforeAll(async () => {
-    env = await createTestEnvironment();
-    api = await startApi(env);
-    cliEnv = { DATABASE_URL: env.databaseUrl, QUEUE_PREFIX: env.queuePrefix, LOG_LEVEL: 'info' };
-  });
-
-  afterAll(async () => {
-    await api?.close();
-    await env?.dispose();
+  beforeAll(() => {
+    cliEnv = { DATABASE_URL: suite.env.databaseUrl, QUEUE_PREFIX: suite.env.queuePrefix, LOG_LEVEL: 'info' };
   });
 
   const json = async (args: string[]) => {
@@ -64,7 +55,7 @@ describe('operator CLI', () => {
     expect(created.stderr).not.toContain(created.body.apiKey);
 
     const auth = { Authorization: `Bearer ${created.body.apiKey}` };
-    expectProblem(await api.http().get('/v1/anything').set(auth), 404, 'not_found');
+    expectProblem(await suite.api.http().get('/v1/anything').set(auth), 404, 'not_found');
 
     const second = await json(['key', 'create', '--org', created.body.organizationId]);
     expect(second.body).toEqual({
@@ -80,10 +71,10 @@ describe('operator CLI', () => {
     const deadline = Date.now() + 6000;
     let status = 0;
     while (Date.now() < deadline && status !== 401) {
-      status = (await api.http().get('/v1/anything').set(auth)).status;
+      status = (await suite.api.http().get('/v1/anything').set(auth)).status;
     }
     expect(status).toBe(401);
-    expectProblem(await api.http().get('/v1/anything').set({ Authorization: `Bearer ${second.body.apiKey}` }), 404, 'not_found');
+    expectProblem(await suite.api.http().get('/v1/anything').set({ Authorization: `Bearer ${second.body.apiKey}` }), 404, 'not_found');
 
     const again = await json(['key', 'revoke', '--key', created.body.keyId]);
     expect(again.body).toEqual({ keyId: created.body.keyId, revoked: false });

@@ -1,46 +1,31 @@
 import { ProblemBody } from '@app/core';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
-import { RunningHttpApp, startApi } from '../support/apps';
-import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { expectProblem } from '../support/problems';
+import { setUpSuite } from '../support/suite';
 
 describe('HTTP basics of the partner API', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
-  let org: TestOrganization;
-
-  beforeAll(async () => {
-    env = await createTestEnvironment();
-    api = await startApi(env);
-    org = await createOrganization(api.app);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-    await env?.dispose();
-  });
+  const suite = setUpSuite();
 
   describe('unknown routes', () => {
     it.each(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])('%s /v1/… answers 404 not_found problem+json', async (method) => {
-      const res = await api
+      const res = await suite.api
         .http()
         [method.toLowerCase() as 'get'](`/v1/does-not-exist/${method}`)
-        .set(org.auth);
+        .set(suite.org.auth);
       expectProblem(res, 404, 'not_found');
     });
 
     it('answers 404 for a path outside /v1 too', async () => {
-      expectProblem(await api.http().get('/nothing-here').set(org.auth), 404, 'not_found');
+      expectProblem(await suite.api.http().get('/nothing-here').set(suite.org.auth), 404, 'not_found');
     });
 
     it('answers 401, not 404, to the same request without a key', async () => {
-      expectProblem(await api.http().get('/v1/does-not-exist'), 401, 'unauthenticated');
+      expectProblem(await suite.api.http().get('/v1/does-not-exist'), 401, 'unauthenticated');
     });
   });
 
   describe('problem details', () => {
     it('has every member of the contract and nothing internal', async () => {
-      const res = await api.http().get('/v1/does-not-exist').set(org.auth);
+      const res = await suite.api.http().get('/v1/does-not-exist').set(suite.org.auth);
       const body = res.body as ProblemBody;
       expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
       expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'requestId', 'status', 'title', 'type']);
@@ -53,14 +38,14 @@ describe('HTTP basics of the partner API', () => {
 
   describe('X-Request-Id', () => {
     it('generates one when none is sent', async () => {
-      const res = await api.http().get('/healthz');
+      const res = await suite.api.http().get('/healthz');
       expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     });
 
     it('echoes a sane incoming id on success and on errors', async () => {
       const id = 'partner-req_01.abc:def~9';
-      expect((await api.http().get('/healthz').set('X-Request-Id', id)).headers['x-request-id']).toBe(id);
-      const res = await api.http().get('/v1/x').set('X-Request-Id', id);
+      expect((await suite.api.http().get('/healthz').set('X-Request-Id', id)).headers['x-request-id']).toBe(id);
+      const res = await suite.api.http().get('/v1/x').set('X-Request-Id', id);
       expect(res.status).toBe(401);
       expect(res.headers['x-request-id']).toBe(id);
       expect(res.body.requestId).toBe(id);
@@ -68,9 +53,9 @@ describe('HTTP basics of the partner API', () => {
 
     it('accepts 128 characters and replaces 129', async () => {
       const ok = 'a'.repeat(128);
-      expect((await api.http().get('/healthz').set('X-Request-Id', ok)).headers['x-request-id']).toBe(ok);
+      expect((await suite.api.http().get('/healthz').set('X-Request-Id', ok)).headers['x-request-id']).toBe(ok);
       const tooLong = 'a'.repeat(129);
-      const res = await api.http().get('/healthz').set('X-Request-Id', tooLong);
+      const res = await suite.api.http().get('/healthz').set('X-Request-Id', tooLong);
       expect(res.headers['x-request-id']).not.toBe(tooLong);
       expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     });
@@ -78,7 +63,7 @@ describe('HTTP basics of the partner API', () => {
     it.each(['has space', 'quote"d', '<script>', 'semi;colon', 'slash/ed', 'ünïcode'])(
       'replaces an unsafe id (%s)',
       async (bad) => {
-        const res = await api.http().get('/healthz').set('X-Request-Id', encodeURI(bad) === bad ? bad : bad);
+        const res = await suite.api.http().get('/healthz').set('X-Request-Id', encodeURI(bad) === bad ? bad : bad);
         expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
       },
     );
@@ -86,7 +71,7 @@ describe('HTTP basics of the partner API', () => {
 
   describe('JSON bodies', () => {
     const post = (body: string, type = 'application/json') =>
-      api.http().post('/v1/does-not-exist').set(org.auth).set('Content-Type', type).send(body);
+      suite.api.http().post('/v1/does-not-exist').set(suite.org.auth).set('Content-Type', type).send(body);
 
     it.each([
       ['malformed', '{"prompt": '],
@@ -114,16 +99,16 @@ describe('HTTP basics of the partner API', () => {
 
   describe('health and metrics', () => {
     it('healthz and readyz answer without a key', async () => {
-      expect((await api.http().get('/healthz')).body).toEqual({ status: 'ok' });
-      const ready = await api.http().get('/readyz');
+      expect((await suite.api.http().get('/healthz')).body).toEqual({ status: 'ok' });
+      const ready = await suite.api.http().get('/readyz');
       expect(ready.status).toBe(200);
       expect(ready.body).toEqual({ status: 'ready', checks: { database: 'up', redis: 'up' } });
     });
 
     it('exposes the request duration histogram by route template and status', async () => {
-      await api.http().get('/v1/does-not-exist').set(org.auth);
-      await api.http().get('/healthz');
-      const res = await api.http().get('/metrics');
+      await suite.api.http().get('/v1/does-not-exist').set(suite.org.auth);
+      await suite.api.http().get('/healthz');
+      const res = await suite.api.http().get('/metrics');
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/plain/);
       expect(res.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/healthz",status_code="200"\} \d+/);

@@ -1,26 +1,17 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RunningHttpApp, startApi } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
 import { ROOT, run } from '../support/processes';
+import { setUpSuite } from '../support/suite';
 
 describe('OpenAPI document', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
+  const suite = setUpSuite({ org: false });
   let doc: Record<string, any>;
 
   beforeAll(async () => {
-    env = await createTestEnvironment();
-    api = await startApi(env);
-    const res = await api.http().get('/v1/openapi.json');
+    const res = await suite.api.http().get('/v1/openapi.json');
     expect(res.status).toBe(200);
     doc = res.body;
-  });
-
-  afterAll(async () => {
-    await api?.close();
-    await env?.dispose();
   });
 
   it('is OpenAPI 3.1 with the bearer scheme and the problem schema', () => {

@@ -1,28 +1,15 @@
-import { createOrganization, TestOrganization } from '../factories/organization.factory';
-import { RunningHttpApp, startApi } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { createOrganization } from '../factories/organization.factory';
+import { startApi } from '../support/apps';
 import { expectProblem } from '../support/problems';
+import { setUpSuite } from '../support/suite';
 
 describe('rate limiting per organization', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
-  let org: TestOrganization;
-
-  beforeAll(async () => {
-    env = await createTestEnvironment();
-    api = await startApi(env, { config: { RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '60' } });
-    org = await createOrganization(api.app);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-    await env?.dispose();
-  });
+  const suite = setUpSuite({ api: { config: { RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '60' } } });
 
   it('counts down in RateLimit headers and answers 429 rate_limited with Retry-After once spent', async () => {
     const remaining: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const res = await api.http().get('/v1/anything').set(org.auth);
+      const res = await suite.api.http().get('/v1/anything').set(suite.org.auth);
       expect(res.status).toBe(404);
       expect(res.headers['ratelimit-limit']).toBe('3');
       expect(Number(res.headers['ratelimit-reset'])).toBeGreaterThanOrEqual(1);
@@ -31,7 +18,7 @@ describe('rate limiting per organization', () => {
     }
     expect(remaining).toEqual(['2', '1', '0']);
 
-    const limited = await api.http().get('/v1/anything').set(org.auth);
+    const limited = await suite.api.http().get('/v1/anything').set(suite.org.auth);
     expectProblem(limited, 429, 'rate_limited');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
@@ -39,18 +26,18 @@ describe('rate limiting per organization', () => {
   });
 
   it('is per organization: another organization keeps its own budget', async () => {
-    const other = await createOrganization(api.app);
-    const res = await api.http().get('/v1/anything').set(other.auth);
+    const other = await createOrganization(suite.api.app);
+    const res = await suite.api.http().get('/v1/anything').set(other.auth);
     expect(res.status).toBe(404);
     expect(res.headers['ratelimit-remaining']).toBe('2');
   });
 
   it('is shared through Redis by every api process', async () => {
-    const other = await createOrganization(api.app);
-    const second = await startApi(env, { config: { RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '60' } });
+    const other = await createOrganization(suite.api.app);
+    const second = await startApi(suite.env, { config: { RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '60' } });
     try {
-      await api.http().get('/v1/anything').set(other.auth);
-      await api.http().get('/v1/anything').set(other.auth);
+      await suite.api.http().get('/v1/anything').set(other.auth);
+      await suite.api.http().get('/v1/anything').set(other.auth);
       const third = await second.http().get('/v1/anything').set(other.auth);
       expect(third.headers['ratelimit-remaining']).toBe('0');
       expectProblem(await second.http().get('/v1/anything').set(other.auth), 429, 'rate_limited');
@@ -62,7 +49,7 @@ describe('rate limiting per organization', () => {
   it('exempts health, readiness, metrics and the API description', async () => {
     for (let i = 0; i < 5; i++) {
       for (const path of ['/healthz', '/readyz', '/metrics', '/v1/openapi.json']) {
-        const res = await api.http().get(path).set(org.auth);
+        const res = await suite.api.http().get(path).set(suite.org.auth);
         expect(res.status).toBe(200);
         expect(res.headers['ratelimit-limit']).toBeUndefined();
       }
@@ -70,8 +57,8 @@ describe('rate limiting per organization', () => {
   });
 
   it('does not count unauthenticated requests against anyone', async () => {
-    const other = await createOrganization(api.app);
-    for (let i = 0; i < 5; i++) expectProblem(await api.http().get('/v1/anything'), 401, 'unauthenticated');
-    expect((await api.http().get('/v1/anything').set(other.auth)).headers['ratelimit-remaining']).toBe('2');
+    const other = await createOrganization(suite.api.app);
+    for (let i = 0; i < 5; i++) expectProblem(await suite.api.http().get('/v1/anything'), 401, 'unauthenticated');
+    expect((await suite.api.http().get('/v1/anything').set(other.auth)).headers['ratelimit-remaining']).toBe('2');
   });
 });

@@ -1,22 +1,15 @@
 import { TcpProxy } from '@app/core/testing';
 import { RunningHttpApp, startApi, startStudio } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
 import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
+import { setUpSuite } from '../support/suite';
 
 describe('readiness', () => {
-  let env: TestEnvironment;
-
-  beforeAll(async () => {
-    env = await createTestEnvironment();
-  });
-
-  afterAll(async () => {
-    await env?.dispose();
-  });
+  // No apps here: each test starts its own.
+  const suite = setUpSuite({ api: false });
 
   it('is 503 unavailable from the start when Redis is on a closed port', async () => {
-    const api = await startApi(env, { config: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    const api = await startApi(suite.env, { config: { REDIS_URL: 'redis://127.0.0.1:1' } });
     try {
       const res = await api.http().get('/readyz');
       expectProblem(res, 503, 'unavailable');
@@ -37,8 +30,8 @@ describe('readiness', () => {
     const config =
       check === 'redis'
         ? { REDIS_URL: `redis://127.0.0.1:${proxyPort}` }
-        : { DATABASE_URL: env.databaseUrl.replace(':5432/', `:${proxyPort}/`) };
-    const studio = await startStudio(env, { config });
+        : { DATABASE_URL: suite.env.databaseUrl.replace(':5432/', `:${proxyPort}/`) };
+    const studio = await startStudio(suite.env, { config });
     try {
       expect((await studio.http().get('/readyz')).status).toBe(200);
       await proxy.cut();
@@ -54,7 +47,7 @@ describe('readiness', () => {
   });
 
   it('the studio exposes health and metrics too', async () => {
-    const studio: RunningHttpApp = await startStudio(env);
+    const studio: RunningHttpApp = await startStudio(suite.env);
     try {
       expect((await studio.http().get('/healthz')).body).toEqual({ status: 'ok' });
       expect((await studio.http().get('/readyz')).status).toBe(200);

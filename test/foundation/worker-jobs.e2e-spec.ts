@@ -1,27 +1,14 @@
 import { QueueName, QueueService } from '@app/core';
 import { LogCapture } from '@app/core/testing';
-import { INestApplicationContext } from '@nestjs/common';
-import { startWorker } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
 import { pollUntil } from '../support/poll';
+import { setUpSuite } from '../support/suite';
 
 describe('worker job dispatch', () => {
-  let env: TestEnvironment;
-  let worker: INestApplicationContext;
   const logs = new LogCapture();
-
-  beforeAll(async () => {
-    env = await createTestEnvironment();
-    worker = await startWorker(env, { logs, config: { LOG_LEVEL: 'warn' } });
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await env?.dispose();
-  });
+  const suite = setUpSuite({ api: false, worker: { logs, config: { LOG_LEVEL: 'warn' } } });
 
   it('skips a job whose name no release declares, logging it, and keeps working', async () => {
-    const queue = worker.get(QueueService).queue(QueueName.Maintenance);
+    const queue = suite.worker.get(QueueService).queue(QueueName.Maintenance);
     // A job left in Redis by an older or newer release.
     const job = await queue.add('legacy.job-from-another-release', { anything: true });
     const state = await pollUntil(

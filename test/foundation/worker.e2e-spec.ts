@@ -1,22 +1,15 @@
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
 import { freePort, run, ServiceProcess } from '../support/processes';
+import { setUpSuite } from '../support/suite';
 
 describe('worker process', () => {
-  let env: TestEnvironment;
-
-  beforeAll(async () => {
-    env = await createTestEnvironment();
-  });
-
-  afterAll(async () => {
-    await env?.dispose();
-  });
+  // No apps here: each test starts its own processes.
+  const suite = setUpSuite({ api: false });
 
   it('serves health, readiness and queue metrics on WORKER_PORT, and stops on SIGTERM', async () => {
     const port = await freePort();
     const worker = new ServiceProcess('worker', {
-      DATABASE_URL: env.databaseUrl,
-      QUEUE_PREFIX: env.queuePrefix,
+      DATABASE_URL: suite.env.databaseUrl,
+      QUEUE_PREFIX: suite.env.queuePrefix,
       WORKER_PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
@@ -50,7 +43,7 @@ describe('worker process', () => {
       NestFactory.createApplicationContext(Shell, { abortOnError: false, logger: false })
         .then(() => process.exit(0), (e) => { process.stderr.write(e.message); process.exit(1); });`;
     const r = await run(process.execPath, ['-e', script], {
-      env: { ...process.env, DATABASE_URL: env.databaseUrl, QUEUE_PREFIX: env.queuePrefix, LOG_LEVEL: 'silent' },
+      env: { ...process.env, DATABASE_URL: suite.env.databaseUrl, QUEUE_PREFIX: suite.env.queuePrefix, LOG_LEVEL: 'silent' },
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^Refusing to start: /);

@@ -2,48 +2,31 @@ import { BlobStore, JobName, ManualClock, QueueName, QueueService } from '@app/c
 import { ImageAssetsService, ImageAssetsSweeper } from '@app/image-assets';
 import { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { image } from '../factories/images';
-import { RunningHttpApp, startApi, startWorker } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { startWorker } from '../support/apps';
 import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
+import { setUpSuite } from '../support/suite';
 
 const DAY = 24 * 3600 * 1000;
 
 describe('image asset expiry', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
-  let worker: INestApplicationContext;
-  let org: TestOrganization;
   const clock = new ManualClock(Date.parse('2026-03-01T10:00:00.000Z'));
-
-  beforeAll(async () => {
-    env = await createTestEnvironment();
-    api = await startApi(env, { clock });
-    worker = await startWorker(env, { clock });
-    org = await createOrganization(api.app);
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await env?.dispose();
-  });
+  const suite = setUpSuite({ api: { clock }, worker: { clock } });
 
   const upload = async (width = 1280, height = 720) => {
-    const res = await api
+    const res = await suite.api
       .http()
       .post('/v1/image-assets')
-      .set(org.auth)
+      .set(suite.org.auth)
       .attach('file', await image('png', width, height), { filename: 'a.png', contentType: 'image/png' });
     expect(res.status).toBe(201);
     return res.body as { imageAssetId: string; createdAt: string; expiresAt: string };
   };
 
-  const get = (id: string) => api.http().get(`/v1/image-assets/${id}`).set(org.auth);
-  const db = () => api.app.get(DataSource);
-  const blobExists = async (id: string) => (await api.app.get(BlobStore).get(`image-assets/${id}`)) !== null;
+  const get = (id: string) => suite.api.http().get(`/v1/image-assets/${id}`).set(suite.org.auth);
+  const db = () => suite.api.app.get(DataSource);
+  const blobExists = async (id: string) => (await suite.api.app.get(BlobStore).get(`image-assets/${id}`)) !== null;
   const rowExists = async (id: string) => (await db().query(`SELECT 1 FROM image_assets WHERE id = $1`, [id])).length === 1;
 
   it('expires exactly 24 hours after upload, decided at read time', async () => {
@@ -62,7 +45,7 @@ describe('image asset expiry', () => {
   it('an attached asset is kept, with status attached and expiresAt null', async () => {
     const asset = await upload();
     await db().transaction((tx) =>
-      api.app.get(ImageAssetsService).attachForScene(tx, org.organizationId, asset.imageAssetId, clock.now()),
+      suite.api.app.get(ImageAssetsService).attachForScene(tx, suite.org.organizationId, asset.imageAssetId, clock.now()),
     );
     clock.advance(3 * DAY);
     const res = await get(asset.imageAssetId);
@@ -74,7 +57,7 @@ describe('image asset expiry', () => {
     const asset = await upload();
     clock.advance(DAY);
     await expect(
-      db().transaction((tx) => api.app.get(ImageAssetsService).attachForScene(tx, org.organizationId, asset.imageAssetId, clock.now())),
+      db().transaction((tx) => suite.api.app.get(ImageAssetsService).attachForScene(tx, suite.org.organizationId, asset.imageAssetId, clock.now())),
     ).rejects.toMatchObject({ code: 'source_asset_not_found' });
   });
 
@@ -82,14 +65,14 @@ describe('image asset expiry', () => {
     const expired = await upload();
     const attached = await upload();
     await db().transaction((tx) =>
-      api.app.get(ImageAssetsService).attachForScene(tx, org.organizationId, attached.imageAssetId, clock.now()),
+      suite.api.app.get(ImageAssetsService).attachForScene(tx, suite.org.organizationId, attached.imageAssetId, clock.now()),
     );
     clock.advance(DAY - 60_000);
     const live = await upload();
     clock.advance(60_000);
 
     for (const a of [expired, attached, live]) expect(await blobExists(a.imageAssetId)).toBe(true);
-    await worker.get(QueueService).add({ name: JobName.ImageAssetsPurgeExpired, data: {} });
+    await suite.worker.get(QueueService).add({ name: JobName.ImageAssetsPurgeExpired, data: {} });
     await pollUntil(() => rowExists(expired.imageAssetId), (exists) => !exists, { what: 'the sweeper' });
 
     expect(await blobExists(expired.imageAssetId)).toBe(false);
@@ -101,13 +84,13 @@ describe('image asset expiry', () => {
   });
 
   it('two replicas sweeping at once delete every expired asset exactly once', async () => {
-    const second = await startWorker(env, { clock });
+    const second = await startWorker(suite.env, { clock });
     try {
       const ids: string[] = [];
       for (let i = 0; i < 12; i++) ids.push((await upload(64, 64)).imageAssetId);
       clock.advance(DAY);
       const sweeper = (app: INestApplicationContext) => app.get(ImageAssetsSweeper);
-      const [a, b] = await Promise.all([sweeper(worker).purgeExpired(), sweeper(second).purgeExpired()]);
+      const [a, b] = await Promise.all([sweeper(suite.worker).purgeExpired(), sweeper(second).purgeExpired()]);
       expect(a.deleted + b.deleted).toBeGreaterThanOrEqual(12);
       for (const id of ids) {
         expect(await rowExists(id)).toBe(false);
@@ -119,7 +102,7 @@ describe('image asset expiry', () => {
   });
 
   it('the worker schedules the sweep as a repeatable job', async () => {
-    const schedulers = await worker.get(QueueService).queue(QueueName.Maintenance).getJobSchedulers();
+    const schedulers = await suite.worker.get(QueueService).queue(QueueName.Maintenance).getJobSchedulers();
     expect(schedulers.map((s) => s.key ?? s.name)).toContain(JobName.ImageAssetsPurgeExpired);
   });
 });

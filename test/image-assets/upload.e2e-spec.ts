@@ -1,32 +1,18 @@
 import { createHash } from 'node:crypto';
-import { createOrganization, TestOrganization } from '../factories/organization.factory';
+import { createOrganization } from '../factories/organization.factory';
 import { foreignFiles, image, pngBombHeader, pngOfExactSize, rotatedJpeg } from '../factories/images';
-import { RunningHttpApp, startApi } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
 import { expectProblem } from '../support/problems';
+import { setUpSuite } from '../support/suite';
 
 const MiB = 1024 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('POST /v1/image-assets', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
-  let org: TestOrganization;
-
-  beforeAll(async () => {
-    env = await createTestEnvironment();
-    api = await startApi(env);
-    org = await createOrganization(api.app);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-    await env?.dispose();
-  });
+  const suite = setUpSuite();
 
   const upload = (bytes: Buffer, filename = 'image.bin', contentType = 'application/octet-stream', field = 'file') =>
-    api.http().post('/v1/image-assets').set(org.auth).attach(field, bytes, { filename, contentType });
+    suite.api.http().post('/v1/image-assets').set(suite.org.auth).attach(field, bytes, { filename, contentType });
 
   describe('accepts PNG, JPEG and WebP with exact metadata', () => {
     it.each([
@@ -55,7 +41,7 @@ describe('POST /v1/image-assets', () => {
       });
       expect(Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt)).toBe(24 * 3600 * 1000);
 
-      const got = await api.http().get(res.headers['location']).set(org.auth);
+      const got = await suite.api.http().get(res.headers['location']).set(suite.org.auth);
       expect(got.status).toBe(200);
       expect(got.body).toEqual(res.body);
     });
@@ -156,10 +142,10 @@ describe('POST /v1/image-assets', () => {
     });
 
     it('refuses a huge declared body before reading it', async () => {
-      const res = await api
+      const res = await suite.api
         .http()
         .post('/v1/image-assets')
-        .set(org.auth)
+        .set(suite.org.auth)
         .set('Content-Type', 'multipart/form-data; boundary=x')
         .set('Content-Length', String(200 * MiB))
         .send(Buffer.alloc(1024))
@@ -170,7 +156,7 @@ describe('POST /v1/image-assets', () => {
 
   describe('the multipart shape', () => {
     it('no file part is 422 validation_failed', async () => {
-      const res = await api.http().post('/v1/image-assets').set(org.auth).field('note', 'hello');
+      const res = await suite.api.http().post('/v1/image-assets').set(suite.org.auth).field('note', 'hello');
       expectProblem(res, 422, 'validation_failed');
       expect(res.body.errors).toEqual([{ field: 'file', code: 'required', message: expect.any(String) }]);
     });
@@ -183,10 +169,10 @@ describe('POST /v1/image-assets', () => {
 
     it('two files are 422 validation_failed', async () => {
       const png = await image('png', 8, 8);
-      const res = await api
+      const res = await suite.api
         .http()
         .post('/v1/image-assets')
-        .set(org.auth)
+        .set(suite.org.auth)
         .attach('file', png, { filename: 'a.png', contentType: 'image/png' })
         .attach('file', png, { filename: 'b.png', contentType: 'image/png' });
       expectProblem(res, 422, 'validation_failed');
@@ -194,32 +180,32 @@ describe('POST /v1/image-assets', () => {
     });
 
     it('a JSON body is 415 unsupported_media_type', async () => {
-      const res = await api.http().post('/v1/image-assets').set(org.auth).send({ file: 'aGVsbG8=' });
+      const res = await suite.api.http().post('/v1/image-assets').set(suite.org.auth).send({ file: 'aGVsbG8=' });
       expectProblem(res, 415, 'unsupported_media_type');
     });
 
     it('a raw image body is 415 unsupported_media_type', async () => {
-      const res = await api
+      const res = await suite.api
         .http()
         .post('/v1/image-assets')
-        .set(org.auth)
+        .set(suite.org.auth)
         .set('Content-Type', 'image/png')
         .send(await image('png', 8, 8));
       expectProblem(res, 415, 'unsupported_media_type');
     });
 
     it('a malformed multipart body is 400 bad_request', async () => {
-      const res = await api
+      const res = await suite.api
         .http()
         .post('/v1/image-assets')
-        .set(org.auth)
+        .set(suite.org.auth)
         .set('Content-Type', 'multipart/form-data; boundary=abc')
         .send('--abc\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\npartial');
       expectProblem(res, 400, 'bad_request');
     });
 
     it('requires authentication before reading anything', async () => {
-      const res = await api.http().post('/v1/image-assets').attach('file', await image('png', 8, 8), 'a.png');
+      const res = await suite.api.http().post('/v1/image-assets').attach('file', await image('png', 8, 8), 'a.png');
       expectProblem(res, 401, 'unauthenticated');
     });
   });
@@ -227,16 +213,16 @@ describe('POST /v1/image-assets', () => {
   describe('GET /v1/image-assets/{id}', () => {
     it('400 invalid_id for a malformed id', async () => {
       for (const bad of ['nope', 'img_123', 'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE', 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHU', 'img_01jd3z8q4w6k2m9t5x7b1c0vhe']) {
-        expectProblem(await api.http().get(`/v1/image-assets/${bad}`).set(org.auth), 400, 'invalid_id');
+        expectProblem(await suite.api.http().get(`/v1/image-assets/${bad}`).set(suite.org.auth), 400, 'invalid_id');
       }
     });
 
     it("another organization's asset answers exactly like an unknown one", async () => {
-      const other = await createOrganization(api.app);
+      const other = await createOrganization(suite.api.app);
       const created = await upload(await image('png', 32, 32));
       expect(created.status).toBe(201);
-      const foreign = await api.http().get(`/v1/image-assets/${created.body.imageAssetId}`).set(other.auth);
-      const unknown = await api.http().get('/v1/image-assets/img_01JD3Z8Q4W6K2M9T5X7B1C0VHE').set(other.auth);
+      const foreign = await suite.api.http().get(`/v1/image-assets/${created.body.imageAssetId}`).set(other.auth);
+      const unknown = await suite.api.http().get('/v1/image-assets/img_01JD3Z8Q4W6K2M9T5X7B1C0VHE').set(other.auth);
       expectProblem(foreign, 404, 'not_found');
       expectProblem(unknown, 404, 'not_found');
       const strip = (b: Record<string, unknown>) => ({ ...b, requestId: undefined });

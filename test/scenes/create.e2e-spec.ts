@@ -1,34 +1,21 @@
-import { ManualClock } from '@app/core';
+import { ManualClock, QueueName, QueueService } from '@app/core';
+import { pollUntil } from '../support/poll';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { createOrganization, TestOrganization } from '../factories/organization.factory';
+import { createOrganization } from '../factories/organization.factory';
 import { createScene, uploadImage } from '../factories/scene.factory';
-import { RunningHttpApp, startApi } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
 import { expectProblem } from '../support/problems';
+import { setUpSuite } from '../support/suite';
 
 describe('POST /v1/scenes', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
-  let org: TestOrganization;
   const clock = new ManualClock(Date.parse('2026-05-01T12:00:00.000Z'));
-  const db = () => api.app.get(DataSource);
+  const suite = setUpSuite({ api: { clock } });
+  const db = () => suite.api.app.get(DataSource);
   const countOperations = async (organizationId: string) =>
     Number((await db().query(`SELECT count(*) AS n FROM operations WHERE organization_id = $1`, [organizationId]))[0].n);
 
-  beforeAll(async () => {
-    env = await createTestEnvironment();
-    api = await startApi(env, { clock });
-    org = await createOrganization(api.app);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-    await env?.dispose();
-  });
-
   it('answers 202 with the operation and its Location', async () => {
-    const res = await createScene(api, org, { prompt: 'A snowy mountain village at night', externalRef: 'order-1' });
+    const res = await createScene(suite.api, suite.org, { prompt: 'A snowy mountain village at night', externalRef: 'order-1' });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({
       operationId: expect.stringMatching(/^op_[0-9A-HJKMNP-TV-Z]{26}$/),
@@ -37,9 +24,12 @@ describe('POST /v1/scenes', () => {
     });
     expect(res.headers['location']).toBe(`/v1/operations/${res.body.operationId}`);
     expect(res.headers['idempotent-replayed']).toBeUndefined();
-    const op = await api.http().get(res.headers['location']).set(org.auth);
+    const op = await suite.api.http().get(res.headers['location']).set(suite.org.auth);
     expect(op.status).toBe(200);
-    expect(op.body).toMatchObject({ operationId: res.body.operationId, status: 'processing' });
+    expect(op.body).toEqual({ operationId: res.body.operationId, status: 'processing', createdAt: expect.any(String), updatedAt: expect.any(String) });
+    // No worker runs in this file: the operation stays processing, so Retry-After is always there.
+    expect(op.headers['retry-after']).toMatch(/^([1-9]|10)$/);
+    expect(op.headers['cache-control']).toBe('no-store');
   });
 
   describe('body validation (422 validation_failed, with the field)', () => {
@@ -60,17 +50,17 @@ describe('POST /v1/scenes', () => {
       ['sourceAssetId malformed', { prompt: 'x', sourceAssetId: 'img_nope' }, 'sourceAssetId', 'invalid_format'],
       ['an unknown field', { prompt: 'x', style: 'noir' }, 'style', 'unknown_field'],
     ])('%s', async (_, body, field, code) => {
-      const res = await createScene(api, org, body);
+      const res = await createScene(suite.api, suite.org, body);
       expectProblem(res, 422, 'validation_failed');
       expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field, code, message: expect.any(String) })]));
     });
 
     it('counts prompt length in code points: 4000 emoji are accepted', async () => {
-      expect((await createScene(api, org, { prompt: long(4000, '🌲') })).status).toBe(202);
+      expect((await createScene(suite.api, suite.org, { prompt: long(4000, '🌲') })).status).toBe(202);
     });
 
     it('accepts externalRef of 200 characters', async () => {
-      expect((await createScene(api, org, { prompt: 'x', externalRef: long(200, 'r') })).status).toBe(202);
+      expect((await createScene(suite.api, suite.org, { prompt: 'x', externalRef: long(200, 'r') })).status).toBe(202);
     });
   });
 
@@ -82,24 +72,24 @@ describe('POST /v1/scenes', () => {
       ['text/plain', 'prompt=x', 'text/plain', 415, 'unsupported_media_type'],
       ['form-encoded', 'prompt=x', 'application/x-www-form-urlencoded', 415, 'unsupported_media_type'],
     ] as const)('%s → %d %s', async (_, body, type, status, code) => {
-      let req = api.http().post('/v1/scenes').set(org.auth).set('Idempotency-Key', randomUUID()).set('Content-Type', type);
+      let req = suite.api.http().post('/v1/scenes').set(suite.org.auth).set('Idempotency-Key', randomUUID()).set('Content-Type', type);
       if (body !== undefined) req = req.send(body);
       expectProblem(await req, status, code);
     });
 
     it('multipart → 415 unsupported_media_type', async () => {
-      const res = await api.http().post('/v1/scenes').set(org.auth).set('Idempotency-Key', randomUUID()).field('prompt', 'x');
+      const res = await suite.api.http().post('/v1/scenes').set(suite.org.auth).set('Idempotency-Key', randomUUID()).field('prompt', 'x');
       expectProblem(res, 415, 'unsupported_media_type');
     });
 
     it('over 64 KiB → 413 payload_too_large', async () => {
-      expectProblem(await createScene(api, org, { prompt: 'x', pad: 'y'.repeat(70_000) }), 413, 'payload_too_large');
+      expectProblem(await createScene(suite.api, suite.org, { prompt: 'x', pad: 'y'.repeat(70_000) }), 413, 'payload_too_large');
     });
   });
 
   describe('Idempotency-Key', () => {
     it('missing → 400 idempotency_key_missing', async () => {
-      expectProblem(await api.http().post('/v1/scenes').set(org.auth).send({ prompt: 'x' }), 400, 'idempotency_key_missing');
+      expectProblem(await suite.api.http().post('/v1/scenes').set(suite.org.auth).send({ prompt: 'x' }), 400, 'idempotency_key_missing');
     });
 
     it.each([
@@ -109,15 +99,15 @@ describe('POST /v1/scenes', () => {
       ['without dashes', randomUUID().replace(/-/g, '')],
       ['with braces', `{${randomUUID()}}`],
     ])('%s → 400 idempotency_key_invalid', async (_, key) => {
-      expectProblem(await createScene(api, org, { prompt: 'x' }, key), 400, 'idempotency_key_invalid');
+      expectProblem(await createScene(suite.api, suite.org, { prompt: 'x' }, key), 400, 'idempotency_key_invalid');
     });
 
     it('the same key and body replay the first response with Idempotent-Replayed: true', async () => {
       const key = randomUUID();
       const body = { prompt: 'A desert at dawn', externalRef: 'replay-1' };
-      const first = await createScene(api, org, body, key);
+      const first = await createScene(suite.api, suite.org, body, key);
       clock.advance(1000);
-      const again = await createScene(api, org, { externalRef: 'replay-1', prompt: 'A desert at dawn' }, key);
+      const again = await createScene(suite.api, suite.org, { externalRef: 'replay-1', prompt: 'A desert at dawn' }, key);
       expect(again.status).toBe(first.status);
       expect(again.body).toEqual(first.body);
       expect(again.headers['location']).toBe(first.headers['location']);
@@ -127,23 +117,23 @@ describe('POST /v1/scenes', () => {
 
     it('the same key with another body → 422 idempotency_key_reused', async () => {
       const key = randomUUID();
-      expect((await createScene(api, org, { prompt: 'one' }, key)).status).toBe(202);
-      expectProblem(await createScene(api, org, { prompt: 'two' }, key), 422, 'idempotency_key_reused');
-      expectProblem(await createScene(api, org, { prompt: 'one', externalRef: 'extra' }, key), 422, 'idempotency_key_reused');
+      expect((await createScene(suite.api, suite.org, { prompt: 'one' }, key)).status).toBe(202);
+      expectProblem(await createScene(suite.api, suite.org, { prompt: 'two' }, key), 422, 'idempotency_key_reused');
+      expectProblem(await createScene(suite.api, suite.org, { prompt: 'one', externalRef: 'extra' }, key), 422, 'idempotency_key_reused');
     });
 
     it('a request that failed validation does not use up its key', async () => {
       const key = randomUUID();
-      expectProblem(await createScene(api, org, { prompt: '' }, key), 422, 'validation_failed');
-      expectProblem(await createScene(api, org, { prompt: 'x', sourceAssetId: 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHE' }, key), 422, 'source_asset_not_found');
-      expect((await createScene(api, org, { prompt: 'now valid' }, key)).status).toBe(202);
+      expectProblem(await createScene(suite.api, suite.org, { prompt: '' }, key), 422, 'validation_failed');
+      expectProblem(await createScene(suite.api, suite.org, { prompt: 'x', sourceAssetId: 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHE' }, key), 422, 'source_asset_not_found');
+      expect((await createScene(suite.api, suite.org, { prompt: 'now valid' }, key)).status).toBe(202);
     });
 
     it('keys are per organization', async () => {
-      const other = await createOrganization(api.app);
+      const other = await createOrganization(suite.api.app);
       const key = randomUUID();
-      const a = await createScene(api, org, { prompt: 'shared key' }, key);
-      const b = await createScene(api, other, { prompt: 'shared key' }, key);
+      const a = await createScene(suite.api, suite.org, { prompt: 'shared key' }, key);
+      const b = await createScene(suite.api, other, { prompt: 'shared key' }, key);
       expect(a.status).toBe(202);
       expect(b.status).toBe(202);
       expect(b.headers['idempotent-replayed']).toBeUndefined();
@@ -157,28 +147,28 @@ describe('POST /v1/scenes', () => {
       await runner.connect();
       await runner.startTransaction();
       try {
-        await runner.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))`, [`${org.organizationId}:${key}`]);
-        const res = await createScene(api, org, { prompt: 'x' }, key);
+        await runner.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))`, [`${suite.org.organizationId}:${key}`]);
+        const res = await createScene(suite.api, suite.org, { prompt: 'x' }, key);
         expectProblem(res, 409, 'idempotency_request_in_progress');
         expect(res.headers['retry-after']).toBe('1');
       } finally {
         await runner.rollbackTransaction();
         await runner.release();
       }
-      expect((await createScene(api, org, { prompt: 'x' }, key)).status).toBe(202);
+      expect((await createScene(suite.api, suite.org, { prompt: 'x' }, key)).status).toBe(202);
     });
 
     it('50 concurrent requests with one key create exactly one operation', async () => {
-      const other = await createOrganization(api.app);
+      const other = await createOrganization(suite.api.app);
       const key = randomUUID();
-      const results = await Promise.all(Array.from({ length: 50 }, () => createScene(api, other, { prompt: 'race' }, key)));
+      const results = await Promise.all(Array.from({ length: 50 }, () => createScene(suite.api, other, { prompt: 'race' }, key)));
       const statuses = new Set(results.map((r) => r.status));
       expect([...statuses].every((s) => s === 202 || s === 409)).toBe(true);
       const accepted = results.filter((r) => r.status === 202);
       expect(accepted.length).toBeGreaterThanOrEqual(1);
       expect(new Set(accepted.map((r) => r.body.operationId)).size).toBe(1);
       expect(await countOperations(other.organizationId)).toBe(1);
-      const after = await createScene(api, other, { prompt: 'race' }, key);
+      const after = await createScene(suite.api, other, { prompt: 'race' }, key);
       expect(after.status).toBe(202);
       expect(after.body.operationId).toBe(accepted[0].body.operationId);
     });
@@ -186,46 +176,46 @@ describe('POST /v1/scenes', () => {
 
   describe('externalRef', () => {
     it('is unique among active scenes: 409 external_ref_conflict', async () => {
-      expect((await createScene(api, org, { prompt: 'a', externalRef: 'dup-1' })).status).toBe(202);
-      expectProblem(await createScene(api, org, { prompt: 'b', externalRef: 'dup-1' }), 409, 'external_ref_conflict');
+      expect((await createScene(suite.api, suite.org, { prompt: 'a', externalRef: 'dup-1' })).status).toBe(202);
+      expectProblem(await createScene(suite.api, suite.org, { prompt: 'b', externalRef: 'dup-1' }), 409, 'external_ref_conflict');
     });
 
     it('is per organization', async () => {
-      const other = await createOrganization(api.app);
-      expect((await createScene(api, org, { prompt: 'a', externalRef: 'per-org' })).status).toBe(202);
-      expect((await createScene(api, other, { prompt: 'a', externalRef: 'per-org' })).status).toBe(202);
+      const other = await createOrganization(suite.api.app);
+      expect((await createScene(suite.api, suite.org, { prompt: 'a', externalRef: 'per-org' })).status).toBe(202);
+      expect((await createScene(suite.api, other, { prompt: 'a', externalRef: 'per-org' })).status).toBe(202);
     });
 
     it('is free again once the scene is deleted', async () => {
-      const created = await createScene(api, org, { prompt: 'a', externalRef: 'reuse-after-delete' });
-      const found = await api.http().get('/v1/scenes').query({ externalRef: 'reuse-after-delete' }).set(org.auth);
+      const created = await createScene(suite.api, suite.org, { prompt: 'a', externalRef: 'reuse-after-delete' });
+      const found = await suite.api.http().get('/v1/scenes').query({ externalRef: 'reuse-after-delete' }).set(suite.org.auth);
       expect(found.status).toBe(200);
       expect(found.body.operationId).toBe(created.body.operationId);
-      expect((await api.http().delete(`/v1/scenes/${found.body.sceneId}`).set(org.auth)).status).toBe(204);
-      expect((await createScene(api, org, { prompt: 'b', externalRef: 'reuse-after-delete' })).status).toBe(202);
+      expect((await suite.api.http().delete(`/v1/scenes/${found.body.sceneId}`).set(suite.org.auth)).status).toBe(204);
+      expect((await createScene(suite.api, suite.org, { prompt: 'b', externalRef: 'reuse-after-delete' })).status).toBe(202);
     });
   });
 
   describe('source images', () => {
     it('attaches a usable asset, which is then kept', async () => {
-      const assetId = await uploadImage(api, org, 1920, 1080);
-      expect((await createScene(api, org, { prompt: 'from a photo', sourceAssetId: assetId })).status).toBe(202);
-      const asset = await api.http().get(`/v1/image-assets/${assetId}`).set(org.auth);
+      const assetId = await uploadImage(suite.api, suite.org, 1920, 1080);
+      expect((await createScene(suite.api, suite.org, { prompt: 'from a photo', sourceAssetId: assetId })).status).toBe(202);
+      const asset = await suite.api.http().get(`/v1/image-assets/${assetId}`).set(suite.org.auth);
       expect(asset.body).toMatchObject({ status: 'attached', expiresAt: null });
       clock.advance(48 * 3600 * 1000);
-      expect((await api.http().get(`/v1/image-assets/${assetId}`).set(org.auth)).status).toBe(200);
+      expect((await suite.api.http().get(`/v1/image-assets/${assetId}`).set(suite.org.auth)).status).toBe(200);
       // An attached asset can serve another scene.
-      expect((await createScene(api, org, { prompt: 'again', sourceAssetId: assetId })).status).toBe(202);
+      expect((await createScene(suite.api, suite.org, { prompt: 'again', sourceAssetId: assetId })).status).toBe(202);
     });
 
     it("unknown, another organization's and expired assets → 422 source_asset_not_found", async () => {
-      const other = await createOrganization(api.app);
-      const foreign = await uploadImage(api, other);
-      const expired = await uploadImage(api, org);
+      const other = await createOrganization(suite.api.app);
+      const foreign = await uploadImage(suite.api, other);
+      const expired = await uploadImage(suite.api, suite.org);
       clock.advance(24 * 3600 * 1000);
       const bodies: Array<Record<string, unknown>> = [];
       for (const id of ['img_01JD3Z8Q4W6K2M9T5X7B1C0VHE', foreign, expired]) {
-        const res = await createScene(api, org, { prompt: 'x', sourceAssetId: id });
+        const res = await createScene(suite.api, suite.org, { prompt: 'x', sourceAssetId: id });
         expectProblem(res, 422, 'source_asset_not_found');
         bodies.push({ ...res.body, requestId: undefined });
       }
@@ -240,9 +230,9 @@ describe('POST /v1/scenes', () => {
       [1440, 1080, 'source_image_aspect_ratio'],
       [1920, 1060, 'source_image_aspect_ratio'],
     ] as const)('%d×%d → 422 %s, and the asset stays unattached', async (w, h, code) => {
-      const assetId = await uploadImage(api, org, w, h);
-      expectProblem(await createScene(api, org, { prompt: 'x', sourceAssetId: assetId }), 422, code);
-      expect((await api.http().get(`/v1/image-assets/${assetId}`).set(org.auth)).body.status).toBe('unattached');
+      const assetId = await uploadImage(suite.api, suite.org, w, h);
+      expectProblem(await createScene(suite.api, suite.org, { prompt: 'x', sourceAssetId: assetId }), 422, code);
+      expect((await suite.api.http().get(`/v1/image-assets/${assetId}`).set(suite.org.auth)).body.status).toBe('unattached');
     });
 
     it.each([
@@ -250,17 +240,35 @@ describe('POST /v1/scenes', () => {
       [1280, 720],
       [1920, 1070], // 16:9 within 1%: |1.7944 - 1.7778| / 1.7778 = 0.0094
     ])('%d×%d is accepted', async (w, h) => {
-      const assetId = await uploadImage(api, org, w, h);
-      expect((await createScene(api, org, { prompt: 'x', sourceAssetId: assetId })).status).toBe(202);
+      const assetId = await uploadImage(suite.api, suite.org, w, h);
+      expect((await createScene(suite.api, suite.org, { prompt: 'x', sourceAssetId: assetId })).status).toBe(202);
     });
   });
 
   it('nothing is half-written when creation is refused', async () => {
-    const other = await createOrganization(api.app);
-    const assetId = await uploadImage(api, other, 1920, 1080);
-    expect((await createScene(api, other, { prompt: 'a', externalRef: 'taken' })).status).toBe(202);
-    expectProblem(await createScene(api, other, { prompt: 'b', externalRef: 'taken', sourceAssetId: assetId }), 409, 'external_ref_conflict');
+    const other = await createOrganization(suite.api.app);
+    const assetId = await uploadImage(suite.api, other, 1920, 1080);
+    expect((await createScene(suite.api, other, { prompt: 'a', externalRef: 'taken' })).status).toBe(202);
+    expectProblem(await createScene(suite.api, other, { prompt: 'b', externalRef: 'taken', sourceAssetId: assetId }), 409, 'external_ref_conflict');
     expect(await countOperations(other.organizationId)).toBe(1);
-    expect((await api.http().get(`/v1/image-assets/${assetId}`).set(other.auth)).body.status).toBe('unattached');
+    expect((await suite.api.http().get(`/v1/image-assets/${assetId}`).set(other.auth)).body.status).toBe('unattached');
+  });
+
+  it('Retry-After follows the queue: it grows as jobs wait (no worker runs here)', async () => {
+    const queue = suite.api.app.get(QueueService).queue(QueueName.Scenes);
+    const created = await createScene(suite.api, suite.org, { prompt: 'at the back of the queue' });
+    const waiting = async () => {
+      const c = await queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active');
+      return Object.values(c).reduce((a, b) => a + b, 0);
+    };
+    // WORKER_CONCURRENCY 4: one more second per 8 jobs waiting, from 1 up to 10.
+    const expected = Math.min(10, 1 + Math.floor((await waiting()) / 8));
+    expect(expected).toBeGreaterThan(1);
+    const res = await pollUntil(
+      () => suite.api.http().get(`/v1/operations/${created.body.operationId}`).set(suite.org.auth),
+      (r) => r.headers['retry-after'] === String(expected),
+      { what: 'the queue depth to be read (cached for a second)' },
+    );
+    expect(res.body.status).toBe('processing');
   });
 });

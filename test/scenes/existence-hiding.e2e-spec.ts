@@ -1,38 +1,25 @@
-import { INestApplicationContext } from '@nestjs/common';
 import type { Response } from 'supertest';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { awaitOperation, createScene, uploadImage } from '../factories/scene.factory';
-import { RunningHttpApp, startApi, startWorker } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { setUpSuite } from '../support/suite';
 
 /**
  * For every route that takes an id, another organization's id must get exactly the answer an
  * unknown id gets: same status, same body (but the request id), same headers.
  */
 describe("existence hiding: another organization's ids look unknown", () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
-  let worker: INestApplicationContext;
+  const suite = setUpSuite({ worker: {}, org: false });
   let owner: TestOrganization;
   let stranger: TestOrganization;
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    env = await createTestEnvironment();
-    api = await startApi(env);
-    worker = await startWorker(env);
-    owner = await createOrganization(api.app);
-    stranger = await createOrganization(api.app);
-    ids.imageAsset = await uploadImage(api, owner);
-    const created = await createScene(api, owner, { prompt: 'secret scene', externalRef: 'hidden-ref' });
+    owner = await createOrganization(suite.api.app);
+    stranger = await createOrganization(suite.api.app);
+    ids.imageAsset = await uploadImage(suite.api, owner);
+    const created = await createScene(suite.api, owner, { prompt: 'secret scene', externalRef: 'hidden-ref' });
     ids.operation = created.body.operationId;
-    ids.scene = (await awaitOperation(api, owner, ids.operation)).body.sceneId;
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await env?.dispose();
+    ids.scene = (await awaitOperation(suite.api, owner, ids.operation)).body.sceneId;
   });
 
   const unknown = {
@@ -42,18 +29,18 @@ describe("existence hiding: another organization's ids look unknown", () => {
   };
 
   const routes: Array<[string, (id: (k: keyof typeof unknown) => string) => Promise<Response>]> = [
-    ['GET /v1/image-assets/{id}', (id) => api.http().get(`/v1/image-assets/${id('imageAsset')}`).set(stranger.auth) as never],
-    ['GET /v1/operations/{id}', (id) => api.http().get(`/v1/operations/${id('operation')}`).set(stranger.auth) as never],
-    ['GET /v1/scenes/{id}', (id) => api.http().get(`/v1/scenes/${id('scene')}`).set(stranger.auth) as never],
-    ['DELETE /v1/scenes/{id}', (id) => api.http().delete(`/v1/scenes/${id('scene')}`).set(stranger.auth) as never],
+    ['GET /v1/image-assets/{id}', (id) => suite.api.http().get(`/v1/image-assets/${id('imageAsset')}`).set(stranger.auth) as never],
+    ['GET /v1/operations/{id}', (id) => suite.api.http().get(`/v1/operations/${id('operation')}`).set(stranger.auth) as never],
+    ['GET /v1/scenes/{id}', (id) => suite.api.http().get(`/v1/scenes/${id('scene')}`).set(stranger.auth) as never],
+    ['DELETE /v1/scenes/{id}', (id) => suite.api.http().delete(`/v1/scenes/${id('scene')}`).set(stranger.auth) as never],
     [
       'GET /v1/scenes?externalRef=',
-      (id) => api.http().get('/v1/scenes').query({ externalRef: id('scene') === ids.scene ? 'hidden-ref' : 'never-used-ref' }).set(stranger.auth) as never,
+      (id) => suite.api.http().get('/v1/scenes').query({ externalRef: id('scene') === ids.scene ? 'hidden-ref' : 'never-used-ref' }).set(stranger.auth) as never,
     ],
     [
       'POST /v1/scenes with sourceAssetId',
       (id) =>
-        createScene(api, stranger, { prompt: 'borrow', sourceAssetId: id('imageAsset') }) as never,
+        createScene(suite.api, stranger, { prompt: 'borrow', sourceAssetId: id('imageAsset') }) as never,
     ],
   ];
 
@@ -73,8 +60,8 @@ describe("existence hiding: another organization's ids look unknown", () => {
   });
 
   it("the owner still sees everything after the stranger's attempts (a foreign DELETE did nothing)", async () => {
-    expect((await api.http().get(`/v1/scenes/${ids.scene}`).set(owner.auth)).status).toBe(200);
-    expect((await api.http().get(`/v1/operations/${ids.operation}`).set(owner.auth)).status).toBe(200);
-    expect((await api.http().get(`/v1/image-assets/${ids.imageAsset}`).set(owner.auth)).status).toBe(200);
+    expect((await suite.api.http().get(`/v1/scenes/${ids.scene}`).set(owner.auth)).status).toBe(200);
+    expect((await suite.api.http().get(`/v1/operations/${ids.operation}`).set(owner.auth)).status).toBe(200);
+    expect((await suite.api.http().get(`/v1/image-assets/${ids.imageAsset}`).set(owner.auth)).status).toBe(200);
   });
 });

@@ -4,32 +4,26 @@ import { ProceduralSceneGenerator } from '@app/generation';
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
 import { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { awaitOperation, createScene } from '../factories/scene.factory';
-import { RunningHttpApp, startApi, startWorker } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { startApi, startWorker } from '../support/apps';
 import { FakeGenerationProvider, PROVIDER_MARKER } from '../support/fake-generation-provider';
 import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { freePort, ServiceProcess } from '../support/processes';
+import { setUpSuite } from '../support/suite';
 
 describe('faults: the work still happens, once, and failures stay safe', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
-  let org: TestOrganization;
+  // The fake provider starts before the suite's apps and stops after them.
   let fake: FakeGenerationProvider;
 
   beforeAll(async () => {
-    env = await createTestEnvironment();
     fake = await FakeGenerationProvider.start(new ProceduralSceneGenerator(new SharpImageMedia()));
-    api = await startApi(env);
-    org = await createOrganization(api.app);
   });
 
+  const suite = setUpSuite();
+
   afterAll(async () => {
-    await api?.close();
     await fake?.close();
-    await env?.dispose();
   });
 
   beforeEach(() => {
@@ -37,7 +31,7 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
     fake.hold();
   });
 
-  const db = () => api.app.get(DataSource);
+  const db = () => suite.api.app.get(DataSource);
   const operationRow = async (id: string) =>
     (await db().query(`SELECT status, version, error_code, error_message, error_retryable, scene_id FROM operations WHERE id = $1`, [id]))[0];
   const versionsOf = async (sceneId: string) =>
@@ -45,8 +39,8 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
 
   /** Worker settings for fault tests: the http generator against the fake, quick stall detection. */
   const workerEnv = (extra: Record<string, string> = {}) => ({
-    DATABASE_URL: env.databaseUrl,
-    QUEUE_PREFIX: env.queuePrefix,
+    DATABASE_URL: suite.env.databaseUrl,
+    QUEUE_PREFIX: suite.env.queuePrefix,
     GENERATOR: 'http',
     GENERATION_PROVIDER_URL: fake.url,
     GENERATION_PROVIDER_API_KEY: 'pk_fake',
@@ -67,14 +61,14 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
     try {
       await first.waitForOutput(/worker health and metrics/);
       const requested = fake.nextRequest();
-      const created = await createScene(api, org, { prompt: 'killed mid-job' });
+      const created = await createScene(suite.api, suite.org, { prompt: 'killed mid-job' });
       await requested;
       const killed = await first.stop('SIGKILL');
       expect(killed.signal).toBe('SIGKILL');
 
       fake.behaviour = 'success';
       second = new ServiceProcess('worker', workerEnv({ WORKER_PORT: String(await freePort()) }));
-      const done = await awaitOperation(api, org, created.body.operationId, 30_000);
+      const done = await awaitOperation(suite.api, suite.org, created.body.operationId, 30_000);
       expect(done.body).toMatchObject({ status: 'succeeded', version: 1 });
       expect(await versionsOf(done.body.sceneId)).toBe(1);
       expect(fake.requests.filter((r) => (r.body as { prompt?: string }).prompt === 'killed mid-job')).toHaveLength(2);
@@ -91,7 +85,7 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
     try {
       await worker.waitForOutput(/worker health and metrics/);
       const requested = fake.nextRequest();
-      const created = await createScene(api, org, { prompt: 'graceful stop' });
+      const created = await createScene(suite.api, suite.org, { prompt: 'graceful stop' });
       await requested;
       worker.child.kill('SIGTERM');
       await worker.waitForOutput(/shutting down \(SIGTERM\)/);
@@ -112,7 +106,7 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
     let worker: INestApplicationContext;
 
     beforeAll(async () => {
-      worker = await startWorker(env, { config: workerEnv() });
+      worker = await startWorker(suite.env, { config: workerEnv() });
     });
 
     afterAll(async () => {
@@ -128,27 +122,27 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
     it('deletion during generation: the scene never comes back and its files are discarded', async () => {
       fake.behaviour = 'gated';
       const requested = fake.nextRequest();
-      const created = await createScene(api, org, { prompt: 'deleted while generating', externalRef: 'doomed' });
+      const created = await createScene(suite.api, suite.org, { prompt: 'deleted while generating', externalRef: 'doomed' });
       await requested;
       const { scene_id: sceneId } = await operationRow(created.body.operationId);
-      expect((await api.http().delete(`/v1/scenes/${sceneId}`).set(org.auth)).status).toBe(204);
+      expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(suite.org.auth)).status).toBe(204);
       fake.release();
       await pollUntil(() => jobState(created.body.operationId), (s) => s === 'completed' || s === 'failed', { what: 'the job to end' });
 
-      expectProblem(await api.http().get(`/v1/scenes/${sceneId}`).set(org.auth), 404, 'not_found');
-      expectProblem(await api.http().get(`/v1/operations/${created.body.operationId}`).set(org.auth), 404, 'not_found');
+      expectProblem(await suite.api.http().get(`/v1/scenes/${sceneId}`).set(suite.org.auth), 404, 'not_found');
+      expectProblem(await suite.api.http().get(`/v1/operations/${created.body.operationId}`).set(suite.org.auth), 404, 'not_found');
       expect(await operationRow(created.body.operationId)).toMatchObject({ status: 'failed', error_code: 'scene_deleted' });
       expect(await versionsOf(sceneId)).toBe(0);
       const blobs = await db().query(`SELECT count(*) AS n FROM blobs WHERE key LIKE $1`, [`scenes/${sceneId}/%`]);
       expect(Number(blobs[0].n)).toBe(0);
-      expect((await createScene(api, org, { prompt: 'x', externalRef: 'doomed' })).status).toBe(202);
+      expect((await createScene(suite.api, suite.org, { prompt: 'x', externalRef: 'doomed' })).status).toBe(202);
     });
 
     it('a job that always fails ends failed with a safe error after its attempts', async () => {
       fake.behaviour = 'server-error';
       const before = fake.requests.length;
-      const created = await createScene(api, org, { prompt: 'always fails', externalRef: 'will-fail' });
-      const done = await awaitOperation(api, org, created.body.operationId);
+      const created = await createScene(suite.api, suite.org, { prompt: 'always fails', externalRef: 'will-fail' });
+      const done = await awaitOperation(suite.api, suite.org, created.body.operationId);
       expect(done.body).toEqual({
         operationId: created.body.operationId,
         status: 'failed',
@@ -163,29 +157,29 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
       expect(attempts).toHaveLength(3); // GENERATION_ATTEMPTS
       // A failed creation is not an active scene: 404, and its externalRef is free.
       const { scene_id: sceneId } = await operationRow(created.body.operationId);
-      expectProblem(await api.http().get(`/v1/scenes/${sceneId}`).set(org.auth), 404, 'not_found');
-      expectProblem(await api.http().get('/v1/scenes').query({ externalRef: 'will-fail' }).set(org.auth), 404, 'not_found');
+      expectProblem(await suite.api.http().get(`/v1/scenes/${sceneId}`).set(suite.org.auth), 404, 'not_found');
+      expectProblem(await suite.api.http().get('/v1/scenes').query({ externalRef: 'will-fail' }).set(suite.org.auth), 404, 'not_found');
       fake.behaviour = 'success';
-      expect((await createScene(api, org, { prompt: 'second try', externalRef: 'will-fail' })).status).toBe(202);
+      expect((await createScene(suite.api, suite.org, { prompt: 'second try', externalRef: 'will-fail' })).status).toBe(202);
     });
 
     it('a permanent provider refusal fails at once, not retryable', async () => {
       fake.behaviour = 'bad-request';
       const before = fake.requests.length;
-      const created = await createScene(api, org, { prompt: 'refused' });
-      const done = await awaitOperation(api, org, created.body.operationId);
+      const created = await createScene(suite.api, suite.org, { prompt: 'refused' });
+      const done = await awaitOperation(suite.api, suite.org, created.body.operationId);
       expect(done.body.error).toEqual({ code: 'provider_rejected', message: expect.any(String), retryable: false });
       expect(fake.requests.slice(before).filter((r) => (r.body as { prompt?: string }).prompt === 'refused')).toHaveLength(1);
     });
 
     it('a transient failure is retried and then succeeds', async () => {
       fake.behaviour = 'unavailable';
-      const created = await createScene(api, org, { prompt: 'flaky provider' });
+      const created = await createScene(suite.api, suite.org, { prompt: 'flaky provider' });
       await pollUntil(() => operationRow(created.body.operationId), () => fake.requests.some((r) => (r.body as { prompt?: string }).prompt === 'flaky provider'), {
         what: 'the first attempt',
       });
       fake.behaviour = 'success';
-      expect((await awaitOperation(api, org, created.body.operationId)).body).toMatchObject({ status: 'succeeded', version: 1 });
+      expect((await awaitOperation(suite.api, suite.org, created.body.operationId)).body).toMatchObject({ status: 'succeeded', version: 1 });
     });
   });
 
@@ -193,11 +187,11 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
     const proxy = new TcpProxy('127.0.0.1', 6379);
     const port = await proxy.start();
     const redisUrl = `redis://127.0.0.1:${port}`;
-    const cutApi = await startApi(env, { config: { REDIS_URL: redisUrl } });
-    const worker = await startWorker(env, { config: { ...workerEnv({ REDIS_URL: redisUrl }), RECONCILE_GRACE_MS: '300' } });
+    const cutApi = await startApi(suite.env, { config: { REDIS_URL: redisUrl } });
+    const worker = await startWorker(suite.env, { config: { ...workerEnv({ REDIS_URL: redisUrl }), RECONCILE_GRACE_MS: '300' } });
     try {
       await proxy.cut();
-      const created = await createScene(cutApi, org, { prompt: 'while redis was down' });
+      const created = await createScene(cutApi, suite.org, { prompt: 'while redis was down' });
       expect(created.status).toBe(202);
       const id = created.body.operationId;
       expect(await operationRow(id)).toMatchObject({ status: 'processing' });
@@ -205,7 +199,7 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
       expect(row[0].enqueued_at).toBeNull();
 
       await proxy.restore();
-      const done = await awaitOperation(cutApi, org, id, 30_000);
+      const done = await awaitOperation(cutApi, suite.org, id, 30_000);
       expect(done.body).toMatchObject({ status: 'succeeded', version: 1 });
       expect(await versionsOf(done.body.sceneId)).toBe(1);
     } finally {

@@ -1,46 +1,28 @@
 import { JobName, ManualClock, QueueName, QueueService } from '@app/core';
 import { OperationsReconciler, SceneJobs } from '@app/scenes';
-import { INestApplicationContext } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { awaitOperation, createScene } from '../factories/scene.factory';
-import { RunningHttpApp, startApi, startWorker } from '../support/apps';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { startWorker } from '../support/apps';
 import { pollUntil } from '../support/poll';
+import { setUpSuite } from '../support/suite';
 
 describe('no accepted operation is lost', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
-  let worker: INestApplicationContext;
-  let org: TestOrganization;
+  const suite = setUpSuite({ worker: { config: { RECONCILE_INTERVAL_MS: '200', RECONCILE_GRACE_MS: '300' } } });
 
-  beforeAll(async () => {
-    env = await createTestEnvironment();
-    api = await startApi(env);
-    worker = await startWorker(env, { config: { RECONCILE_INTERVAL_MS: '200', RECONCILE_GRACE_MS: '300' } });
-    org = await createOrganization(api.app);
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await env?.dispose();
-  });
-
-  const db = () => api.app.get(DataSource);
+  const db = () => suite.api.app.get(DataSource);
   const enqueuedAt = async (id: string) => (await db().query(`SELECT enqueued_at FROM operations WHERE id = $1`, [id]))[0].enqueued_at;
 
   it('the process died between commit and enqueue: the reconciler enqueues it', async () => {
-    const jobs = api.app.get(SceneJobs);
+    const jobs = suite.api.app.get(SceneJobs);
     const original = jobs.enqueueSoon.bind(jobs);
     // As if the api process were killed right after its transaction committed.
     jobs.enqueueSoon = () => undefined;
     try {
-      const created = await createScene(api, org, { prompt: 'orphaned by a crash' });
+      const created = await createScene(suite.api, suite.org, { prompt: 'orphaned by a crash' });
       expect(created.status).toBe(202);
       expect(await enqueuedAt(created.body.operationId)).toBeNull();
-      const done = await awaitOperation(api, org, created.body.operationId);
+      const done = await awaitOperation(suite.api, suite.org, created.body.operationId);
       expect(done.body).toMatchObject({ status: 'succeeded', version: 1 });
       expect(await enqueuedAt(created.body.operationId)).not.toBeNull();
     } finally {
@@ -49,16 +31,16 @@ describe('no accepted operation is lost', () => {
   });
 
   it('the job vanished from Redis (a restart without persistence): the reconciler enqueues it again', async () => {
-    const queue = worker.get(QueueService).queue(QueueName.Scenes);
+    const queue = suite.worker.get(QueueService).queue(QueueName.Scenes);
     await queue.pause();
     try {
-      const created = await createScene(api, org, { prompt: 'lost in a redis restart' });
+      const created = await createScene(suite.api, suite.org, { prompt: 'lost in a redis restart' });
       const id = created.body.operationId;
       await pollUntil(() => queue.getJob(id), (job) => !!job, { what: 'the job to be enqueued' });
       await queue.remove(id);
       expect(await queue.getJob(id)).toBeUndefined();
       await queue.resume();
-      const done = await awaitOperation(api, org, id);
+      const done = await awaitOperation(suite.api, suite.org, id);
       expect(done.body).toMatchObject({ status: 'succeeded', version: 1 });
     } finally {
       await queue.resume();
@@ -66,33 +48,33 @@ describe('no accepted operation is lost', () => {
   });
 
   it('a job that ended without recording its result: the operation is settled as failed', async () => {
-    const created = await createScene(api, org, { prompt: 'settled' });
+    const created = await createScene(suite.api, suite.org, { prompt: 'settled' });
     const id = created.body.operationId;
-    await awaitOperation(api, org, id);
+    await awaitOperation(suite.api, suite.org, id);
     // Rewind the operation as if the handler had died after BullMQ recorded completion.
     await db().query(`UPDATE operations SET status = 'processing', version = NULL, completed_at = NULL, updated_at = now() - interval '1 hour' WHERE id = $1`, [id]);
-    await worker.get(OperationsReconciler).reconcile();
-    const res = await api.http().get(`/v1/operations/${id}`).set(org.auth);
+    await suite.worker.get(OperationsReconciler).reconcile();
+    const res = await suite.api.http().get(`/v1/operations/${id}`).set(suite.org.auth);
     expect(res.body).toMatchObject({ status: 'failed', error: { code: 'generation_failed', retryable: true } });
   });
 
   it('only one replica reconciles at a time', async () => {
-    const second = await startWorker(env, { config: { RECONCILE_INTERVAL_MS: '600000' } });
-    const jobs = api.app.get(SceneJobs);
+    const second = await startWorker(suite.env, { config: { RECONCILE_INTERVAL_MS: '600000' } });
+    const jobs = suite.api.app.get(SceneJobs);
     const original = jobs.enqueueSoon.bind(jobs);
     const runner = db().createQueryRunner();
     await runner.connect();
     try {
       jobs.enqueueSoon = () => undefined;
       await runner.query(`SELECT pg_advisory_lock(731903118)`);
-      const created = await createScene(api, org, { prompt: 'waits for the lock' });
+      const created = await createScene(suite.api, suite.org, { prompt: 'waits for the lock' });
       const id = created.body.operationId;
       await db().query(`UPDATE operations SET updated_at = now() - interval '1 hour' WHERE id = $1`, [id]);
       // Another replica holds the reconciler lock: this one does nothing, and neither does the first.
       expect(await second.get(OperationsReconciler).reconcile()).toBe(0);
       expect(await enqueuedAt(id)).toBeNull();
       await runner.query(`SELECT pg_advisory_unlock(731903118)`);
-      expect((await awaitOperation(api, org, id)).body).toMatchObject({ status: 'succeeded' });
+      expect((await awaitOperation(suite.api, suite.org, id)).body).toMatchObject({ status: 'succeeded' });
     } finally {
       jobs.enqueueSoon = original;
       await runner.query(`SELECT pg_advisory_unlock_all()`);
@@ -103,41 +85,25 @@ describe('no accepted operation is lost', () => {
 });
 
 describe('idempotency records expire after 24 hours', () => {
-  let env: TestEnvironment;
-  let api: RunningHttpApp;
-  let worker: INestApplicationContext;
-  let org: TestOrganization;
   const clock = new ManualClock(Date.parse('2026-07-01T08:00:00.000Z'));
-
-  beforeAll(async () => {
-    env = await createTestEnvironment();
-    api = await startApi(env, { clock });
-    worker = await startWorker(env, { clock });
-    org = await createOrganization(api.app);
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await env?.dispose();
-  });
+  const suite = setUpSuite({ api: { clock }, worker: { clock } });
 
   it('replays within the window, and the purge job frees the key after it', async () => {
     const key = randomUUID();
-    const first = await createScene(api, org, { prompt: 'window' }, key);
+    const first = await createScene(suite.api, suite.org, { prompt: 'window' }, key);
     clock.advance(24 * 3600 * 1000 - 1);
-    const replay = await createScene(api, org, { prompt: 'window' }, key);
+    const replay = await createScene(suite.api, suite.org, { prompt: 'window' }, key);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body.operationId).toBe(first.body.operationId);
 
     clock.advance(1);
     const count = async () =>
-      Number((await api.app.get(DataSource).query(`SELECT count(*) AS n FROM idempotency_keys WHERE key = $1`, [key]))[0].n);
+      Number((await suite.api.app.get(DataSource).query(`SELECT count(*) AS n FROM idempotency_keys WHERE key = $1`, [key]))[0].n);
     expect(await count()).toBe(1);
-    await worker.get(QueueService).add({ name: JobName.IdempotencyPurgeExpired, data: {} });
+    await suite.worker.get(QueueService).add({ name: JobName.IdempotencyPurgeExpired, data: {} });
     await pollUntil(count, (n) => n === 0, { what: 'the purge job' });
 
-    const fresh = await createScene(api, org, { prompt: 'window' }, key);
+    const fresh = await createScene(suite.api, suite.org, { prompt: 'window' }, key);
     expect(fresh.status).toBe(202);
     expect(fresh.headers['idempotent-replayed']).toBeUndefined();
     expect(fresh.body.operationId).not.toBe(first.body.operationId);
@@ -145,9 +111,9 @@ describe('idempotency records expire after 24 hours', () => {
 
   it('an expired record is not replayed even before the purge runs', async () => {
     const key = randomUUID();
-    const first = await createScene(api, org, { prompt: 'lazy' }, key);
+    const first = await createScene(suite.api, suite.org, { prompt: 'lazy' }, key);
     clock.advance(24 * 3600 * 1000);
-    const again = await createScene(api, org, { prompt: 'something else entirely' }, key);
+    const again = await createScene(suite.api, suite.org, { prompt: 'something else entirely' }, key);
     expect(again.status).toBe(202);
     expect(again.body.operationId).not.toBe(first.body.operationId);
   });
