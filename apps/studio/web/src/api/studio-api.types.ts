@@ -55,26 +55,13 @@ export interface CreatedEdit {
   createdAt: string;
 }
 
-export type Vec3 = [number, number, number];
+// The scene spec is the server's own type (the studio API serves it as stored), imported for
+// its types only: nothing of the generation library is bundled.
+import type { SceneSpec as StoredSceneSpec } from '../../../../../libs/generation/src/scene-spec';
+export type { CameraPreset, Vec3 } from '../../../../../libs/generation/src/scene-spec';
 
-export interface CameraPreset {
-  id: string;
-  name: string;
-  position: Vec3;
-  target: Vec3;
-  focalLengthMm: number;
-}
-
-/** The part of the scene spec the studio reads; the server's spec has more. */
-export interface SceneSpec {
-  sky: { top: string; horizon: string };
-  lighting: {
-    sun: { direction: Vec3; color: string; intensity: number };
-    ambient: { color: string; intensity: number };
-  };
-  fog: { color: string; near: number; far: number } | null;
-  cameras: CameraPreset[];
-}
+/** The part of the scene spec the studio reads. */
+export type SceneSpec = Pick<StoredSceneSpec, 'sky' | 'lighting' | 'fog' | 'cameras'>;
 
 /** RFC 9457 problem details, with the fields the studio API adds. */
 export interface Problem {
