@@ -1,16 +1,15 @@
 import { ManualClock } from '@app/core';
 import { LogCapture } from '@app/core/testing';
-import { INestApplicationContext } from '@nestjs/common';
 import { createServer, Server } from 'node:http';
 import { Browser, Frame, Page } from 'playwright-core';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
-import { createOrganization, TestOrganization } from '../factories/organization.factory';
-import { RunningHttpApp, startApi, startStudio, startWorker } from '../support/apps';
-import { collectConsole, launchChromium } from '../support/browser';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { TestOrganization } from '../factories/organization.factory';
+import { RunningHttpApp } from '../support/apps';
+import { collectConsole } from '../support/browser';
+import { setUpEmbedStack } from '../support/embed-stack';
+import { freePort } from '../support/processes';
 import { PartnerApp } from '../support/partner-app';
 import { pollUntil } from '../support/poll';
-import { freePort } from '../support/processes';
 
 type StudioMessage = { source: string; version: number; type: string; payload: Record<string, any> };
 
@@ -20,10 +19,7 @@ type StudioMessage = { source: string; version: number; type: string; payload: R
  * server; and the secret never leaks.
  */
 describe('embedding the studio in a real browser', () => {
-  let env: TestEnvironment;
   let api: RunningHttpApp;
-  let studio: RunningHttpApp;
-  let worker: INestApplicationContext;
   let org: TestOrganization;
   let partner: PartnerApp;
   let browser: Browser;
@@ -32,26 +28,8 @@ describe('embedding the studio in a real browser', () => {
   const logs = { api: new LogCapture(), studio: new LogCapture(), worker: new LogCapture() };
   const secrets: string[] = [];
 
-  beforeAll(async () => {
-    env = await createTestEnvironment();
-    const studioPort = await freePort();
-    embedOrigin = `http://localhost:${studioPort}`;
-    api = await startApi(env, { clock, logs: logs.api, config: { PUBLIC_EMBED_ORIGIN: embedOrigin } });
-    studio = await startStudio(env, { clock, logs: logs.studio, port: studioPort, config: { PUBLIC_EMBED_ORIGIN: embedOrigin } });
-    worker = await startWorker(env, { logs: logs.worker });
-    org = await createOrganization(api.app, { test: true });
-    partner = await PartnerApp.start({ apiKey: org.apiKey, apiUrl: api.url, embedOrigin });
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await partner?.stop();
-    await worker?.close();
-    await studio?.close();
-    await api?.close();
-    await env?.dispose();
-  });
+  const stack = setUpEmbedStack({ clock, logs });
+  beforeAll(() => ({ api, org, partner, browser, embedOrigin } = stack));
 
   beforeEach(() => clock.set(Date.now()));
 

@@ -1,14 +1,12 @@
-import { INestApplicationContext } from '@nestjs/common';
 import { existsSync, statSync } from 'node:fs';
 import { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
-import { createOrganization, TestOrganization } from '../factories/organization.factory';
+import { TestOrganization } from '../factories/organization.factory';
 import { uploadImage } from '../factories/scene.factory';
-import { RunningHttpApp, startApi, startStudio, startWorker } from '../support/apps';
-import { artifactPath, launchChromium } from '../support/browser';
-import { createTestEnvironment, TestEnvironment } from '../support/environment';
+import { RunningHttpApp } from '../support/apps';
+import { artifactPath } from '../support/browser';
+import { setUpEmbedStack } from '../support/embed-stack';
 import { PartnerApp } from '../support/partner-app';
-import { freePort } from '../support/processes';
 import {
   EmbeddedStudio,
   embedStudio,
@@ -67,44 +65,23 @@ function verticalFovDeg(focalMm: number, aspect: number): number {
  * keyboard — do what docs/embed.md promises the partner page.
  */
 describe('the studio in each mode, in a real browser', () => {
-  let env: TestEnvironment;
   let api: RunningHttpApp;
   let studio: RunningHttpApp;
-  let worker: INestApplicationContext;
   let org: TestOrganization;
   let partner: PartnerApp;
   let browser: Browser;
-  let embedOrigin: string;
   /** Version 1 only: no test edits it. */
   let sceneId: string;
   const contexts: BrowserContext[] = [];
 
+  const stack = setUpEmbedStack();
   beforeAll(async () => {
-    env = await createTestEnvironment();
-    const studioPort = await freePort();
-    embedOrigin = `http://localhost:${studioPort}`;
-    api = await startApi(env, { config: { PUBLIC_EMBED_ORIGIN: embedOrigin } });
-    studio = await startStudio(env, { port: studioPort, config: { PUBLIC_EMBED_ORIGIN: embedOrigin } });
-    worker = await startWorker(env);
-    org = await createOrganization(api.app, { test: true });
-    [partner, browser, sceneId] = await Promise.all([
-      PartnerApp.start({ apiKey: org.apiKey, apiUrl: api.url, embedOrigin }),
-      launchChromium(),
-      readyScene(api, org, { prompt: 'A calm lake among pines at sunset, a wooden cabin on the shore' }),
-    ]);
+    ({ api, studio, org, partner, browser } = stack);
+    sceneId = await readyScene(api, org, { prompt: 'A calm lake among pines at sunset, a wooden cabin on the shore' });
   });
 
   afterEach(async () => {
     await Promise.all(contexts.splice(0).map((c) => c.close()));
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await partner?.stop();
-    await worker?.close();
-    await studio?.close();
-    await api?.close();
-    await env?.dispose();
   });
 
   async function newPage(options: { gamepad?: boolean } = {}): Promise<Page> {

@@ -84,6 +84,14 @@ describe('HTTP basics of the partner API', () => {
       expectProblem(await post(body), 400, 'invalid_json');
     });
 
+    it('refuses a body nested deeper than 32 levels with 400 invalid_json', async () => {
+      const deep = `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+      const res = await post(deep);
+      expectProblem(res, 400, 'invalid_json');
+      expect(res.body.detail).toContain('32 levels');
+      expectProblem(await post(`{"a":${'['.repeat(30)}${']'.repeat(30)}}`), 404, 'not_found');
+    });
+
     it('refuses a JSON body over 64 KiB with 413 payload_too_large', async () => {
       const body = JSON.stringify({ pad: 'x'.repeat(64 * 1024 - 9) });
       expect(Buffer.byteLength(body)).toBe(64 * 1024 + 1);
@@ -94,6 +102,16 @@ describe('HTTP basics of the partner API', () => {
       const body = JSON.stringify({ pad: 'x'.repeat(64 * 1024 - 10) });
       expect(Buffer.byteLength(body)).toBe(64 * 1024);
       expectProblem(await post(body), 404, 'not_found');
+    });
+  });
+
+  describe('malformed URLs', () => {
+    it('a broken percent-encoding is 400 bad_request problem+json', async () => {
+      expectProblem(await suite.api.http().get('/v1/scenes/%E0%A4%A').set(suite.org.auth), 400, 'bad_request');
+    });
+
+    it('an over-long path identifier is 400 invalid_id problem+json', async () => {
+      expectProblem(await suite.api.http().get(`/v1/scenes/scn_${'A'.repeat(3000)}`).set(suite.org.auth), 400, 'invalid_id');
     });
   });
 

@@ -100,6 +100,8 @@ describe('scene lifecycle: create → poll → lookup → edit → delete', () =
     expectProblem(await suite.api.http().get('/v1/scenes').set(suite.org.auth), 422, 'validation_failed');
     expectProblem(await suite.api.http().get('/v1/scenes?externalRef=').set(suite.org.auth), 422, 'validation_failed');
     expectProblem(await suite.api.http().get('/v1/scenes?externalRef=a&externalRef=b').set(suite.org.auth), 422, 'validation_failed');
+    expectProblem(await suite.api.http().get('/v1/scenes?externalRef=a%00b').set(suite.org.auth), 422, 'validation_failed');
+    expectProblem(await suite.api.http().get(`/v1/scenes?externalRef=${'r'.repeat(201)}`).set(suite.org.auth), 422, 'validation_failed');
     expectProblem(await suite.api.http().get('/v1/scenes?externalRef=nothing-has-this').set(suite.org.auth), 404, 'not_found');
   });
 

@@ -1,6 +1,7 @@
 export * from './blob-store';
 export * from './clock';
 export * from './config';
+export * from './crypto';
 export * from './core.module';
 export * from './database';
 export * from './errors';

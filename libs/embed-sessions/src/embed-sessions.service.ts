@@ -1,8 +1,7 @@
-import { AppConfig, Clock, DomainError, IdGenerator, IdPrefix, RandomSource } from '@app/core';
+import { AppConfig, Clock, DomainError, IdGenerator, IdPrefix, RandomSource, sha256Hex } from '@app/core';
 import { OrganizationsService, Principal } from '@app/organizations';
 import { SceneDeletionHooks, ScenesService } from '@app/scenes';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { CreateEmbedSessionDto } from './dto/create-embed-session.dto';
 import { EmbedSessionResponse } from './dto/embed-session.response';
 import { DEFAULT_THEME, EmbedSessionEntity, EmbedTheme } from './embed-session.entity';
@@ -13,7 +12,7 @@ const DEFAULT_LIFETIME_SECONDS = 3600;
 /** 32 random bytes in base64url. */
 const SECRET_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
-export const hashSecret = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+export const hashSecret = (secret: string): string => sha256Hex(secret);
 
 /** Why a session no longer works, decided by time and state at each request; null while active. */
 export function endedReason(

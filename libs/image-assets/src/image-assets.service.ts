@@ -1,6 +1,5 @@
-import { BlobStore, Clock, IdGenerator, IdPrefix, MetricsService } from '@app/core';
+import { BlobStore, Clock, ErrorCode, IdGenerator, IdPrefix, MetricsService, sha256Hex } from '@app/core';
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { ImageAssetResponse } from './dto/image-asset.response';
 import { ImageAssetEntity, ImageFormat } from './image-asset.entity';
@@ -8,7 +7,6 @@ import { ImageAssetErrors } from './image-assets.errors';
 import { ImageAssetsRepository } from './image-assets.repository';
 import { detectImageFormat } from './image-format';
 import { dimensionsExceeded, sceneSourceProblem, UNATTACHED_LIFETIME_MS } from './image-rules';
-import { ErrorCode } from '@app/core';
 import { ImageDecodeError, ImageMedia } from './media/image-media';
 
 const MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
@@ -62,7 +60,7 @@ export class ImageAssetsService {
       width: header.width,
       height: header.height,
       sizeBytes: bytes.length,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
+      sha256: sha256Hex(bytes),
       status: 'unattached',
       blobKey: `image-assets/${id}`,
       createdAt: now,

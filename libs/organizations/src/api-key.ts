@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '@app/core';
 
 export type KeyEnvironment = 'test' | 'live';
 
@@ -17,7 +17,7 @@ export function isWellFormedApiKey(key: string): boolean {
 
 /** Keys carry 256 random bits, so a fast unsalted hash is enough to make the stored value useless. */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return sha256Hex(key);
 }
 
 export function displayPrefix(key: string): string {

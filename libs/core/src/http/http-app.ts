@@ -1,11 +1,11 @@
 import { NestFastifyApplication, FastifyAdapter } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { AppConfig } from '../config';
 import { DomainError, ErrorCode } from '../errors';
 import { RootLogger, ROOT_LOGGER } from '../logging';
 import { MetricsService } from '../metrics';
-import { ProblemDetailsFilter } from './problem-details.filter';
+import { ProblemDetailsFilter, sendProblem } from './problem-details.filter';
 import { requestIdFor } from './request-id';
 import { DomainValidationPipe } from './validation';
 
@@ -35,6 +35,11 @@ export function createFastifyAdapter(options: { forceCloseConnections?: boolean 
     bodyLimit: JSON_BODY_LIMIT,
     logger: false,
     return503OnClosing: true,
+    // Errors fastify raises while routing (a malformed percent-encoding, an over-long path
+    // parameter) never reach Nest's filter: answer them with the same problem details.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
+      sendProblem(request, reply, error, (request.server as { problemBaseUrl?: string }).problemBaseUrl ?? '');
+    },
   });
 }
 
@@ -54,17 +59,26 @@ export function configureHttpApp(app: NestFastifyApplication, options: HttpAppOp
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   const cacheControl = options.defaultCacheControl ?? 'no-store';
 
+  fastify.decorate('problemBaseUrl', config.publicApiUrl);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    let value: unknown;
     try {
-      const value: unknown = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('not an object');
-      done(null, value);
+      value = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
     } catch {
-      done(new DomainError(ErrorCode.InvalidJson, 'The request body must be a JSON object.'), undefined);
+      value = undefined;
     }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      return done(new DomainError(ErrorCode.InvalidJson, 'The request body must be a JSON object.'), undefined);
+    }
+    // Nothing we accept nests deeper than a few levels; a deep body would exhaust the stack of
+    // the recursive validation and transformation that follow.
+    if (depthExceeds(value, MAX_JSON_DEPTH)) {
+      return done(new DomainError(ErrorCode.InvalidJson, `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`), undefined);
+    }
+    done(null, value);
   });
 
   fastify.addHook('onRequest', (request, reply, done) => {
@@ -101,6 +115,20 @@ export function configureHttpApp(app: NestFastifyApplication, options: HttpAppOp
   app.useGlobalFilters(new ProblemDetailsFilter(config.publicApiUrl));
   app.useGlobalPipes(new DomainValidationPipe());
   return fastify;
+}
+
+const MAX_JSON_DEPTH = 32;
+
+/** Whether a parsed JSON value nests deeper than `max`, checked without recursion. */
+function depthExceeds(root: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** The route template, never the raw path, so metrics and logs have bounded cardinality. */

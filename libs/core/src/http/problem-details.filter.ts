@@ -16,6 +16,8 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     return;
   }
   const problem = buildProblem(mapped, String(request.id), problemBaseUrl);
+  // Routing errors are answered before the onRequest hook that normally sets it.
+  if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', String(request.id));
   reply.code(problem.status).headers(problem.headers).send(problem.body);
 }
 

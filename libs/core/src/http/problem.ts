@@ -65,6 +65,9 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: [ErrorCode.InvalidJson, 'The request body must be a JSON object.'],
   FST_ERR_CTP_INVALID_JSON_BODY: [ErrorCode.InvalidJson, 'The request body must be a JSON object.'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [ErrorCode.BadRequest, 'The Content-Length header does not match the body.'],
+  FST_ERR_BAD_URL: [ErrorCode.BadRequest, 'The request URL is malformed.'],
+  // Every path parameter of this API is an identifier, and none is this long.
+  FST_ERR_MAX_PARAM_LENGTH: [ErrorCode.InvalidId, 'The identifier is not valid for this route.'],
   FST_ERR_CTP_INSTANCE_ALREADY_STARTED: [ErrorCode.InternalError, 'The request could not be handled.'],
 };
 

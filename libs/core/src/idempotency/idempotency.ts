@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../clock';
+import { sha256Hex } from '../crypto';
 import { DomainError, ErrorCode } from '../errors';
 import { JobName, OnJob } from '../queue';
 
@@ -36,7 +36,7 @@ export function fingerprint(route: string, body: Record<string, unknown>): strin
       .sort()
       .map((k) => [k, body[k]]),
   );
-  return createHash('sha256').update(`${route}\n${canonical}`).digest('hex');
+  return sha256Hex(`${route}\n${canonical}`);
 }
 
 /**

@@ -37,6 +37,7 @@ export class FindSceneQuery {
   @IsDefined({ message: 'externalRef is required' })
   @IsString({ message: 'externalRef must be given once' })
   @CodePointLength(1, 200)
+  @NoControlCharacters()
   externalRef: string;
 }
 
