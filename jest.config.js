@@ -22,11 +22,10 @@ const moduleNameMapper = {
 const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  // A few dependencies ship only ES modules (property-graph under @gltf-transform/core,
-  // content-disposition under @fastify/static), which jest's CommonJS runtime cannot require on
-  // Node 20 (Node itself can): let swc compile them like our own code.
+  // A dependency ships only ES modules (property-graph under @gltf-transform/core), which jest's
+  // CommonJS runtime cannot require on Node 20 (Node itself can): let swc compile it like our own code.
   transform: { '^.+\\.(ts|mjs|js)$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(property-graph|content-disposition)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!property-graph/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   moduleNameMapper,
   modulePathIgnorePatterns: ['<rootDir>/dist/'],

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes .br and .gz beside every script and stylesheet of the studio page, at build time, so the
-// studio serves them compressed (@fastify/static `preCompressed`) without compressing per request.
+// studio serves them compressed (express-static-gzip) without compressing per request.
 'use strict';
 const { readdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');

@@ -93,7 +93,19 @@ describe('the studio origin: page, studio API and server push', () => {
         r.on('end', () => cb(null, Buffer.concat(chunks)));
       });
       expect(br.headers['content-encoding']).toBe('br');
+      expect(br.headers['vary']).toBe('Accept-Encoding');
+      expect(br.headers['cache-control']).toContain('immutable');
       expect(Number(br.headers['content-length'])).toBeLessThan(Number(res.headers['content-length']) / 3);
+      const gzip = await suite.studio.http().get(script).set('Accept-Encoding', 'gzip');
+      expect(gzip.headers['content-encoding']).toBe('gzip');
+      expect(gzip.headers['content-type']).toMatch(/javascript/);
+      expect(gzip.text).toBe(res.text);
+    });
+
+    it('answers a missing asset with 404 problem+json, uncached', async () => {
+      const res = await suite.studio.http().get('/assets/index-missing.js').set('Accept-Encoding', 'br, gzip');
+      expectProblem(res, 404, 'not_found');
+      expect(res.headers['cache-control']).toBe('no-store');
     });
   });
 

@@ -1,5 +1,6 @@
-import { freePort, run, ROOT, ServiceProcess } from '../support/processes';
 import { join } from 'node:path';
+import { freePort, run, ROOT, ServiceProcess } from '../support/processes';
+import { setUpSuite } from '../support/suite';
 
 describe('configuration at boot', () => {
   it.each([
@@ -27,17 +28,28 @@ describe('configuration at boot', () => {
     expect(r.stderr).not.toContain('hunter2');
   });
 
-  it('starts with valid values', async () => {
-    const port = await freePort();
-    const api = new ServiceProcess('api', { API_PORT: String(port), LOG_LEVEL: 'info', HOST: '127.0.0.1' });
-    try {
-      await api.waitForOutput(/api listening/);
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      expect(res.status).toBe(200);
-    } finally {
-      const exit = await api.stop('SIGTERM');
-      // Nest closes the app, then re-raises the signal.
-      expect(exit.signal === 'SIGTERM' || exit.code === 0).toBe(true);
-    }
+  describe('with valid values', () => {
+    // Its own database and queue prefix: the default database need not exist on this machine.
+    const suite = setUpSuite({ api: false });
+
+    it('starts, answers and stops on SIGTERM', async () => {
+      const port = await freePort();
+      const api = new ServiceProcess('api', {
+        API_PORT: String(port),
+        LOG_LEVEL: 'info',
+        HOST: '127.0.0.1',
+        DATABASE_URL: suite.env.databaseUrl,
+        QUEUE_PREFIX: suite.env.queuePrefix,
+      });
+      try {
+        await api.waitForOutput(/api listening/);
+        const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+        expect(res.status).toBe(200);
+      } finally {
+        const exit = await api.stop('SIGTERM');
+        // Nest closes the app, then re-raises the signal.
+        expect(exit.signal === 'SIGTERM' || exit.code === 0).toBe(true);
+      }
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { ProblemBody } from '@app/core';
 import { expectProblem } from '../support/problems';
+import { RawConnection } from '../support/raw-http';
 import { setUpSuite } from '../support/suite';
 
 describe('HTTP basics of the partner API', () => {
@@ -98,10 +99,90 @@ describe('HTTP basics of the partner API', () => {
       expectProblem(await post(body), 413, 'payload_too_large');
     });
 
+    it('refuses a chunked JSON body once it passes 64 KiB with 413 payload_too_large', async () => {
+      const conn = await RawConnection.open(Number(new URL(suite.api.url).port));
+      const chunk = `{"prompt": "${'x'.repeat(70 * 1024)}"}`;
+      await conn.write(
+        `POST /v1/scenes HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${suite.org.auth.Authorization}\r\n` +
+          `Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n`,
+      );
+      const res = await conn.response();
+      expect(res.status).toBe(413);
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.json()).toMatchObject({ code: 'payload_too_large', requestId: res.headers['x-request-id'] });
+      conn.destroy();
+    });
+
+    it.each([
+      ['at the top', '{"prompt": "a", "prompt": "b"}', 'prompt'],
+      ['in a nested object', '{"theme": {"accentColor": "#000000", "accentColor": "#ffffff"}}', 'accentColor'],
+      ['inside an array', '{"list": [{"x": 1, "x": 2}]}', 'x'],
+    ])('refuses a key repeated %s with 400 invalid_json naming it', async (_, body, key) => {
+      const res = await post(body);
+      expectProblem(res, 400, 'invalid_json');
+      expect(res.body.detail).toContain(`"${key}"`);
+    });
+
+    it.each([
+      ['__proto__', '{"prompt": "a", "__proto__": {"admin": true}}'],
+      ['constructor.prototype', '{"prompt": "a", "constructor": {"prototype": {"admin": true}}}'],
+    ])('refuses the prototype key %s with 400 invalid_json', async (_, body) => {
+      const res = await post(body);
+      expectProblem(res, 400, 'invalid_json');
+      expect(res.body.detail).toContain('reserved key');
+      expect(({} as Record<string, unknown>).admin).toBeUndefined();
+    });
+
+    it('keeps a plain "constructor" field (the route then answers for itself)', async () => {
+      expectProblem(await post('{"constructor": "x"}'), 404, 'not_found');
+    });
+
+    it.each([
+      ['a compressed body', { 'Content-Encoding': 'gzip' }],
+      ['a charset other than UTF-8', { 'Content-Type': 'application/json; charset=iso-8859-1' }],
+      ['text/plain', { 'Content-Type': 'text/plain' }],
+      ['a form', { 'Content-Type': 'application/x-www-form-urlencoded' }],
+    ])('refuses %s on a JSON route with 415 unsupported_media_type', async (_, headers) => {
+      const res = await suite.api
+        .http()
+        .post('/v1/embed-sessions')
+        .set(suite.org.auth)
+        .set('Content-Type', 'application/json')
+        .set(headers)
+        .send('{"sceneId": "scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE"}');
+      expectProblem(res, 415, 'unsupported_media_type');
+    });
+
     it('reads a JSON body of exactly 64 KiB (the route then answers for itself)', async () => {
       const body = JSON.stringify({ pad: 'x'.repeat(64 * 1024 - 10) });
       expect(Buffer.byteLength(body)).toBe(64 * 1024);
       expectProblem(await post(body), 404, 'not_found');
+    });
+  });
+
+  describe('routing', () => {
+    const id = 'op_01JD3Z8Q4W6K2M9T5X7B1C0VHE';
+
+    it.each([
+      ['another letter case', `/V1/operations/${id}`],
+      ['a trailing slash', `/v1/operations/${id}/`],
+      ['a doubled slash', `/v1//operations/${id}`],
+    ])('matches paths exactly: %s is an unknown route (404 not_found)', async (_, path) => {
+      const res = await suite.api.http().get(path).set(suite.org.auth);
+      expectProblem(res, 404, 'not_found');
+      expect(res.body.detail).not.toContain('Cannot GET');
+    });
+
+    it('answers OPTIONS like any unknown route, not with an Allow list', async () => {
+      expectProblem(await suite.api.http().options('/v1/scenes').set(suite.org.auth), 404, 'not_found');
+    });
+
+    it('sends no framework fingerprint and no ETag', async () => {
+      const res = await suite.api.http().get(`/v1/operations/${id}`).set(suite.org.auth);
+      expect(res.headers['x-powered-by']).toBeUndefined();
+      expect(res.headers['etag']).toBeUndefined();
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['cache-control']).toBe('no-store');
     });
   });
 

@@ -3,10 +3,10 @@ import { configureApiApp } from '@apps/api/api.app';
 import { StudioModule } from '@apps/studio/studio.module';
 import { configureStudioApp } from '@apps/studio/studio.app';
 import { WorkerModule } from '@apps/worker/worker.module';
-import { Clock, ConfigOverrides, createFastifyAdapter } from '@app/core';
+import { Clock, ConfigOverrides, createHttpAdapter } from '@app/core';
 import { LogCapture } from '@app/core/testing';
 import { INestApplicationContext } from '@nestjs/common';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import { Logger } from 'nestjs-pino';
 import request from 'supertest';
@@ -23,7 +23,7 @@ export interface StartOptions {
 }
 
 export interface RunningHttpApp {
-  app: NestFastifyApplication;
+  app: NestExpressApplication;
   url: string;
   http: () => ReturnType<typeof request>;
   close: () => Promise<void>;
@@ -45,12 +45,11 @@ async function compile(imports: unknown, opts: StartOptions) {
 
 async function startHttp(
   module: unknown,
-  configure: (app: NestFastifyApplication) => NestFastifyApplication | Promise<NestFastifyApplication>,
+  configure: (app: NestExpressApplication) => NestExpressApplication | Promise<NestExpressApplication>,
   opts: StartOptions,
-  adapter = createFastifyAdapter(),
 ): Promise<RunningHttpApp> {
   const moduleRef = await compile(module, opts);
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(adapter, {
+  const app = moduleRef.createNestApplication<NestExpressApplication>(createHttpAdapter(), {
     bodyParser: false,
     bufferLogs: true,
   });
@@ -67,7 +66,7 @@ export function startApi(env: TestEnvironment, opts: StartOptions = {}): Promise
 }
 
 export function startStudio(env: TestEnvironment, opts: StartOptions = {}): Promise<RunningHttpApp> {
-  return startHttp(StudioModule.forRoot(moduleOptions(env, opts)), configureStudioApp, opts, createFastifyAdapter({ forceCloseConnections: true }));
+  return startHttp(StudioModule.forRoot(moduleOptions(env, opts)), configureStudioApp, opts);
 }
 
 /** The worker's Nest context in this process (its job handlers and BullMQ consumers). */

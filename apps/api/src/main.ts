@@ -1,14 +1,14 @@
 import 'reflect-metadata';
-import { createFastifyAdapter, exitOnConfigError, loadConfig } from '@app/core';
+import { createHttpAdapter, exitOnConfigError, loadConfig } from '@app/core';
 import { NestFactory } from '@nestjs/core';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { configureApiApp } from './api.app';
 import { ApiModule } from './api.module';
 
 async function main(): Promise<void> {
   const config = exitOnConfigError(() => loadConfig());
-  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot({ config }), createFastifyAdapter(), {
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot({ config }), createHttpAdapter(), {
     bufferLogs: true,
     bodyParser: false,
   });

@@ -1,14 +1,14 @@
 import 'reflect-metadata';
-import { createFastifyAdapter, exitOnConfigError, loadConfig } from '@app/core';
+import { createHttpAdapter, exitOnConfigError, loadConfig } from '@app/core';
 import { NestFactory } from '@nestjs/core';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { configureStudioApp } from './studio.app';
 import { StudioModule } from './studio.module';
 
 async function main(): Promise<void> {
   const config = exitOnConfigError(() => loadConfig());
-  const app = await NestFactory.create<NestFastifyApplication>(StudioModule.forRoot({ config }), createFastifyAdapter({ forceCloseConnections: true }), {
+  const app = await NestFactory.create<NestExpressApplication>(StudioModule.forRoot({ config }), createHttpAdapter(), {
     bufferLogs: true,
     bodyParser: false,
   });

@@ -1,14 +1,13 @@
-import { IdPrefix, ParseIdPipe } from '@app/core';
+import { DomainError, IdPrefix, ParseIdPipe } from '@app/core';
 import { ImageAssetResponse, ImageAssetsService, MAX_UPLOAD_BYTES } from '@app/image-assets';
 import { Principal } from '@app/organizations';
 import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
-import { readSingleFile } from '../uploads/single-file';
+import { assertUploadRequest, readSingleFile } from '../uploads/single-file';
 import { UploadGate } from '../uploads/upload-gate';
-import { DomainError } from '@app/core';
 
 @ApiTags('Image assets')
 @Controller('v1/image-assets')
@@ -48,15 +47,17 @@ export class ImageAssetsController {
     422: '`validation_failed` (no or several files), `unsupported_image_format`, `image_dimensions_exceeded` or `image_corrupt`.',
   })
   async upload(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
     @CurrentPrincipal() principal: Principal,
   ): Promise<ImageAssetResponse> {
+    assertUploadRequest(req, MAX_UPLOAD_BYTES);
+    // The body stays unread (held back by TCP) until a slot is free.
     const { asset, validationMs } = await this.gate.run(async () =>
-      this.assets.upload(principal.organizationId, await readSingleFile(request, MAX_UPLOAD_BYTES)),
+      this.assets.upload(principal.organizationId, await readSingleFile(req, res, MAX_UPLOAD_BYTES)),
     );
-    reply.header('location', `/v1/image-assets/${asset.imageAssetId}`);
-    reply.header('server-timing', `validate;dur=${validationMs.toFixed(1)}`);
+    res.setHeader('location', `/v1/image-assets/${asset.imageAssetId}`);
+    res.setHeader('server-timing', `validate;dur=${validationMs.toFixed(1)}`);
     return asset;
   }
 

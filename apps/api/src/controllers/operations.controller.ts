@@ -4,7 +4,7 @@ import { Principal } from '@app/organizations';
 import { SceneJobs } from '@app/scenes';
 import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
@@ -32,12 +32,12 @@ export class OperationsController {
   async get(
     @Param('operationId', new ParseIdPipe(IdPrefix.Operation)) id: string,
     @CurrentPrincipal() principal: Principal,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<OperationResponse> {
     const op = await this.operations.get(principal.organizationId, id);
     if (!op) throw DomainError.notFound();
-    if (op.status === 'processing') reply.header('retry-after', String(await this.jobs.suggestedPollDelaySeconds()));
-    reply.header('cache-control', 'no-store');
+    if (op.status === 'processing') res.setHeader('retry-after', String(await this.jobs.suggestedPollDelaySeconds()));
+    res.setHeader('cache-control', 'no-store');
     return op;
   }
 }

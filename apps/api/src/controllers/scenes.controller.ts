@@ -4,13 +4,13 @@ import { Principal } from '@app/organizations';
 import { CreateSceneDto, FindSceneQuery, SceneResponse, ScenesService } from '@app/scenes';
 import { Body, Controller, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
 /** Read before the body is validated, so a bad key is reported as such. */
 const IdempotencyKey = createParamDecorator((_: unknown, ctx: ExecutionContext) =>
-  parseIdempotencyKey(ctx.switchToHttp().getRequest<FastifyRequest>().headers['idempotency-key']),
+  parseIdempotencyKey(ctx.switchToHttp().getRequest<Request>().headers['idempotency-key']),
 );
 
 const SCENE_ID = new ParseIdPipe(IdPrefix.Scene);
@@ -50,11 +50,11 @@ export class ScenesController {
     @IdempotencyKey() key: string,
     @Body() dto: CreateSceneDto,
     @CurrentPrincipal() principal: Principal,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<Record<string, unknown>> {
     const { response, replayed } = await this.scenes.create(principal.organizationId, key, dto);
-    reply.status(response.status).headers(response.headers);
-    if (replayed) reply.header('idempotent-replayed', 'true');
+    res.status(response.status).set(response.headers);
+    if (replayed) res.setHeader('idempotent-replayed', 'true');
     return response.body;
   }
 

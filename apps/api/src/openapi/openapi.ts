@@ -1,7 +1,7 @@
 import { AppConfig } from '@app/core';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { FastifyInstance } from 'fastify';
+import type { Express } from 'express';
 import { PROBLEM_SCHEMA } from './problem.schema';
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
@@ -29,7 +29,7 @@ const REQUEST_ID_HEADER = {
  * parts uniform: the bearer scheme, problem+json bodies for every error, the common errors and
  * the headers every response carries.
  */
-export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
+export function buildOpenApiDocument(app: NestExpressApplication): OpenAPIObject {
   const config = app.get(AppConfig);
   const builder = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
@@ -72,10 +72,10 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
 }
 
 /** Served as a plain route: public, outside the document itself, computed once. */
-export function serveOpenApi(app: NestFastifyApplication, fastify: FastifyInstance): void {
+export function serveOpenApi(app: NestExpressApplication, instance: Express): void {
   let cached: string | null = null;
-  fastify.get('/v1/openapi.json', async (_request, reply) => {
+  instance.get('/v1/openapi.json', (_req, res) => {
     cached = cached ?? JSON.stringify(buildOpenApiDocument(app));
-    return reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'public, max-age=300').send(cached);
+    res.set({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' }).send(cached);
   });
 }

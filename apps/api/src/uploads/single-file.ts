@@ -1,5 +1,8 @@
 import { DomainError, ErrorCode } from '@app/core';
-import type { FastifyRequest } from 'fastify';
+import type { Request, Response } from 'express';
+import multer, { MulterError } from 'multer';
+import type { IncomingHttpHeaders } from 'node:http';
+import { PassThrough } from 'node:stream';
 
 /** Room for the multipart framing around the file; anything beyond is refused before reading. */
 const FRAMING_ALLOWANCE = 64 * 1024;
@@ -7,54 +10,117 @@ const FRAMING_ALLOWANCE = 64 * 1024;
 const tooLarge = (limit: number) =>
   new DomainError(ErrorCode.PayloadTooLarge, `The file exceeds the ${limit / (1024 * 1024)} MiB limit (${limit} bytes).`);
 
-const fieldError = (code: string, message: string) =>
-  DomainError.validation([{ field: 'file', code, message }], 'The upload must contain exactly one file part named "file".');
+const fieldError = (code: string, message: string, field = 'file') =>
+  DomainError.validation([{ field, code, message }], 'The upload must contain exactly one file part named "file".');
 
 /**
- * Reads the one file part named `file` of a multipart request, as a stream, holding at most
- * `limit` bytes: the file is refused at `limit + 1` bytes with 413 and the rest is discarded.
+ * What an upload must look like before it may wait for a slot: multipart, and not declared
+ * larger than the file limit plus framing (refused without reading a byte of it).
  */
-export async function readSingleFile(request: FastifyRequest, limit: number): Promise<Buffer> {
-  if (!request.isMultipart()) {
+export function assertUploadRequest(request: Request, limit: number): void {
+  if (!request.is('multipart/form-data')) {
     throw new DomainError(ErrorCode.UnsupportedMediaType, 'Send the image as multipart/form-data with a part named "file".');
   }
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit + FRAMING_ALLOWANCE) throw tooLarge(limit);
+}
 
-  let file: Buffer | null = null;
-  try {
-    const parts = request.parts({
-      limits: { fileSize: limit, files: 1, fields: 20, fieldSize: 4096, parts: 21, headerPairs: 50 },
-    });
-    for await (const part of parts) {
-      if (part.type !== 'file') continue; // text fields carry nothing we use
-      if (part.fieldname !== 'file') {
-        part.file.resume();
-        throw fieldError('unknown_field', `Unexpected file part "${part.fieldname}"; the image goes in a part named "file".`);
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of part.file as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        chunks.push(chunk);
-      }
-      if (part.file.truncated) throw tooLarge(limit);
-      file = Buffer.concat(chunks, size);
-    }
-  } catch (e) {
-    if (e instanceof DomainError) throw e;
-    switch ((e as { code?: string }).code) {
-      case 'FST_REQ_FILE_TOO_LARGE':
-        throw tooLarge(limit);
-      case 'FST_FILES_LIMIT':
-        throw fieldError('too_many_files', 'Send exactly one file.');
-      case 'FST_PARTS_LIMIT':
-      case 'FST_FIELDS_LIMIT':
-        throw fieldError('too_many_parts', 'The upload has too many parts.');
-      default:
-        throw new DomainError(ErrorCode.BadRequest, 'The multipart body is malformed.');
-    }
+/**
+ * What multer reads instead of the request: the same headers, the same bytes up to `cap`.
+ * multer reads a failed request to its very end before it reports the error, which an endless
+ * chunked body turns into a stalled slot; this stand-in ends the moment multer gives up or the
+ * body passes the cap, and leaves the rest of the request unread.
+ */
+class UploadBody extends PassThrough {
+  readonly headers: IncomingHttpHeaders;
+  private received = 0;
+
+  constructor(
+    private readonly request: Request,
+    private readonly cap: number,
+    private readonly limit: number,
+  ) {
+    super();
+    this.headers = request.headers;
+    request.on('data', this.count);
+    request.on('error', this.fail);
+    request.on('close', this.requestClosed);
+    request.pipe(this);
   }
-  if (!file) throw fieldError('required', 'The upload has no file part named "file".');
-  return file;
+
+  /** Stops reading the request; whatever multer still waits for ends now. */
+  detach(error?: Error): void {
+    this.request.unpipe(this);
+    this.request.off('data', this.count);
+    this.request.off('error', this.fail);
+    this.request.off('close', this.requestClosed);
+    if (!this.destroyed) this.destroy(error);
+  }
+
+  private readonly count = (chunk: Buffer): void => {
+    this.received += chunk.length;
+    if (this.received > this.cap) this.detach(tooLarge(this.limit));
+  };
+
+  private readonly fail = (error: Error): void => this.detach(error);
+
+  private readonly requestClosed = (): void => {
+    if (!this.request.complete) this.detach(new Error('The client closed the request before its end.'));
+  };
+}
+
+const parseUpload = (limit: number) =>
+  multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: limit, files: 1, fields: 20, fieldSize: 4096, parts: 21, headerPairs: 50 },
+    // multer unpipes the body when it is done, successful or not: then the stand-in ends too.
+    streamHandler: (body: UploadBody, busboy: NodeJS.WritableStream) => {
+      busboy.once('unpipe', () => body.detach());
+      body.pipe(busboy);
+    },
+  } as multer.Options).single('file');
+
+/**
+ * Reads the one file part named `file` of a multipart request with multer, holding at most
+ * `limit` bytes: the file is refused at `limit + 1` bytes with 413 and the rest of the request is
+ * not read. Text fields are ignored.
+ */
+export async function readSingleFile(request: Request, response: Response, limit: number): Promise<Buffer> {
+  const body = new UploadBody(request, limit + FRAMING_ALLOWANCE, limit);
+  const parse = parseUpload(limit);
+  const stand = body as unknown as Request;
+  try {
+    await new Promise<void>((resolve, reject) => parse(stand, response, (error?: unknown) => (error ? reject(error) : resolve())));
+  } catch (e) {
+    body.detach();
+    throw toDomainError(e, limit);
+  }
+  // Anything after the closing boundary (an epilogue) is discarded, so the connection can be reused.
+  if (!request.complete) request.resume();
+  if (!stand.file) throw fieldError('required', 'The upload has no file part named "file".');
+  return stand.file.buffer;
+}
+
+/** multer's and busboy's errors in the contract's words. */
+function toDomainError(e: unknown, limit: number): DomainError {
+  if (e instanceof DomainError) return e;
+  if (!(e instanceof MulterError)) return new DomainError(ErrorCode.BadRequest, 'The multipart body is malformed.');
+  switch (e.code) {
+    case 'LIMIT_FILE_SIZE':
+      return tooLarge(limit);
+    case 'LIMIT_FILE_COUNT':
+      return fieldError('too_many_files', 'Send exactly one file.');
+    case 'LIMIT_UNEXPECTED_FILE':
+      return e.field === 'file'
+        ? fieldError('too_many_files', 'Send exactly one file.')
+        : fieldError('unknown_field', `Unexpected file part "${String(e.field).slice(0, 64)}"; the image goes in a part named "file".`);
+    case 'LIMIT_PART_COUNT':
+    case 'LIMIT_FIELD_COUNT':
+      return fieldError('too_many_parts', 'The upload has too many parts.');
+    case 'LIMIT_FIELD_KEY':
+    case 'LIMIT_FIELD_VALUE':
+      return fieldError('too_long', 'A text part of the upload is too long (names up to 100, values up to 4096 bytes).');
+    default:
+      return new DomainError(ErrorCode.BadRequest, 'The multipart body is malformed.');
+  }
 }

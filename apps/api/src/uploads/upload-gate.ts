@@ -11,14 +11,33 @@ import { E_TIMEOUT, Semaphore, SemaphoreInterface, withTimeout } from 'async-mut
 @Injectable()
 export class UploadGate {
   private readonly semaphore: SemaphoreInterface;
+  private readonly slots: number;
+  private queued = 0;
 
   constructor(config: AppConfig) {
-    this.semaphore = withTimeout(new Semaphore(config.uploads.concurrency), config.uploads.queueTimeoutMs);
+    this.slots = config.uploads.concurrency;
+    this.semaphore = withTimeout(new Semaphore(this.slots), config.uploads.queueTimeoutMs);
+  }
+
+  /** Uploads being read and validated right now. */
+  get inUse(): number {
+    return this.slots - Math.max(0, this.semaphore.getValue());
+  }
+
+  /** Uploads waiting for a slot right now. */
+  get waiting(): number {
+    return this.queued;
   }
 
   async run<T>(fn: () => Promise<T>): Promise<T> {
+    this.queued++;
+    let admitted = false;
     try {
-      return await this.semaphore.runExclusive(fn);
+      return await this.semaphore.runExclusive(() => {
+        admitted = true;
+        this.queued--;
+        return fn();
+      });
     } catch (e) {
       if (e === E_TIMEOUT) {
         throw new DomainError(ErrorCode.Unavailable, 'The service is busy with other uploads. Retry shortly.', {
@@ -26,6 +45,8 @@ export class UploadGate {
         });
       }
       throw e;
+    } finally {
+      if (!admitted) this.queued--;
     }
   }
 }

@@ -4,7 +4,7 @@ import { ImageAssetsService } from '@app/image-assets';
 import { EditSceneDto, EditTurn, ScenesService } from '@app/scenes';
 import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Request, Response } from 'express';
 import { StudioEventsHub } from '../events/studio-events.hub';
 import { RequiresCapability, StudioSession, StudioSessionGuard } from './studio-session.guard';
 
@@ -42,11 +42,11 @@ export class StudioApiController {
   async sceneFile(
     @StudioSession() { scene }: SessionWithScene,
     @Param('version', ParseIntPipe) version: number,
-    @Res() reply: FastifyReply,
+    @Res() res: Response,
   ): Promise<void> {
     const bytes = scene.version !== null && version >= 1 && version <= scene.version ? await this.scenes.readSceneFile(scene.id, version) : null;
     if (!bytes) throw DomainError.notFound();
-    await reply.type('model/gltf-binary').header('cache-control', 'no-store').send(bytes);
+    res.set({ 'content-type': 'model/gltf-binary', 'cache-control': 'no-store' }).send(bytes);
   }
 
   @Get('scene/versions/:version/spec')
@@ -58,10 +58,10 @@ export class StudioApiController {
 
   @Get('source-image')
   @RequiresCapability('edit')
-  async sourceImage(@StudioSession() { scene }: SessionWithScene, @Res() reply: FastifyReply): Promise<void> {
+  async sourceImage(@StudioSession() { scene }: SessionWithScene, @Res() res: Response): Promise<void> {
     const stored = scene.sourceAssetId ? await this.assets.readBytes(scene.sourceAssetId) : null;
     if (!stored) throw DomainError.notFound();
-    await reply.type(stored.contentType).header('cache-control', 'no-store').send(stored.bytes);
+    res.set({ 'content-type': stored.contentType, 'cache-control': 'no-store' }).send(stored.bytes);
   }
 
   @Get('edits')
@@ -80,7 +80,7 @@ export class StudioApiController {
 
   /** Server-sent events, read by the page with fetch (the secret travels in a header, never a URL). */
   @Get('events')
-  stream(@StudioSession() found: SessionWithScene, @Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
-    this.events.open(found, request, reply);
+  stream(@StudioSession() found: SessionWithScene, @Req() req: Request, @Res() res: Response): void {
+    this.events.open(found, req, res);
   }
 }

@@ -2,11 +2,15 @@ import { EmbedSessionErrors, EmbedSessionsService, SessionWithScene, capabilitie
 import { bearerToken } from '@app/organizations';
 import { CanActivate, createParamDecorator, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    studioSession?: SessionWithScene;
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The session named by the studio API call's secret, once the guard checked it. */
+      studioSession?: SessionWithScene;
+    }
   }
 }
 
@@ -28,7 +32,7 @@ export class StudioSessionGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const request = context.switchToHttp().getRequest<Request>();
     const found = await this.sessions.authenticate(bearerToken(request.headers.authorization));
     request.studioSession = found;
     request.organizationId = found.session.organizationId;
@@ -39,7 +43,7 @@ export class StudioSessionGuard implements CanActivate {
 }
 
 export const StudioSession = createParamDecorator((_: unknown, ctx: ExecutionContext): SessionWithScene => {
-  const found = ctx.switchToHttp().getRequest<FastifyRequest>().studioSession;
+  const found = ctx.switchToHttp().getRequest<Request>().studioSession;
   if (!found) throw EmbedSessionErrors.unauthenticated();
   return found;
 });

@@ -1,8 +1,7 @@
 import { EmbedSessionsService, endedReason, EndedReason, SessionWithScene, WatchedState } from '@app/embed-sessions';
 import { ScenesService } from '@app/scenes';
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ServerResponse } from 'node:http';
+import type { Request, Response } from 'express';
 
 /** How often open streams are checked: revocation and expiry reach the studio within 2 s. */
 const WATCH_INTERVAL_MS = 1000;
@@ -11,7 +10,7 @@ const HEARTBEAT_MS = 15_000;
 interface Stream {
   sessionId: string;
   sceneId: string;
-  raw: ServerResponse;
+  raw: Response;
   status: string;
   version: number | null;
   progress: number | null;
@@ -41,14 +40,12 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
     return this.streams.size;
   }
 
-  open({ session, scene }: SessionWithScene, request: FastifyRequest, reply: FastifyReply): void {
-    reply.hijack();
-    const raw = reply.raw;
+  open({ session, scene }: SessionWithScene, req: Request, raw: Response): void {
     raw.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
-      'x-request-id': String(request.id),
+      'x-request-id': req.requestId,
       // Proxies must not buffer a stream.
       'x-accel-buffering': 'no',
     });

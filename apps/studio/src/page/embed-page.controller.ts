@@ -2,7 +2,7 @@ import { DomainError, IdPrefix, isValidId } from '@app/core';
 import { EmbedSessionsService } from '@app/embed-sessions';
 import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { Response } from 'express';
 import { createHash } from 'node:crypto';
 import { WebBundle } from './web-bundle';
 
@@ -40,23 +40,26 @@ export class EmbedPageController {
    * malformed, expired and revoked ids all get the same ended page, which no one may frame.
    */
   @Get(':embedSessionId')
-  async page(@Param('embedSessionId') id: string, @Res() reply: FastifyReply): Promise<void> {
+  async page(@Param('embedSessionId') id: string, @Res() res: Response): Promise<void> {
     const active = isValidId(IdPrefix.EmbedSession, id) ? await this.sessions.activeById(id) : null;
-    reply
-      .header('cache-control', 'no-store')
-      .header('referrer-policy', 'no-referrer')
-      .header('x-content-type-options', 'nosniff')
-      .header('cross-origin-resource-policy', 'same-origin');
+    res.set({
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+      'cross-origin-resource-policy': 'same-origin',
+    });
     if (!active) {
-      await reply.code(404).header('content-security-policy', ENDED_POLICY).type('text/html; charset=utf-8').send(ENDED_HTML);
+      res.status(404).set({ 'content-security-policy': ENDED_POLICY, 'content-type': 'text/html; charset=utf-8' }).send(ENDED_HTML);
       return;
     }
     if (!this.bundle.indexHtml) throw DomainError.unavailable(30);
-    await reply
-      .code(200)
-      .header('content-security-policy', `frame-ancestors ${active.session.origin}; ${PAGE_POLICY}`)
-      .header('permissions-policy', 'gamepad=(self), hid=(self), fullscreen=(self), camera=(), microphone=(), geolocation=()')
-      .type('text/html; charset=utf-8')
+    res
+      .status(200)
+      .set({
+        'content-security-policy': `frame-ancestors ${active.session.origin}; ${PAGE_POLICY}`,
+        'permissions-policy': 'gamepad=(self), hid=(self), fullscreen=(self), camera=(), microphone=(), geolocation=()',
+        'content-type': 'text/html; charset=utf-8',
+      })
       .send(this.bundle.indexHtml);
   }
 }

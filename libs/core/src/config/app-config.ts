@@ -25,7 +25,9 @@ export class AppConfig {
   readonly queuePrefix: string;
   readonly rateLimit: { requests: number; windowSeconds: number };
   readonly apiKeyCacheTtlMs: number;
-  readonly worker: { concurrency: number; shutdownTimeoutMs: number; lockDurationMs: number; stalledIntervalMs: number };
+  /** How long a stopping process lets running work finish: a worker's jobs, an HTTP server's requests. */
+  readonly shutdownTimeoutMs: number;
+  readonly worker: { concurrency: number; lockDurationMs: number; stalledIntervalMs: number };
   readonly uploads: { concurrency: number; queueTimeoutMs: number };
   readonly generation: {
     generator: GeneratorKind;
@@ -49,9 +51,9 @@ export class AppConfig {
     this.queuePrefix = v.QUEUE_PREFIX;
     this.rateLimit = { requests: v.RATE_LIMIT_REQUESTS, windowSeconds: v.RATE_LIMIT_WINDOW_SECONDS };
     this.apiKeyCacheTtlMs = v.API_KEY_CACHE_TTL_SECONDS * 1000;
+    this.shutdownTimeoutMs = v.SHUTDOWN_TIMEOUT_SECONDS * 1000;
     this.worker = {
       concurrency: v.WORKER_CONCURRENCY,
-      shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_SECONDS * 1000,
       lockDurationMs: v.WORKER_LOCK_DURATION_MS,
       stalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
     };

@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { Response } from 'express';
 import { DomainError, ErrorCode } from '../errors';
 import { MetricsService } from '../metrics';
 import { HealthService } from './health.service';
@@ -38,8 +38,8 @@ export class HealthController {
   }
 
   @Get('metrics')
-  async prometheus(@Res() reply: FastifyReply): Promise<void> {
+  async prometheus(@Res() res: Response): Promise<void> {
     const { contentType, body } = await this.metrics.render();
-    await reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
+    res.set({ 'content-type': contentType, 'cache-control': 'no-store' }).send(body);
   }
 }

@@ -1,45 +1,49 @@
+import type { Request, Response } from 'express';
 import { createServer, Server } from 'node:http';
-import { randomUUID } from 'node:crypto';
-import { buildProblem, mapError } from '../http/problem';
+import { DomainError, ErrorCode } from '../errors';
+import { createExpressInstance } from '../http/http-app';
+import { problemErrorHandler } from '../http/problem-details.filter';
+import { requestIdFor } from '../http/request-id';
 import { MetricsService } from '../metrics';
 import { notReadyError } from './health.controller';
 import { HealthService } from './health.service';
 
 /**
- * The worker's only HTTP surface: health and metrics for orchestrators and Prometheus. Plain
- * node:http keeps the worker free of a web framework it would otherwise never use.
+ * The worker's only HTTP surface: health and metrics for orchestrators and Prometheus. A plain
+ * Express app (the worker is an application context, not a Nest HTTP app) with the same request
+ * ids, headers and problem details as the api and the studio.
  */
 export function startOpsServer(
   deps: { health: HealthService; metrics: MetricsService; problemBaseUrl: string },
   port: number,
   host: string,
 ): Promise<Server> {
-  const server = createServer((req, res) => {
-    const requestId = randomUUID();
-    const path = (req.url ?? '/').split('?', 1)[0];
-    const json = (status: number, body: unknown, type = 'application/json; charset=utf-8', extra: Record<string, string> = {}) => {
-      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-request-id': requestId, ...extra });
-      res.end(typeof body === 'string' ? body : JSON.stringify(body));
-    };
-    const fail = (e: unknown) => {
-      const p = buildProblem(mapError(e), requestId, deps.problemBaseUrl);
-      json(p.status, p.body, p.headers['content-type'], p.headers);
-    };
-    if (req.method !== 'GET') return fail({ statusCode: 405 });
-    if (path === '/healthz') return json(200, { status: 'ok' });
-    if (path === '/readyz') {
-      deps.health.readiness().then(
-        (r) => (r.ready ? json(200, { status: 'ready', checks: r.checks }) : fail(notReadyError(r.checks))),
-        fail,
-      );
-      return;
-    }
-    if (path === '/metrics') {
-      deps.metrics.render().then((m) => json(200, m.body, m.contentType), fail);
-      return;
-    }
-    fail({ statusCode: 404 });
+  const app = createExpressInstance();
+  app.use((req: Request, res: Response, next) => {
+    req.requestId = requestIdFor(req);
+    res.set({ 'x-request-id': req.requestId, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
+    next();
   });
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const report = await deps.health.readiness();
+    if (!report.ready) throw notReadyError(report.checks);
+    res.json({ status: 'ready', checks: report.checks });
+  });
+  app.get('/metrics', async (_req, res) => {
+    const { contentType, body } = await deps.metrics.render();
+    res.type(contentType).send(body);
+  });
+  app.use((req: Request) => {
+    throw req.method === 'GET' || req.method === 'HEAD'
+      ? DomainError.notFound()
+      : new DomainError(ErrorCode.MethodNotAllowed, 'This port serves only GET /healthz, /readyz and /metrics.');
+  });
+  app.use(problemErrorHandler(deps.problemBaseUrl));
+
+  const server = createServer(app);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));

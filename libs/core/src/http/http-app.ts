@@ -1,137 +1,166 @@
-import { NestFastifyApplication, FastifyAdapter } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import secureJson from 'secure-json-parse';
+import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
+import express, { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Server } from 'node:http';
+import onFinished from 'on-finished';
+import onHeaders from 'on-headers';
 import { AppConfig } from '../config';
-import { DomainError, ErrorCode } from '../errors';
+import { DomainError } from '../errors';
 import { RootLogger, ROOT_LOGGER } from '../logging';
 import { MetricsService } from '../metrics';
+import { jsonBodyParser } from './json-body';
 import { ProblemDetailsFilter, sendProblem } from './problem-details.filter';
 import { requestIdFor } from './request-id';
 import { DomainValidationPipe } from './validation';
 
-/** JSON bodies are small by contract; uploads are streamed by their own route with their own cap. */
-export const JSON_BODY_LIMIT = 64 * 1024;
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The request id: echoed from a safe incoming X-Request-Id, or generated. */
+      requestId: string;
+      /** Set once the caller is authenticated; written into the request log line. */
+      organizationId?: string;
+      /** The route label of a response not served by a Nest route (static files). */
+      routeLabel?: string;
+    }
+  }
+}
 
 /** Probes are scraped every few seconds; logging each would drown the request log. */
 const UNLOGGED_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set once the caller is authenticated; written into the request log line. */
-    organizationId?: string;
-  }
+/** Idle keep-alive connections are kept this long: longer than the 60 s idle timeout of common load balancers, so the proxy, not us, closes an idle connection (no race on a reused socket). */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+/**
+ * An Express application with the settings every HTTP process shares. They must be set before
+ * the first middleware is added: Express builds its router with them then.
+ */
+export function createExpressInstance(): Express {
+  const app = express();
+  // Paths match exactly (`/V1/scenes` and `/v1/scenes/` are not routes).
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
+  // API answers are no-store: an ETag would only cost a hash of every body. Static files get
+  // theirs from the static middleware.
+  app.set('etag', false);
+  app.set('x-powered-by', false);
+  app.set('query parser', 'simple');
+  return app;
 }
 
 /**
- * `forceCloseConnections`: the api drains in-flight requests on shutdown ('idle'); the studio
- * holds long-lived event streams that never drain, so it closes every connection (its pages
- * reconnect on their own).
+ * Nest's Express adapter with a graceful close: the listener stops, idle keep-alive connections
+ * close at once, requests in flight finish (their responses carry `Connection: close`), a request
+ * arriving meanwhile on an open connection gets `503 unavailable`, and whatever still runs after
+ * the shutdown timeout is cut.
  */
-export function createFastifyAdapter(options: { forceCloseConnections?: boolean | 'idle' } = {}): FastifyAdapter {
-  return new FastifyAdapter({
-    forceCloseConnections: options.forceCloseConnections ?? 'idle',
-    genReqId: requestIdFor,
-    requestIdHeader: false,
-    bodyLimit: JSON_BODY_LIMIT,
-    logger: false,
-    return503OnClosing: true,
-    // Errors fastify raises while routing (a malformed percent-encoding, an over-long path
-    // parameter) never reach Nest's filter: answer them with the same problem details.
-    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
-      sendProblem(request, reply, error, (request.server as { problemBaseUrl?: string }).problemBaseUrl ?? '');
-    },
-  });
+export class HttpAdapter extends ExpressAdapter {
+  private closingSince: number | null = null;
+  drainTimeoutMs = 25_000;
+
+  constructor() {
+    super(createExpressInstance());
+  }
+
+  get closing(): boolean {
+    return this.closingSince !== null;
+  }
+
+  override async close(): Promise<void> {
+    this.closingSince ??= Date.now();
+    const server = this.getHttpServer() as Server | undefined;
+    if (!server?.listening) return;
+    await new Promise<void>((resolve) => {
+      const deadline = setTimeout(() => server.closeAllConnections(), this.drainTimeoutMs);
+      deadline.unref();
+      server.close(() => {
+        clearTimeout(deadline);
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
+  }
+}
+
+export function createHttpAdapter(): HttpAdapter {
+  return new HttpAdapter();
 }
 
 export interface HttpAppOptions {
   /** Default `Cache-Control` for responses that set none. */
   defaultCacheControl?: string;
+  /** Middleware that must run before any body is read (the api's authentication). */
+  beforeBody?: RequestHandler[];
+  /** Static files, served before the body parser and the routes. */
+  staticFiles?: Array<{ path: string; label: string; handler: RequestHandler }>;
 }
 
 /**
- * Everything the HTTP processes (api and studio) share: body parsing, request ids, problem
- * details, validation, security headers, metrics and the request log line. Call before `init()`.
+ * Everything the HTTP processes (api and studio) share: request ids, security and cache headers,
+ * the request log line and metrics, graceful shutdown, the JSON body parser, problem details and
+ * validation. Call before `init()`; the order of the middleware is the order of a request.
  */
-export function configureHttpApp(app: NestFastifyApplication, options: HttpAppOptions = {}): FastifyInstance {
+export function configureHttpApp(app: NestExpressApplication, options: HttpAppOptions = {}): Express {
   const config = app.get(AppConfig);
   const metrics = app.get(MetricsService);
   const log = app.get<RootLogger>(ROOT_LOGGER);
-  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  const adapter = app.getHttpAdapter() as unknown as HttpAdapter;
+  const instance = adapter.getInstance<Express>();
   const cacheControl = options.defaultCacheControl ?? 'no-store';
+  adapter.drainTimeoutMs = config.shutdownTimeoutMs;
+  (app.getHttpServer() as Server).keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
 
-  fastify.decorate('problemBaseUrl', config.publicApiUrl);
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
-    let value: unknown;
-    try {
-      value = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
-    } catch {
-      value = undefined;
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      return done(new DomainError(ErrorCode.InvalidJson, 'The request body must be a JSON object.'), undefined);
-    }
-    // Nothing we accept nests deeper than a few levels; a deep body would exhaust the stack of
-    // the recursive validation and transformation that follow.
-    if (depthExceeds(value, MAX_JSON_DEPTH)) {
-      return done(new DomainError(ErrorCode.InvalidJson, `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`), undefined);
-    }
-    done(null, value);
-  });
-
-  fastify.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
-
-  fastify.addHook('onSend', (_request, reply, payload, done) => {
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', cacheControl);
-    reply.header('x-content-type-options', 'nosniff');
-    done(null, payload);
-  });
-
-  fastify.addHook('onResponse', (request, reply, done) => {
-    const route = routeOf(request);
-    const status = reply.statusCode;
-    metrics.httpDuration.observe({ method: request.method, route, status_code: status }, reply.elapsedTime / 1000);
-    if (!UNLOGGED_ROUTES.has(route)) {
+  instance.use((req: Request, res: Response, next: NextFunction) => {
+    const startedAt = performance.now();
+    req.requestId = requestIdFor(req);
+    res.setHeader('x-request-id', req.requestId);
+    res.setHeader('x-content-type-options', 'nosniff');
+    onHeaders(res, function () {
+      if (!this.getHeader('cache-control')) this.setHeader('cache-control', cacheControl);
+      // Never keep a connection to a process that is going away.
+      if (adapter.closing) this.setHeader('connection', 'close');
+    });
+    onFinished(res, () => {
+      const route = routeOf(req);
+      const status = res.statusCode;
+      const elapsedMs = performance.now() - startedAt;
+      metrics.httpDuration.observe({ method: req.method, route, status_code: status }, elapsedMs / 1000);
+      if (UNLOGGED_ROUTES.has(route)) return;
       const line = {
-        requestId: request.id,
-        method: request.method,
+        requestId: req.requestId,
+        method: req.method,
         route,
-        path: request.url.split('?', 1)[0].slice(0, 512),
+        path: req.originalUrl.split('?', 1)[0].slice(0, 512),
         status,
-        durationMs: Math.round(reply.elapsedTime * 100) / 100,
-        organizationId: request.organizationId ?? null,
+        durationMs: Math.round(elapsedMs * 100) / 100,
+        organizationId: req.organizationId ?? null,
       };
       if (status >= 500) log.error(line, 'request completed');
       else log.info(line, 'request completed');
-    }
-    done();
+    });
+    if (adapter.closing) return sendProblem(req, res, DomainError.unavailable(), config.publicApiUrl);
+    next();
   });
+  for (const handler of options.beforeBody ?? []) instance.use(handler);
+  for (const { path, label, handler } of options.staticFiles ?? []) {
+    instance.use(path, (req: Request, res: Response, next: NextFunction) => {
+      req.routeLabel = label;
+      handler(req, res, (error?: unknown) => {
+        // Not a file of ours: the routes (and their 404) answer.
+        req.routeLabel = undefined;
+        next(error);
+      });
+    });
+  }
+  instance.use(jsonBodyParser());
 
   app.useGlobalFilters(new ProblemDetailsFilter(config.publicApiUrl));
   app.useGlobalPipes(new DomainValidationPipe());
-  return fastify;
-}
-
-const MAX_JSON_DEPTH = 32;
-
-/** Whether a parsed JSON value nests deeper than `max`, checked without recursion. */
-function depthExceeds(root: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[root, 1]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
-    if (value === null || typeof value !== 'object') continue;
-    if (depth > max) return true;
-    for (const child of Object.values(value)) stack.push([child, depth + 1]);
-  }
-  return false;
+  return instance;
 }
 
 /** The route template, never the raw path, so metrics and logs have bounded cardinality. */
-export function routeOf(request: FastifyRequest): string {
-  return request.routeOptions?.url ?? '(unmatched)';
+export function routeOf(request: Request): string {
+  return request.routeLabel ?? (request.route as { path?: string } | undefined)?.path ?? '(unmatched)';
 }

@@ -1,32 +1,38 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import { buildProblem, mapError } from './problem';
+import { discardUnreadBody } from './unread-body';
 
 const logger = new Logger('HttpError');
 
 /** Writes an RFC 9457 problem for any error; the single place where errors become HTTP. */
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: unknown, problemBaseUrl: string): void {
+export function sendProblem(request: Request, response: Response, error: unknown, problemBaseUrl: string): void {
   const mapped = mapError(error);
   if (mapped.unexpected) {
-    logger.error({ err: error, requestId: request.id }, 'unhandled error while serving a request');
+    logger.error({ err: error, requestId: request.requestId }, 'unhandled error while serving a request');
   }
-  if (reply.sent || reply.raw.headersSent) {
+  if (response.headersSent) {
     // A streamed response (e.g. server-sent events) already started: nothing sane can be written.
-    reply.raw.destroy();
+    response.destroy();
     return;
   }
-  const problem = buildProblem(mapped, String(request.id), problemBaseUrl);
-  // Routing errors are answered before the onRequest hook that normally sets it.
-  if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', String(request.id));
-  reply.code(problem.status).headers(problem.headers).send(problem.body);
+  const problem = buildProblem(mapped, request.requestId, problemBaseUrl);
+  response.status(problem.status).set(problem.headers).send(JSON.stringify(problem.body));
+  discardUnreadBody(request);
 }
 
+/** For the Nest applications: every error a route, guard, pipe or middleware throws. */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   constructor(private readonly problemBaseUrl: string) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    sendProblem(http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), exception, this.problemBaseUrl);
+    sendProblem(http.getRequest<Request>(), http.getResponse<Response>(), exception, this.problemBaseUrl);
   }
+}
+
+/** The same, as Express's last error handler, for plain Express apps (the worker's ops server). */
+export function problemErrorHandler(problemBaseUrl: string): ErrorRequestHandler {
+  return (error, request, response, _next) => sendProblem(request, response, error, problemBaseUrl);
 }

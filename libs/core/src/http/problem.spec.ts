@@ -8,9 +8,20 @@ describe(mapError.name, () => {
     expect(mapError(e)).toMatchObject({ code: ErrorCode.ValidationFailed, errors: e.errors, unexpected: false });
   });
 
-  it('maps fastify body errors', () => {
-    expect(mapError({ code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }).code).toBe(ErrorCode.PayloadTooLarge);
-    expect(mapError({ code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }).code).toBe(ErrorCode.UnsupportedMediaType);
+  it("maps the errors of Express's body reader by their type, and its router's decoding errors", () => {
+    expect(mapError({ type: 'entity.too.large', status: 413, message: 'request entity too large' })).toMatchObject({
+      code: ErrorCode.PayloadTooLarge,
+      detail: 'The request body exceeds the 64 KiB limit for JSON.',
+    });
+    expect(mapError({ type: 'request.size.invalid', statusCode: 400 }).code).toBe(ErrorCode.BadRequest);
+    expect(mapError({ type: 'encoding.unsupported', statusCode: 415 }).code).toBe(ErrorCode.UnsupportedMediaType);
+    expect(mapError(new URIError("Failed to decode param '%E0%A4%A'"))).toMatchObject({ code: ErrorCode.BadRequest, unexpected: false });
+  });
+
+  it('maps a foreign error by the status it carries, never by its message', () => {
+    const mapped = mapError(Object.assign(new Error('secret detail'), { status: 415 }));
+    expect(mapped.code).toBe(ErrorCode.UnsupportedMediaType);
+    expect(mapped.detail).not.toContain('secret');
   });
 
   it('maps Nest HTTP exceptions by status', () => {

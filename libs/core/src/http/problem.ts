@@ -58,17 +58,17 @@ export interface Problem {
   body: ProblemBody;
 }
 
-const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: [ErrorCode.PayloadTooLarge, 'The request body exceeds the 64 KiB limit for JSON.'],
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [ErrorCode.UnsupportedMediaType, 'The request content type is not accepted here.'],
-  FST_ERR_CTP_INVALID_TYPE: [ErrorCode.UnsupportedMediaType, 'The request content type is not accepted here.'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: [ErrorCode.InvalidJson, 'The request body must be a JSON object.'],
-  FST_ERR_CTP_INVALID_JSON_BODY: [ErrorCode.InvalidJson, 'The request body must be a JSON object.'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [ErrorCode.BadRequest, 'The Content-Length header does not match the body.'],
-  FST_ERR_BAD_URL: [ErrorCode.BadRequest, 'The request URL is malformed.'],
-  // Every path parameter of this API is an identifier, and none is this long.
-  FST_ERR_MAX_PARAM_LENGTH: [ErrorCode.InvalidId, 'The identifier is not valid for this route.'],
-  FST_ERR_CTP_INSTANCE_ALREADY_STARTED: [ErrorCode.InternalError, 'The request could not be handled.'],
+/**
+ * Errors raised by Express's body reader (body-parser, by `type`) and router before a route's own
+ * code runs. Mapped by their stable type, never by their message.
+ */
+const FRAMEWORK_TYPES: Record<string, [ErrorCode, string]> = {
+  'entity.too.large': [ErrorCode.PayloadTooLarge, 'The request body exceeds the 64 KiB limit for JSON.'],
+  'encoding.unsupported': [ErrorCode.UnsupportedMediaType, 'Compressed request bodies (Content-Encoding) are not accepted.'],
+  'charset.unsupported': [ErrorCode.UnsupportedMediaType, 'The request body must be UTF-8.'],
+  'request.size.invalid': [ErrorCode.BadRequest, 'The Content-Length header does not match the body.'],
+  'request.aborted': [ErrorCode.BadRequest, 'The request body ended early.'],
+  'entity.parse.failed': [ErrorCode.InvalidJson, 'The request body must be a JSON object.'],
 };
 
 export interface MappedError {
@@ -93,17 +93,14 @@ export function mapError(error: unknown): MappedError {
       unexpected: error.code === ErrorCode.InternalError,
     };
   }
-  const fastifyCode = (error as { code?: unknown })?.code;
-  if (typeof fastifyCode === 'string' && FASTIFY_CODES[fastifyCode]) {
-    const [code, detail] = FASTIFY_CODES[fastifyCode];
-    return { code, detail, unexpected: code === ErrorCode.InternalError };
+  const type = (error as { type?: unknown })?.type;
+  if (typeof type === 'string' && FRAMEWORK_TYPES[type]) {
+    const [code, detail] = FRAMEWORK_TYPES[type];
+    return { code, detail, unexpected: false };
   }
-  const status =
-    error instanceof HttpException
-      ? error.getStatus()
-      : typeof (error as { statusCode?: unknown })?.statusCode === 'number'
-        ? (error as { statusCode: number }).statusCode
-        : 500;
+  // Express's router cannot decode a path parameter (a broken percent-encoding).
+  if (error instanceof URIError) return { code: ErrorCode.BadRequest, detail: 'The request URL is malformed.', unexpected: false };
+  const status = error instanceof HttpException ? error.getStatus() : (statusOfForeignError(error) ?? 500);
   switch (status) {
     case HttpStatus.NOT_FOUND:
       return { code: ErrorCode.NotFound, detail: DomainError.notFound().message, unexpected: false };
@@ -118,6 +115,13 @@ export function mapError(error: unknown): MappedError {
     default:
       return { code: ErrorCode.InternalError, detail: 'The request could not be handled. It has been logged.', unexpected: true };
   }
+}
+
+/** The HTTP status an error from a framework or library carries itself (`status` or `statusCode`). */
+function statusOfForeignError(error: unknown): number | undefined {
+  const e = error as { status?: unknown; statusCode?: unknown } | null;
+  const status = e?.statusCode ?? e?.status;
+  return typeof status === 'number' ? status : undefined;
 }
 
 export function buildProblem(mapped: MappedError, requestId: string, problemBaseUrl: string): Problem {

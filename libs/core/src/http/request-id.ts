@@ -6,8 +6,5 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:~-]{1,128}$/;
 
 export function requestIdFor(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
-  const id = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  // pino-http reads `req.id` to bind the id to every log line of the request.
-  (req as IncomingMessage & { id?: string }).id = id;
-  return id;
+  return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }

@@ -93,7 +93,7 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
 
   async beforeApplicationShutdown(signal?: string): Promise<void> {
     this.logger.log(`shutting down (${signal ?? 'close'}): no new jobs, waiting for running ones`);
-    const timeoutMs = this.config.worker.shutdownTimeoutMs;
+    const timeoutMs = this.config.shutdownTimeoutMs;
     await Promise.all(
       this.workers.map(async (w) => {
         let timer: NodeJS.Timeout | undefined;

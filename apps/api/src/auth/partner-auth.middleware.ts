@@ -1,0 +1,56 @@
+import { AppConfig, DomainError, RateLimiter, RateLimitExceeded, rateLimitHeaders, sendProblem } from '@app/core';
+import { ApiKeyAuthenticator, OrganizationErrors, Principal } from '@app/organizations';
+import { Logger } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The authenticated caller. */
+      principal?: Principal;
+    }
+  }
+}
+
+/** Routes anyone may call: probes, metrics and the API description. */
+export const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/v1/openapi.json']);
+
+const logger = new Logger('PartnerAuth');
+
+/**
+ * Authenticates and rate-limits every partner request as Express middleware ahead of the body
+ * parser and the router: an anonymous caller gets 401 whatever it sends, unknown routes included,
+ * and never makes the server read a body.
+ */
+export function partnerAuth(app: NestExpressApplication): RequestHandler {
+  const authenticator = app.get(ApiKeyAuthenticator);
+  const limiter = app.get(RateLimiter);
+  const problemBase = app.get(AppConfig).publicApiUrl;
+
+  const authenticate = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    let principal: Principal | null;
+    try {
+      principal = await authenticator.authenticate(req.headers.authorization);
+    } catch (e) {
+      logger.warn({ requestId: req.requestId }, `key verification failed: ${(e as Error).message}`);
+      return sendProblem(req, res, DomainError.unavailable(), problemBase);
+    }
+    if (!principal) return sendProblem(req, res, OrganizationErrors.unauthenticated(), problemBase);
+    req.principal = principal;
+    req.organizationId = principal.organizationId;
+    try {
+      res.set(rateLimitHeaders(await limiter.consume(principal.organizationId)));
+    } catch (e) {
+      if (e instanceof RateLimitExceeded) res.set(rateLimitHeaders(e.state));
+      return sendProblem(req, res, e, problemBase);
+    }
+    next();
+  };
+
+  return (req, res, next) => {
+    if (PUBLIC_PATHS.has(req.path)) return next();
+    void authenticate(req, res, next);
+  };
+}

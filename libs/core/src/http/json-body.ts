@@ -1,0 +1,124 @@
+import { parse as parseJsonSyntaxTree } from '@humanwhocodes/momoa';
+import { parse as parseContentType } from 'content-type';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import getRawBody from 'raw-body';
+import secureJson from 'secure-json-parse';
+import { DomainError, ErrorCode } from '../errors';
+
+/** JSON bodies are small by contract; uploads are streamed by their own route with their own cap. */
+export const JSON_BODY_LIMIT = 64 * 1024;
+
+/**
+ * Nothing we accept nests deeper than a few levels; a deep body would exhaust the stack of the
+ * recursive validation and transformation that follow.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+const notAnObject = () => new DomainError(ErrorCode.InvalidJson, 'The request body must be a JSON object.');
+
+/**
+ * Parses a request body that must be one JSON object. Refused with `invalid_json`: anything
+ * else, nesting deeper than 32 levels, a key repeated within one object (parsers disagree on
+ * which value wins, so the request is ambiguous) and the prototype keys `__proto__` and
+ * `constructor.prototype` (never part of a request, and a classic pollution vector).
+ * An empty body is `undefined`: the route's validation answers `invalid_json` if it needs one.
+ */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (e) {
+    if (e instanceof SyntaxError && /prototype/.test(e.message)) {
+      throw new DomainError(ErrorCode.InvalidJson, 'The request body uses a reserved key (__proto__ or constructor.prototype).');
+    }
+    throw notAnObject();
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw notAnObject();
+  if (depthExceeds(value, MAX_JSON_DEPTH)) {
+    throw new DomainError(ErrorCode.InvalidJson, `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
+  const repeated = firstRepeatedKey(text);
+  if (repeated !== null) {
+    throw new DomainError(ErrorCode.InvalidJson, `The request body repeats the key "${repeated.slice(0, 64)}" within one object.`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Whether a parsed JSON value nests deeper than `max`, checked without recursion. */
+function depthExceeds(root: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+type JsonNode = ReturnType<typeof parseJsonSyntaxTree>['body'];
+
+/**
+ * `JSON.parse` silently keeps the last of two equal keys; the syntax tree keeps them all. Called
+ * only on text that already parsed and nests at most 32 levels, so the tree's recursion is safe.
+ */
+function firstRepeatedKey(text: string): string | null {
+  const stack: JsonNode[] = [parseJsonSyntaxTree(text, { mode: 'json', ranges: false, tokens: false }).body];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'Object') {
+      const seen = new Set<string>();
+      for (const member of node.members) {
+        const name = member.name.type === 'String' ? member.name.value : member.name.name;
+        if (seen.has(name)) return name;
+        seen.add(name);
+        stack.push(member.value);
+      }
+    } else if (node.type === 'Array') {
+      for (const element of node.elements) stack.push(element.value);
+    }
+  }
+  return null;
+}
+
+/** No charset parameter means UTF-8, as RFC 8259 says. */
+function isUtf8(req: Request): boolean {
+  try {
+    const charset = parseContentType(req).parameters.charset?.toLowerCase();
+    return charset === undefined || charset === 'utf-8' || charset === 'utf8';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads `application/json` bodies: at most 64 KiB, UTF-8, never compressed, then parsed with the
+ * rules above. A body over the limit is refused as soon as its declared length or its bytes pass
+ * 64 KiB, and the rest is not read (body-parser would read it all first; its engine, raw-body,
+ * stops). Other content types are left unread: routes that take JSON refuse them
+ * (`JsonBodyGuard`), the upload route streams its own.
+ */
+export function jsonBodyParser(): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    if (!req.is('application/json')) return next();
+    const encoding = req.headers['content-encoding'];
+    if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+      return next(new DomainError(ErrorCode.UnsupportedMediaType, 'Compressed request bodies (Content-Encoding) are not accepted.'));
+    }
+    if (!isUtf8(req)) {
+      return next(new DomainError(ErrorCode.UnsupportedMediaType, 'JSON bodies must be UTF-8.'));
+    }
+    getRawBody(req, { length: req.headers['content-length'], limit: JSON_BODY_LIMIT, encoding: 'utf-8' }).then(
+      (text) => {
+        try {
+          req.body = parseJsonObject(text);
+        } catch (e) {
+          return next(e);
+        }
+        next();
+      },
+      (error: unknown) => next(error),
+    );
+  };
+}

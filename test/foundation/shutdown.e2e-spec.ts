@@ -1,0 +1,99 @@
+import { connect } from 'node:net';
+import { DataSource } from 'typeorm';
+import { createEmbedSession, parseEmbedUrl } from '../factories/embed.factory';
+import { image } from '../factories/images';
+import { createScene } from '../factories/scene.factory';
+import { startApi, startStudio } from '../support/apps';
+import { RawConnection } from '../support/raw-http';
+import { SseClient } from '../support/sse';
+import { setUpSuite } from '../support/suite';
+
+/** A complete single-file upload and the request head that announces it. */
+async function upload(auth: string) {
+  const body = Buffer.concat([
+    Buffer.from('--s\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n'),
+    await image('png', 320, 180, { noise: true }),
+    Buffer.from('\r\n--s--\r\n'),
+  ]);
+  const head = `POST /v1/image-assets HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${auth}\r\nContent-Type: multipart/form-data; boundary=s\r\nContent-Length: ${body.length}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head), body]);
+}
+
+function refused(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+  });
+}
+
+describe('graceful shutdown of an HTTP process', () => {
+  const suite = setUpSuite();
+
+  /** No worker runs here: the operation stays processing, its scene generating. */
+  async function sceneOf(operationId: string): Promise<string> {
+    const [row] = await suite.api.app.get(DataSource).query('SELECT scene_id FROM operations WHERE id = $1', [operationId]);
+    return row.scene_id as string;
+  }
+
+  it('closes idle connections, refuses new ones, answers 503 to late requests and lets in-flight ones finish', async () => {
+    const api = await startApi(suite.env);
+    const port = Number(new URL(api.url).port);
+
+    // An idle keep-alive connection that has served one request.
+    const idle = await RawConnection.open(port);
+    await idle.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    expect((await idle.response()).status).toBe(200);
+    // A request in flight: an upload whose body is half sent.
+    const request = await upload(suite.org.auth.Authorization);
+    const inFlight = await RawConnection.open(port);
+    await inFlight.write(request.subarray(0, request.length >> 1));
+    // A request whose headers have begun but not ended.
+    const late = await RawConnection.open(port);
+    await late.write('GET /v1/operations/op_01JD3Z8Q4W6K2M9T5X7B1C0VHE HTTP/1.1\r\nHost: localhost\r\n');
+
+    const closed = api.close();
+
+    await idle.closedPromise;
+    expect(await refused(port)).toBe('ECONNREFUSED');
+
+    await late.write(`Authorization: ${suite.org.auth.Authorization}\r\n\r\n`);
+    const refusedLate = await late.response();
+    expect(refusedLate.status).toBe(503);
+    expect(refusedLate.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(refusedLate.headers['connection']).toBe('close');
+    expect(refusedLate.headers['retry-after']).toBe('5');
+    expect(refusedLate.json()).toMatchObject({ code: 'unavailable', requestId: refusedLate.headers['x-request-id'] });
+
+    await inFlight.write(request.subarray(request.length >> 1));
+    const finished = await inFlight.response();
+    expect(finished.status).toBe(201);
+    expect(finished.headers['connection']).toBe('close');
+    await inFlight.closedPromise;
+
+    await closed;
+  });
+
+  it('the studio ends its open event streams (they never drain) and stops the same way', async () => {
+    const studio = await startStudio(suite.env);
+    const port = Number(new URL(studio.url).port);
+    const created = await createScene(suite.api, suite.org, { prompt: 'A lighthouse on a cliff' });
+    const session = await createEmbedSession(suite.api, suite.org, {
+      sceneId: await sceneOf(created.body.operationId),
+      origin: 'http://localhost:5173',
+      mode: 'perform',
+    });
+    expect(session.status).toBe(201);
+    const secret = parseEmbedUrl(session.body.url).secret;
+    const stream = await SseClient.open(`${studio.url}/studio-api/v1/events`, { Authorization: `Bearer ${secret}` });
+    expect(stream.status).toBe(200);
+    await stream.next('scene.status');
+
+    await studio.close();
+    await stream.done;
+    expect(await refused(port)).toBe('ECONNREFUSED');
+  });
+});

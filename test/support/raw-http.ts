@@ -1,0 +1,93 @@
+import { connect, Socket } from 'node:net';
+
+/** An HTTP/1.1 response read off a raw socket (our servers always send Content-Length). */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  json: () => Record<string, unknown>;
+}
+
+/**
+ * A client socket a test writes exact bytes to: half a request, a request on a connection the
+ * server is closing, a body that never ends. Reads responses one at a time.
+ */
+export class RawConnection {
+  private buffered = Buffer.alloc(0);
+  private waiters: Array<() => void> = [];
+  closed = false;
+  readonly closedPromise: Promise<void>;
+
+  private constructor(readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      this.wake();
+    });
+    this.closedPromise = new Promise((resolve) =>
+      socket.once('close', () => {
+        this.closed = true;
+        this.wake();
+        resolve();
+      }),
+    );
+    // A reset after the server answered is expected in some tests; the data read stays valid.
+    socket.on('error', () => undefined);
+  }
+
+  static open(port: number): Promise<RawConnection> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => resolve(new RawConnection(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  write(data: string | Buffer): Promise<void> {
+    return new Promise((resolve, reject) => this.socket.write(data, (e) => (e ? reject(e) : resolve())));
+  }
+
+  /** The next complete response, or an error when the connection closes first or after `timeoutMs`. */
+  async response(timeoutMs = 10_000): Promise<RawResponse> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const parsed = this.parse();
+      if (parsed) return parsed;
+      if (this.closed) throw new Error(`connection closed before a complete response: ${JSON.stringify(this.buffered.toString('latin1'))}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no complete response within ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  private parse(): RawResponse | null {
+    const end = this.buffered.indexOf('\r\n\r\n');
+    if (end === -1) return null;
+    const [statusLine, ...lines] = this.buffered.subarray(0, end).toString('latin1').split('\r\n');
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    const length = Number(headers['content-length'] ?? 0);
+    if (this.buffered.length < end + 4 + length) return null;
+    const body = this.buffered.subarray(end + 4, end + 4 + length).toString('utf8');
+    this.buffered = this.buffered.subarray(end + 4 + length);
+    return { status: Number(statusLine.split(' ')[1]), headers, body, json: () => JSON.parse(body) as Record<string, unknown> };
+  }
+}
