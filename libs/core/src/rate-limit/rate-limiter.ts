@@ -1,5 +1,6 @@
 import { Global, Injectable, Logger, Module } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppConfig } from '../config';
 import { DomainError, ErrorCode } from '../errors';
@@ -21,22 +22,113 @@ export class RateLimitExceeded extends DomainError {
   }
 }
 
+/** What one trip to the shared counter gave: tokens for this process, and the window's state. */
+export interface Reservation {
+  granted: number;
+  /** Tokens left in the shared window after this reservation (this process's unused ones not included). */
+  remaining: number;
+  msBeforeReset: number;
+}
+
+/** Takes `points` tokens from the shared window of `key` (all or what is left of them). */
+export type Reserve = (key: string, points: number) => Promise<Reservation>;
+
+/** Each process may hold at most this share of an organization's budget unused. */
+export const BATCH_SHARE = 0.01;
+export const MAX_BATCH = 100;
+
+interface Allowance {
+  tokens: number;
+  remaining: number;
+  resetAt: number;
+  batch: number;
+  pending: Promise<void> | null;
+}
+
 /**
- * A fixed-window counter per organization in Redis, shared by every api replica. When Redis is
- * unreachable an in-process limiter with the same budget takes over, so a Redis blip neither
- * blocks partners nor removes the limit entirely.
+ * Per-process allowances over a shared fixed window: tokens are reserved from the shared counter
+ * in batches and spent locally, so a busy organization costs a Redis round trip every `batch`
+ * requests instead of every request. The first reservation of a window takes 1 token and each
+ * next one doubles, up to 1 % of the limit (at most 100): a quiet organization is counted
+ * exactly, a busy one cheaply. Nothing is ever admitted beyond the limit; the price is that
+ * tokens one process reserved and did not use are lost to the others, at most 1 % of the limit
+ * per process and window. A window known to be spent is refused locally until it resets.
+ */
+export class TokenAllowances {
+  private readonly allowances = new LRUCache<string, Allowance>({ max: 50_000 });
+  private readonly maxBatch: number;
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowSeconds: number,
+    private readonly reserve: Reserve,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.maxBatch = Math.max(1, Math.min(MAX_BATCH, Math.floor(limit * BATCH_SHARE)));
+  }
+
+  /** Spends one token of `key`; throws `RateLimitExceeded` when the window is spent. */
+  async consume(key: string): Promise<RateLimitState> {
+    let allowance = this.allowances.get(key);
+    if (!allowance) {
+      allowance = { tokens: 0, remaining: this.limit, resetAt: 0, batch: 1, pending: null };
+      this.allowances.set(key, allowance);
+    }
+    for (;;) {
+      const now = this.now();
+      if (now >= allowance.resetAt && !allowance.pending) {
+        // A new window: whatever was left belongs to the old one.
+        allowance.tokens = 0;
+        allowance.batch = 1;
+      }
+      if (allowance.tokens > 0) {
+        allowance.tokens--;
+        return this.state(allowance.remaining + allowance.tokens, allowance.resetAt - now);
+      }
+      if (now < allowance.resetAt && allowance.remaining === 0 && !allowance.pending) {
+        throw new RateLimitExceeded(this.state(0, allowance.resetAt - now));
+      }
+      allowance.pending ??= this.refill(key, allowance).finally(() => (allowance.pending = null));
+      await allowance.pending;
+    }
+  }
+
+  private async refill(key: string, allowance: Allowance): Promise<void> {
+    const asked = allowance.batch;
+    const r = await this.reserve(key, asked);
+    allowance.tokens += r.granted;
+    allowance.remaining = r.remaining;
+    allowance.resetAt = this.now() + r.msBeforeReset;
+    allowance.batch = Math.min(this.maxBatch, asked * 2);
+  }
+
+  private state(remaining: number, msBeforeReset: number): RateLimitState {
+    return {
+      limit: this.limit,
+      remaining: Math.max(0, remaining),
+      resetSeconds: Math.max(1, Math.ceil(msBeforeReset / 1000)),
+      windowSeconds: this.windowSeconds,
+    };
+  }
+}
+
+/**
+ * The organization rate limit: a fixed-window counter per organization in Redis, shared by every
+ * api replica, spent through per-process allowances (above). When Redis is unreachable an
+ * in-process limiter with the same budget takes over, so a Redis blip neither blocks partners
+ * nor removes the limit entirely.
  */
 @Injectable()
 export class RateLimiter {
   private readonly logger = new Logger(RateLimiter.name);
-  private readonly limiter: RateLimiterRedis;
+  private readonly allowances: TokenAllowances;
   private readonly limit: number;
   private readonly windowSeconds: number;
 
   constructor(config: AppConfig, @InjectRedis() redis: Redis) {
     this.limit = config.rateLimit.requests;
     this.windowSeconds = config.rateLimit.windowSeconds;
-    this.limiter = new RateLimiterRedis({
+    const shared = new RateLimiterRedis({
       storeClient: redis,
       keyPrefix: `${config.queuePrefix}:ratelimit`,
       points: this.limit,
@@ -44,26 +136,28 @@ export class RateLimiter {
       rejectIfRedisNotReady: true,
       insuranceLimiter: new RateLimiterMemory({ points: this.limit, duration: this.windowSeconds }),
     });
+    this.allowances = new TokenAllowances(this.limit, this.windowSeconds, async (key, points) => {
+      try {
+        const res = await shared.consume(key, points);
+        return { granted: points, remaining: res.remainingPoints, msBeforeReset: res.msBeforeNext };
+      } catch (e) {
+        if (!(e instanceof RateLimiterRes)) throw e;
+        // Refused as a whole: the counter went past the limit; what was below it is still ours.
+        const granted = Math.max(0, Math.min(points, this.limit - (e.consumedPoints - points)));
+        return { granted, remaining: 0, msBeforeReset: e.msBeforeNext };
+      }
+    });
   }
 
   /** Takes one request from the key's budget; throws `RateLimitExceeded` when it is spent. */
   async consume(key: string): Promise<RateLimitState> {
     try {
-      return this.state(await this.limiter.consume(key, 1));
+      return await this.allowances.consume(key);
     } catch (e) {
-      if (e instanceof RateLimiterRes) throw new RateLimitExceeded(this.state(e));
+      if (e instanceof RateLimitExceeded) throw e;
       this.logger.warn(`rate limiter unavailable, request allowed: ${(e as Error).message}`);
       return { limit: this.limit, remaining: this.limit, resetSeconds: this.windowSeconds, windowSeconds: this.windowSeconds };
     }
-  }
-
-  private state(res: RateLimiterRes): RateLimitState {
-    return {
-      limit: this.limit,
-      remaining: Math.max(0, res.remainingPoints),
-      resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-      windowSeconds: this.windowSeconds,
-    };
   }
 }
 
