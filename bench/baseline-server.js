@@ -1,80 +1,220 @@
 'use strict';
-// The floor `npm run bench` compares the partner API with: plain node:http and a pg Pool doing
-// the least work that is still equivalent to the two measured routes, against the same database.
-// No framework, no validation library, no Redis, no rate limit, no logging, no metrics.
+// The floor `npm run bench` compares the partner API with: plain node:http, a pg Pool, ioredis
+// and BullMQ, doing the same work as the api's two measured routes (same caches, same database
+// statements, same Redis work), against the same database and the same queue. A baseline that
+// skipped a cache or a durable write the api has would make the ratio lie, so what follows lists
+// exactly what this server does and what remains the api's extra work.
 //
 // GET /v1/operations/:id
-//   bearer token → sha256 → SELECT the key by hash (joined to its organization) → SELECT the
-//   operation by id, organization and live scene (the api's query) → the contract's JSON, with
-//   Cache-Control: no-store and a constant Retry-After while processing.
+//   bearer token → key format check → SHA-256 → the API-key cache (ApiKeyAuthenticator's: an
+//   LRUCache keyed by the hash, max 50 000, TTL API_KEY_CACHE_TTL_SECONDS, unknown keys cached as
+//   a miss marker; on a miss the key SELECT, and the first miss subscribes to the revocation
+//   channel `<QUEUE_PREFIX>:api-keys:revoked`, evicting by key id) → the api's findVisible query
+//   (same columns, same join and conditions) → the contract's JSON with Cache-Control: no-store
+//   and, while processing, Retry-After from the scenes queue's depth (SceneJobs'
+//   suggestedPollDelaySeconds: BullMQ getJobCounts at most once a second, same formula).
 // POST /v1/scenes
-//   bearer token → sha256 → the same key SELECT → read and JSON.parse the body → one transaction:
-//   BEGIN; INSERT scenes; INSERT operations; INSERT idempotency_keys; COMMIT → 202 with Location
-//   and the contract's body. It does not take the advisory lock, look for an earlier record of the
-//   key, enqueue a job or validate the prompt: those are the api's extra work.
+//   the same cached key check → Idempotency-Key UUID v4 check → read and JSON.parse the body
+//   (an object with a string prompt) → the api's fingerprint → one transaction: BEGIN; SELECT the
+//   idempotency record of (organization, key) (an expired one is deleted, a matching one is
+//   replayed with Idempotent-Replayed: true, another body gets 422); INSERT scenes; INSERT
+//   operations; INSERT idempotency_keys; COMMIT (the api's column lists and values) → 202 with
+//   Location and the contract's body. Then, without the client waiting (SceneJobs.enqueueSoon):
+//   one BullMQ `add` of the same job (queue `scenes`, the api's QUEUE_PREFIX, job name
+//   `scene.generate`, jobId = operation id, GENERATION_ATTEMPTS and exponential
+//   GENERATION_BACKOFF_MS, the api's default removeOnComplete/removeOnFail) followed by the api's
+//   `UPDATE operations SET enqueued_at …`.
+// The api's extra work, not done here: the framework (routing, middleware, Nest's pipes and
+// param decorators), the rate limit (a Redis round trip every few requests: tokens are reserved
+// in batches), the advisory lock (pg_try_advisory_xact_lock) in the creation transaction,
+// class-validator on the body (here only "prompt is a string"), secure-json-parse with the depth
+// and repeated-key checks, the Content-Type check, request ids, problem-details error bodies
+// (here a bare { code }), security headers, the request log line and the metrics histogram.
 //
-// Usage: node bench/baseline-server.js <port>   (DATABASE_URL, DATABASE_POOL_SIZE from env)
+// Usage: node bench/baseline-server.js <port>
+// Environment, read like the api reads it (unset or empty means the api's default): DATABASE_URL,
+// DATABASE_POOL_SIZE, REDIS_URL, QUEUE_PREFIX, API_KEY_CACHE_TTL_SECONDS, WORKER_CONCURRENCY,
+// GENERATION_ATTEMPTS, GENERATION_BACKOFF_MS. `npm run bench` passes the values its api gets.
 
 const { createHash, randomUUID } = require('node:crypto');
 const http = require('node:http');
+const { Queue } = require('bullmq');
+const Redis = require('ioredis');
+const { LRUCache } = require('lru-cache');
 const { Pool } = require('pg');
 const { monotonicFactory } = require('ulid');
 
+// The api's defaults (libs/core/src/config/config.schema.ts, ENV_DEFAULTS), for a standalone run.
+const env = (name, fallback) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]);
+const config = {
+  databaseUrl: env('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/scene_studio'),
+  poolSize: Number(env('DATABASE_POOL_SIZE', '10')),
+  redisUrl: env('REDIS_URL', 'redis://127.0.0.1:6379'),
+  queuePrefix: env('QUEUE_PREFIX', 'scene-studio'),
+  apiKeyCacheTtlMs: Number(env('API_KEY_CACHE_TTL_SECONDS', '5')) * 1000,
+  workerConcurrency: Number(env('WORKER_CONCURRENCY', '4')),
+  generationAttempts: Number(env('GENERATION_ATTEMPTS', '3')),
+  generationBackoffMs: Number(env('GENERATION_BACKOFF_MS', '2000')),
+};
+
 const port = Number(process.argv[2]);
 const pool = new Pool({
-  connectionString: process.env.DATABASE_URL,
-  // The api's DATABASE_POOL_SIZE default, so both sides get the same number of backends.
-  max: Number(process.env.DATABASE_POOL_SIZE || 10),
+  connectionString: config.databaseUrl,
+  // The api's DATABASE_POOL_SIZE, so both sides get the same number of backends.
+  max: config.poolSize,
   application_name: 'scene-studio-bench-baseline',
 });
 const ulid = monotonicFactory();
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9_-]{43}$/;
 const OPERATION_PATH = /^\/v1\/operations\/(op_[0-9A-HJKMNP-TV-Z]{26})$/;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const DAY_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+function warn(message) {
+  process.stderr.write(`baseline: ${message}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Redis and the queue, with the api's connection options (libs/core/src/redis/redis.ts) and job
+// defaults (libs/core/src/queue/queue.service.ts), so BullMQ does the same work on both sides.
+
+const REDIS_BASE = { connectTimeout: 2000, retryStrategy: (times) => Math.min(times * 200, 2000), lazyConnect: false };
+
+function createRedis(purpose, name) {
+  const options =
+    purpose === 'commands'
+      ? { ...REDIS_BASE, maxRetriesPerRequest: 1, commandTimeout: 1500, enableOfflineQueue: true }
+      : { ...REDIS_BASE, maxRetriesPerRequest: null, enableOfflineQueue: true };
+  const client = new Redis(config.redisUrl, { ...options, connectionName: `scene-studio-bench-baseline:${name}` });
+  client.on('error', () => undefined);
+  return client;
+}
+
+const DEFAULT_JOB_OPTIONS = {
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
+};
+const producer = createRedis('commands', 'queue-producer');
+const scenesQueue = new Queue('scenes', {
+  connection: producer,
+  prefix: config.queuePrefix,
+  defaultJobOptions: DEFAULT_JOB_OPTIONS,
+  skipWaitingForReady: true,
+});
+let lastQueueWarning = 0;
+scenesQueue.on('error', (e) => {
+  if (Date.now() - lastQueueWarning < 10_000) return;
+  lastQueueWarning = Date.now();
+  warn(`queue connection error: ${e.message}`);
+});
+
+// ---------------------------------------------------------------------------------------------
+// API keys: ApiKeyAuthenticator's cache (libs/organizations/src/api-key-authenticator.ts).
 
 const KEY_SQL = `SELECT k.id AS key_id, k.organization_id, o.is_test
   FROM api_keys k JOIN organizations o ON o.id = k.organization_id
  WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
-const OPERATION_SQL = `SELECT o.id, o.status, o.scene_id, o.version, o.error_code, o.error_message, o.error_retryable,
-       o.created_at, o.updated_at, o.completed_at
-  FROM operations o JOIN scenes s ON s.id = o.scene_id
- WHERE o.id = $1 AND o.organization_id = $2 AND s.deleted_at IS NULL`;
+const MISS = Symbol('miss');
+const keyCache = config.apiKeyCacheTtlMs > 0 ? new LRUCache({ max: 50_000, ttl: config.apiKeyCacheTtlMs, ttlAutopurge: false }) : null;
+const revocationChannel = `${config.queuePrefix}:api-keys:revoked`;
+let subscriber = null;
 
-function send(res, status, body, headers = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
+function evictKey(keyId) {
+  if (!keyCache) return;
+  for (const [hash, { entry }] of keyCache.entries()) {
+    if (entry !== MISS && entry.keyId === keyId) keyCache.delete(hash);
+  }
+}
+
+/** Lazily, like the api: the first key lookup subscribes. */
+function listenForRevocations() {
+  if (subscriber || !keyCache) return;
+  subscriber = createRedis('subscriber', 'api-key-revocations');
+  subscriber.on('message', (_channel, keyId) => evictKey(keyId));
+  subscriber.subscribe(revocationChannel).catch((e) => warn(`cannot subscribe to revocations: ${e.message}`));
 }
 
 async function authenticate(req) {
-  const m = BEARER.exec(req.headers.authorization || '');
-  if (!m) return null;
-  const hash = createHash('sha256').update(m[1], 'utf8').digest('hex');
+  const header = req.headers.authorization;
+  const m = typeof header === 'string' ? BEARER.exec(header) : null;
+  if (!m || !KEY_FORMAT.test(m[1])) return null;
+  const hash = createHash('sha256').update(m[1]).digest('hex');
+  const cached = keyCache?.get(hash);
+  if (cached) return cached.entry === MISS ? null : cached.entry;
+  listenForRevocations();
   const { rows } = await pool.query(KEY_SQL, [hash]);
-  return rows[0] || null;
+  const found = rows.length === 0 ? null : { keyId: rows[0].key_id, organizationId: rows[0].organization_id, isTest: rows[0].is_test };
+  keyCache?.set(hash, { entry: found ?? MISS });
+  return found;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Polling
+
+// OperationsRepository.findVisible's statement, columns included.
+const OPERATION_SQL = `SELECT o.id, o.organization_id, o.scene_id, o.kind, o.status, o.instruction, o.version, o.error_code,
+       o.error_message, o.error_retryable, o.progress, o.enqueued_at, o.created_at, o.updated_at, o.completed_at
+  FROM operations o JOIN scenes s ON s.id = o.scene_id
+ WHERE o.id = $1 AND o.organization_id = $2 AND s.deleted_at IS NULL`;
+
+// SceneJobs.suggestedPollDelaySeconds: the queue depth, fetched at most once a second; callers
+// meanwhile use the last figure (0 before the first answer), exactly as the api does.
+const depth = { at: 0, waiting: 0 };
+
+async function suggestedPollDelaySeconds() {
+  const now = Date.now();
+  if (now - depth.at > 1000) {
+    depth.at = now;
+    try {
+      const counts = await scenesQueue.getJobCounts('waiting', 'delayed', 'prioritized', 'active');
+      depth.waiting = Object.values(counts).reduce((a, b) => a + b, 0);
+    } catch {
+      depth.waiting = 0;
+    }
+  }
+  const perWorkerRound = Math.max(1, config.workerConcurrency);
+  return Math.min(10, Math.max(1, 1 + Math.floor(depth.waiting / (perWorkerRound * 2))));
+}
+
+/** toOperationResponse's shapes, key order included: run.js compares the bodies byte for byte. */
 function operationJson(op) {
-  const base = { operationId: op.id, status: op.status };
-  const times = { createdAt: op.created_at.toISOString(), updatedAt: op.updated_at.toISOString() };
-  if (op.status === 'processing') return { ...base, ...times };
+  const createdAt = op.created_at.toISOString();
+  const updatedAt = op.updated_at.toISOString();
+  if (op.status === 'processing') return { operationId: op.id, status: 'processing', createdAt, updatedAt };
   if (op.status === 'succeeded') {
-    return { ...base, sceneId: op.scene_id, version: op.version, ...times, completedAt: op.completed_at.toISOString() };
+    return { operationId: op.id, status: 'succeeded', sceneId: op.scene_id, version: op.version, createdAt, updatedAt, completedAt: op.completed_at.toISOString() };
   }
   const error = { code: op.error_code, message: op.error_message, retryable: op.error_retryable ?? false };
-  return { ...base, error, ...times, completedAt: op.completed_at.toISOString() };
+  return { operationId: op.id, status: 'failed', error, createdAt, updatedAt, completedAt: op.completed_at.toISOString() };
 }
 
 async function getOperation(req, res, id) {
   const key = await authenticate(req);
   if (!key) return send(res, 401, { code: 'unauthenticated' });
-  const { rows } = await pool.query(OPERATION_SQL, [id, key.organization_id]);
+  const { rows } = await pool.query(OPERATION_SQL, [id, key.organizationId]);
   if (rows.length === 0) return send(res, 404, { code: 'not_found' });
-  const headers = { 'cache-control': 'no-store' };
-  if (rows[0].status === 'processing') headers['retry-after'] = '1';
+  const headers = {};
+  if (rows[0].status === 'processing') headers['retry-after'] = String(await suggestedPollDelaySeconds());
+  headers['cache-control'] = 'no-store';
   send(res, 200, operationJson(rows[0]), headers);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Creation
+
+/** The api's fingerprint (libs/core/src/idempotency): key order and absent-vs-null do not matter. */
+function fingerprint(route, body) {
+  const canonical = JSON.stringify(
+    Object.keys(body)
+      .filter((k) => body[k] !== undefined && body[k] !== null)
+      .sort()
+      .map((k) => [k, body[k]]),
+  );
+  return createHash('sha256').update(`${route}\n${canonical}`).digest('hex');
 }
 
 function readBody(req) {
@@ -86,10 +226,46 @@ function readBody(req) {
   });
 }
 
+class Refused extends Error {
+  constructor(status, code) {
+    super(code);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** IdempotencyStore.begin without the advisory lock: the record to replay, or null. */
+async function findIdempotencyRecord(client, organizationId, key, print) {
+  const { rows } = await client.query(
+    `SELECT fingerprint, response_status, response_body, response_headers, expires_at
+       FROM idempotency_keys WHERE organization_id = $1 AND key = $2`,
+    [organizationId, key],
+  );
+  if (rows.length === 0) return null;
+  const row = rows[0];
+  if (row.expires_at <= new Date()) {
+    await client.query(`DELETE FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [organizationId, key]);
+    return null;
+  }
+  if (row.fingerprint !== print) throw new Refused(422, 'idempotency_key_reused');
+  return { status: row.response_status, body: row.response_body, headers: row.response_headers };
+}
+
+/** SceneJobs.enqueue: the job, then the operation marked enqueued; a failure is left to the reconciler. */
+async function enqueue(operationId) {
+  await scenesQueue.add(
+    'scene.generate',
+    { operationId },
+    { jobId: operationId, attempts: config.generationAttempts, backoff: { type: 'exponential', delay: config.generationBackoffMs } },
+  );
+  await pool.query(`UPDATE operations SET enqueued_at = $2 WHERE id = ANY($1) AND status = 'processing'`, [[operationId], new Date()]);
+}
+
 async function createScene(req, res) {
   const key = await authenticate(req);
   if (!key) return send(res, 401, { code: 'unauthenticated' });
   const idempotencyKey = req.headers['idempotency-key'];
+  if (idempotencyKey === undefined || idempotencyKey === '') return send(res, 400, { code: 'idempotency_key_missing' });
   if (typeof idempotencyKey !== 'string' || !UUID_V4.test(idempotencyKey)) return send(res, 400, { code: 'idempotency_key_invalid' });
   let dto;
   try {
@@ -97,60 +273,106 @@ async function createScene(req, res) {
   } catch {
     return send(res, 400, { code: 'invalid_json' });
   }
+  if (dto === null || typeof dto !== 'object' || Array.isArray(dto)) return send(res, 400, { code: 'invalid_json' });
+  if (typeof dto.prompt !== 'string') return send(res, 422, { code: 'validation_failed' });
+
+  const print = fingerprint('POST /v1/scenes', dto);
   const now = new Date();
-  const sceneId = `scn_${ulid()}`;
-  const operationId = `op_${ulid()}`;
-  const body = { operationId, status: 'processing', createdAt: now.toISOString() };
-  const headers = { location: `/v1/operations/${operationId}` };
-  const fingerprint = createHash('sha256').update(`POST /v1/scenes\n${JSON.stringify(dto)}`).digest('hex');
+  const organizationId = key.organizationId;
+  let created = null;
+  let response;
+  let replayed = false;
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query(
-      `INSERT INTO scenes (id, organization_id, external_ref, prompt, source_asset_id, status, current_version,
-                           creating_operation_id, created_at, updated_at, deleted_at)
-       VALUES ($1, $2, $3, $4, NULL, 'generating', NULL, $5, $6, $6, NULL)`,
-      [sceneId, key.organization_id, dto.externalRef ?? null, String(dto.prompt), operationId, now],
-    );
-    await client.query(
-      `INSERT INTO operations (id, organization_id, scene_id, kind, status, instruction, version, error_code, error_message,
-                               error_retryable, enqueued_at, created_at, updated_at, completed_at)
-       VALUES ($1, $2, $3, 'scene.create', 'processing', NULL, NULL, NULL, NULL, NULL, NULL, $4, $4, NULL)`,
-      [operationId, key.organization_id, sceneId, now],
-    );
-    await client.query(
-      `INSERT INTO idempotency_keys (organization_id, key, fingerprint, response_status, response_body, response_headers, created_at, expires_at)
-       VALUES ($1, $2, $3, 202, $4, $5, $6, $7)`,
-      [key.organization_id, idempotencyKey, fingerprint, JSON.stringify(body), JSON.stringify(headers), now, new Date(now.getTime() + DAY_MS)],
-    );
+    const replay = await findIdempotencyRecord(client, organizationId, idempotencyKey, print);
+    if (replay) {
+      response = replay;
+      replayed = true;
+    } else {
+      const sceneId = `scn_${ulid()}`;
+      const operationId = `op_${ulid()}`;
+      await client.query(
+        `INSERT INTO scenes (id, organization_id, external_ref, prompt, source_asset_id, status, current_version,
+                             creating_operation_id, created_at, updated_at, deleted_at)
+         VALUES ($1, $2, $3, $4, NULL, 'generating', NULL, $5, $6, $6, NULL)`,
+        [sceneId, organizationId, dto.externalRef ?? null, dto.prompt, operationId, now],
+      );
+      await client.query(
+        `INSERT INTO operations (id, organization_id, scene_id, kind, status, instruction, version, error_code, error_message,
+                                 error_retryable, progress, enqueued_at, created_at, updated_at, completed_at)
+         VALUES ($1, $2, $3, 'scene.create', 'processing', NULL, NULL, NULL, NULL, NULL, 0, NULL, $4, $4, NULL)`,
+        [operationId, organizationId, sceneId, now],
+      );
+      response = {
+        status: 202,
+        body: { operationId, status: 'processing', createdAt: now.toISOString() },
+        headers: { location: `/v1/operations/${operationId}` },
+      };
+      await client.query(
+        `INSERT INTO idempotency_keys (organization_id, key, fingerprint, response_status, response_body, response_headers, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [
+          organizationId,
+          idempotencyKey,
+          print,
+          response.status,
+          JSON.stringify(response.body),
+          JSON.stringify(response.headers),
+          now,
+          new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
+        ],
+      );
+      created = operationId;
+    }
     await client.query('COMMIT');
   } catch (e) {
     await client.query('ROLLBACK').catch(() => {});
+    if (e instanceof Refused) return send(res, e.status, { code: e.code });
     throw e;
   } finally {
     client.release();
   }
-  send(res, 202, body, headers);
+  send(res, response.status, response.body, replayed ? { ...response.headers, 'idempotent-replayed': 'true' } : response.headers);
+  if (created) enqueue(created).catch((e) => warn(`could not enqueue ${created} now (${e.message}); the reconciler will`));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server
+
+function send(res, status, body, headers = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
 }
 
 const server = http.createServer((req, res) => {
   const path = req.url.split('?', 1)[0];
   let work;
-  if (req.method === 'GET' && path === '/readyz') work = Promise.resolve(send(res, 200, { status: 'ok' }));
+  // Ready once the queue's Redis connection is: the api's readiness also waits for Redis.
+  if (req.method === 'GET' && path === '/readyz') {
+    work = Promise.resolve(producer.status === 'ready' ? send(res, 200, { status: 'ok' }) : send(res, 503, { status: producer.status }));
+  }
   else if (req.method === 'POST' && path === '/v1/scenes') work = createScene(req, res);
   else {
     const m = req.method === 'GET' ? OPERATION_PATH.exec(path) : null;
     work = m ? getOperation(req, res, m[1]) : Promise.resolve(send(res, 404, { code: 'not_found' }));
   }
   work.catch((e) => {
-    process.stderr.write(`baseline: ${e.message}\n`);
+    warn(e.message);
     if (!res.headersSent) send(res, 503, { code: 'unavailable', requestId: randomUUID() });
   });
 });
-// Like fastify's default, so autocannon's keep-alive connections behave the same on both sides.
+// The api's keep-alive timeout (72 s, libs/core/src/http/http-app.ts), so autocannon's keep-alive
+// connections behave alike on both sides.
 server.keepAliveTimeout = 72_000;
 server.listen(port, '127.0.0.1', () => process.stdout.write(`baseline listening on 127.0.0.1:${port}\n`));
 process.once('SIGTERM', () => {
-  server.close(() => pool.end().finally(() => process.exit(0)));
+  server.close(async () => {
+    await Promise.allSettled([scenesQueue.close(), pool.end()]);
+    producer.disconnect();
+    subscriber?.disconnect();
+    process.exit(0);
+  });
   server.closeAllConnections();
 });

@@ -1,32 +1,41 @@
 'use strict';
 // npm run bench [-- --connections 50 --duration 10 --warmup 3 --rounds 3 --scenes 30 --poll-ms 20]
+//               [-- --compare-dist /path/to/other/dist --compare-label name]
 //
-// The partner API's two hot routes under autocannon, each against a minimal baseline measured in
-// the same run (bench/baseline-server.js: node:http + pg doing the equivalent key check and
-// queries against the same database):
+// The partner API's two hot routes under autocannon, each against a baseline measured in the same
+// run (bench/baseline-server.js: node:http + pg + ioredis + BullMQ doing the same work as the
+// api's code paths: the same API-key cache, the same statements, the same idempotency record
+// lookup and durable writes, the same job enqueued afterwards, against the same database and
+// queue; what it leaves out is listed in its header):
 //  - polling: GET /v1/operations/{id} of one `processing` operation;
 //  - creation: POST /v1/scenes with a fresh Idempotency-Key per request.
 // Baseline and api alternate (baseline, api, baseline, api…) so drift on the shared machine hits
 // both; a measurement disturbed by other processes is repeated. Before those loads (while the
 // queue is still empty) one worker runs and plain-prompt scenes are created one at a time, each
 // polled until `succeeded`: the end-to-end time a partner sees.
-// Targets: polling ≥ 0.6× the baseline's req/s with p99 ≤ 1.5× its p99; creation ≥ 300 req/s
-// without errors; end-to-end p50 < 1 s. Exit code 1 when a target is missed.
+// With --compare-dist, a second api build (another revision, say) runs on its own port against
+// the same database and queue prefix and is measured as a third side after baseline and api in
+// each round and scenario, with the same interference handling and equivalence checks. Its
+// ratios are printed for information; the targets judge the main api only.
+// Targets: polling ≥ 0.6× the baseline's req/s with p99 ≤ 1.5× its p99; creation ≥ 0.6× the
+// baseline's req/s without errors; end-to-end p50 < 1 s. Exit code 1 when a target is missed.
 // The api runs as production would (NODE_ENV=production, LOG_LEVEL=info: one line per request).
 
 const { randomUUID } = require('node:crypto');
+const { isDeepStrictEqual } = require('node:util');
 const { createReadStream, rmSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const { availableParallelism, tmpdir } = require('node:os');
-const { join } = require('node:path');
+const { join, resolve } = require('node:path');
 const h = require('./lib/harness');
 const { measure, merge } = require('./lib/cannon');
 const { cpuMeter, waitForQuiet } = require('./lib/machine');
 
 const { fmt, log, percentile, sleep } = h;
 
-const TARGETS = { pollRpsRatio: 0.6, pollP99Ratio: 1.5, createRps: 300, e2eP50Ms: 1000 };
+const TARGETS = { pollRpsRatio: 0.6, pollP99Ratio: 1.5, createRpsRatio: 0.6, e2eP50Ms: 1000 };
 const PROMPT = 'a quiet harbour at dawn with fishing boats and a lighthouse';
+const SCENARIOS = ['poll', 'create'];
 
 const options = h.parseArgs(process.argv.slice(2), {
   connections: 50,
@@ -51,7 +60,15 @@ const options = h.parseArgs(process.argv.slice(2), {
   // The build whose api and worker are measured (migrations always use ./dist): point it at a
   // build of another revision for before/after figures in the same conditions.
   apiDist: 'dist',
+  // A second api build measured in the same run, for information (its own node_modules next to
+  // it, as in a checkout of another revision); named --compare-label in the report. It shares the
+  // database migrated by ./dist and the queue prefix, so its schema must be the same.
+  compareDist: '',
+  compareLabel: 'compare',
 });
+if (options.compareDist && (!/^[A-Za-z0-9_.-]{1,32}$/.test(options.compareLabel) || ['baseline', 'api'].includes(options.compareLabel))) {
+  throw new Error('--compare-label must be 1 to 32 letters, digits, dots, dashes or underscores, and neither "baseline" nor "api"');
+}
 
 h.runBench(async () => {
   h.ensureBuilt();
@@ -61,28 +78,35 @@ h.runBench(async () => {
 
   const baseline = await startBaseline(stack);
   const operationId = await createPolledOperation(stack);
-  await checkEquivalent(stack, baseline, operationId);
+  // In measuring order: baseline, api, then the compared build.
+  const sides = [
+    { name: 'baseline', port: baseline.port, pid: baseline.pid, proc: baseline },
+    { name: 'api', port: stack.apiPort, pid: stack.api.pid, proc: stack.api },
+    ...(stack.compare ? [{ name: options.compareLabel, port: stack.compare.port, pid: stack.compare.pid, proc: stack.compare }] : []),
+  ];
+  const names = sides.map((s) => s.name);
+  await checkEquivalent(stack, sides, operationId);
 
-  const runs = { poll: { baseline: [], api: [] }, create: { baseline: [], api: [] } };
-  const cpu = { poll: { baseline: [], api: [] }, create: { baseline: [], api: [] } };
+  const perSide = () => Object.fromEntries(SCENARIOS.map((scenario) => [scenario, Object.fromEntries(names.map((n) => [n, []]))]));
+  const runs = perSide();
+  const cpu = perSide();
   let repeated = 0;
   let disturbed = 0;
   for (let round = 1; round <= options.rounds; round++) {
-    for (const scenario of ['poll', 'create']) {
-      for (const side of ['baseline', 'api']) {
-        const port = side === 'api' ? stack.apiPort : baseline.port;
+    for (const scenario of SCENARIOS) {
+      for (const side of sides) {
         for (let attempt = 0; ; attempt++) {
           const quiet = await waitForQuiet({ maxBusy: options.quietPercent / 100, timeoutMs: options.quietTimeout * 1000 });
           if (!quiet.quiet) log(`the machine is still ${fmt(quiet.busy * 100, 0)}% busy without us; measuring anyway`);
-          log(`round ${round}/${options.rounds}: ${scenario} against ${side} (${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s)`);
+          log(`round ${round}/${options.rounds}: ${scenario} against ${side.name} (${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s)`);
           const r = await measure({
-            url: `http://127.0.0.1:${port}`,
+            url: `http://127.0.0.1:${side.port}`,
             connections: options.connections,
             durationS: options.duration,
             warmupS: options.warmup,
             requests: scenario === 'poll' ? pollRequests(stack, operationId) : createRequests(stack),
             expectStatus: scenario === 'poll' ? 200 : 202,
-            meter: () => cpuMeter({ pid: side === 'api' ? stack.api.pid : baseline.pid, database: stack.db.name }),
+            meter: () => cpuMeter({ pid: side.pid, database: stack.db.name }),
           });
           log(
             `  ${fmt(r.responses / r.durationS, 0)} req/s, p50 ${fmt(percentile(r.latencies, 50), 2)} ms, p99 ${fmt(percentile(r.latencies, 99), 2)} ms, ` +
@@ -98,23 +122,24 @@ h.runBench(async () => {
             disturbed++;
             log(`  others used ${fmt(otherShare * 100)}% of the machine meanwhile; no retries left, kept`);
           }
-          cpu[scenario][side].push(r.cpu);
-          runs[scenario][side].push(r);
+          cpu[scenario][side.name].push(r.cpu);
+          runs[scenario][side.name].push(r);
           break;
         }
       }
     }
   }
-  await baseline.stop();
-  await stack.api.stop();
+  const tally = await queueTally(stack);
+  for (const side of sides) await side.proc.stop();
 
-  const results = {
-    poll: { baseline: merge(runs.poll.baseline), api: merge(runs.poll.api) },
-    create: { baseline: merge(runs.create.baseline), api: merge(runs.create.api) },
-  };
+  const results = Object.fromEntries(SCENARIOS.map((scenario) => [scenario, Object.fromEntries(names.map((n) => [n, merge(runs[scenario][n])]))]));
   const logStats = await countLines(stack.logFile);
-  const passed = report(results, cpu, e2e, logStats, { repeated, disturbed });
-  if (options.out) writeFileSync(options.out, JSON.stringify({ options, results, cpu, e2e, logStats, repeated, disturbed, passed }, null, 2));
+  const compareLogStats = stack.compare ? await countLines(stack.compare.logFile) : null;
+  const passed = report(results, cpu, e2e, { api: logStats, compare: compareLogStats }, { repeated, disturbed }, tally);
+  if (options.out) {
+    const compare = stack.compare ? { label: options.compareLabel, dist: resolve(h.ROOT, options.compareDist), logStats: compareLogStats } : null;
+    writeFileSync(options.out, JSON.stringify({ options, sides: names, results, cpu, e2e, logStats, compare, tally, repeated, disturbed, passed }, null, 2));
+  }
   return passed ? 0 : 1;
 });
 
@@ -124,19 +149,63 @@ h.runBench(async () => {
 async function startStack() {
   // The worker starts later, for the end-to-end scenes only.
   const stack = await h.prepareStack({ apps: ['api', 'worker'], logLevel: options.logLevel });
-  const logFile = join(tmpdir(), `scene-studio-bench-${stack.queuePrefix}.log`);
-  h.onCleanup(`remove ${logFile}`, () => rmSync(logFile, { force: true }));
+  const logFile = requestLogFile(`scene-studio-bench-${stack.queuePrefix}.log`);
   const api = await h.startApp(stack, 'api', { dist: options.apiDist, stdoutFile: logFile });
   const apiPort = stack.ports.api;
   log(`api on :${apiPort} (pid ${api.pid}), LOG_LEVEL=${options.logLevel}, queue prefix ${stack.queuePrefix}, request log → ${logFile}`);
-  return { ...stack, api, apiPort, logFile };
+  let compare = null;
+  if (options.compareDist) {
+    // Same environment (database, queue prefix, PUBLIC_API_URL, log level) on a port of its own.
+    const port = await h.freePort();
+    const compareLog = requestLogFile(`scene-studio-bench-${stack.queuePrefix}-${options.compareLabel}.log`);
+    const proc = await h.startApp(stack, 'api', { dist: options.compareDist, stdoutFile: compareLog, port, label: `${options.compareLabel} api` });
+    compare = { ...proc, port, logFile: compareLog };
+    log(`${options.compareLabel} api (${resolve(h.ROOT, options.compareDist)}) on :${port} (pid ${proc.pid}), request log → ${compareLog}`);
+  }
+  return { ...stack, config: apiConfig(stack), api, apiPort, logFile, compare };
+}
+
+function requestLogFile(name) {
+  const file = join(tmpdir(), name);
+  h.onCleanup(`remove ${file}`, () => rmSync(file, { force: true }));
+  return file;
+}
+
+/**
+ * The configuration the measured api resolves from the environment the harness gives it (its own
+ * loadConfig, from its build): the baseline gets the same cache TTL, queue, job and pool settings
+ * instead of a second copy of the defaults that could drift.
+ */
+function apiConfig(stack) {
+  const file = resolve(h.ROOT, options.apiDist, 'libs/core/src/config/app-config.js');
+  let loadConfig;
+  try {
+    ({ loadConfig } = require(file));
+  } catch (e) {
+    throw new Error(`cannot load the api's configuration from ${file} (${e.message}); the baseline needs its settings`);
+  }
+  return loadConfig({}, { ...process.env, ...stack.env });
 }
 
 async function startBaseline(stack) {
+  const { config } = stack;
+  const env = {
+    DATABASE_URL: config.database.url,
+    DATABASE_POOL_SIZE: String(config.database.poolSize),
+    REDIS_URL: config.redis.url,
+    QUEUE_PREFIX: config.queuePrefix,
+    API_KEY_CACHE_TTL_SECONDS: String(config.apiKeyCacheTtlMs / 1000),
+    WORKER_CONCURRENCY: String(config.worker.concurrency),
+    GENERATION_ATTEMPTS: String(config.generation.attempts),
+    GENERATION_BACKOFF_MS: String(config.generation.backoffMs),
+  };
   const port = await h.freePort();
-  const proc = h.startNode('baseline server', join(__dirname, 'baseline-server.js'), [String(port)], { DATABASE_URL: stack.db.url });
+  const proc = h.startNode('baseline server', join(__dirname, 'baseline-server.js'), [String(port)], env);
   await h.waitFor200(proc, port, '/readyz');
-  log(`baseline on :${port} (pid ${proc.pid})`);
+  log(
+    `baseline on :${port} (pid ${proc.pid}): pool ${env.DATABASE_POOL_SIZE}, key cache ${env.API_KEY_CACHE_TTL_SECONDS} s, queue prefix ${env.QUEUE_PREFIX}, ` +
+      `WORKER_CONCURRENCY ${env.WORKER_CONCURRENCY}, GENERATION_ATTEMPTS ${env.GENERATION_ATTEMPTS}, GENERATION_BACKOFF_MS ${env.GENERATION_BACKOFF_MS}`,
+  );
   return { ...proc, port };
 }
 
@@ -183,11 +252,11 @@ function request(port, method, path, { headers = {}, body, agent } = {}) {
   });
 }
 
-function createScene(stack, { port = stack.apiPort, agent } = {}) {
+function createScene(stack, { port = stack.apiPort, agent, key = randomUUID(), prompt = PROMPT } = {}) {
   return request(port, 'POST', '/v1/scenes', {
     agent,
-    headers: { authorization: stack.authorization, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: JSON.stringify({ prompt: PROMPT }),
+    headers: { authorization: stack.authorization, 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify({ prompt }),
   });
 }
 
@@ -198,19 +267,120 @@ async function createPolledOperation(stack) {
   return r.json.operationId;
 }
 
-/** Both servers must answer the polled operation alike before their speeds are compared. */
-async function checkEquivalent(stack, baseline, operationId) {
-  const path = `/v1/operations/${operationId}`;
+/**
+ * Every side must answer alike before their speeds are compared: the polled operation
+ * byte for byte (Retry-After included), creations of the same shape and readable everywhere, the
+ * baseline's creation really enqueued like the api's, and the idempotency record honoured alike
+ * (replay with Idempotent-Replayed, 422 for another body under the same key).
+ */
+async function checkEquivalent(stack, sides, operationId) {
+  const baseline = sides[0];
   const headers = { authorization: stack.authorization };
-  const [a, b] = await Promise.all([request(stack.apiPort, 'GET', path, { headers }), request(baseline.port, 'GET', path, { headers })]);
-  if (a.status !== 200 || b.status !== 200 || a.text !== b.text) {
-    throw new Error(`api and baseline disagree on ${path}:\n  api      ${a.status} ${a.text}\n  baseline ${b.status} ${b.text}`);
+  const disagree = (what, answers) =>
+    new Error(
+      `${what}: the servers disagree (status, Retry-After, body)\n` +
+        answers.map((a, i) => `  ${sides[i].name.padEnd(9)} ${a.status} ${a.headers['retry-after'] ?? '-'} ${a.text}`).join('\n'),
+    );
+
+  const path = `/v1/operations/${operationId}`;
+  const polled = await Promise.all(sides.map((s) => request(s.port, 'GET', path, { headers })));
+  const same = (a, b) =>
+    a.status === b.status && a.text === b.text && a.headers['retry-after'] === b.headers['retry-after'] && a.headers['cache-control'] === b.headers['cache-control'];
+  if (polled[0].status !== 200 || !polled.every((a) => same(a, polled[0]))) throw disagree(`GET ${path}`, polled);
+  if (polled[0].json.status !== 'processing' || !polled[0].headers['retry-after']) throw new Error(`expected a processing operation with Retry-After: ${polled[0].text}`);
+
+  // One creation through the api (the reference) and one through the baseline.
+  const key = randomUUID();
+  const viaApi = await createScene(stack, { key });
+  const viaBaseline = await createScene(stack, { port: baseline.port });
+  for (const [who, c] of [['api', viaApi], ['baseline', viaBaseline]]) {
+    if (c.status !== 202 || !/^op_/.test(c.json?.operationId ?? '') || c.headers.location !== `/v1/operations/${c.json.operationId}`) {
+      throw new Error(`${who} POST /v1/scenes answered ${c.status} (Location ${c.headers.location}): ${c.text}`);
+    }
   }
-  if (a.json.status !== 'processing' || !a.headers['retry-after']) throw new Error(`expected a processing operation with Retry-After: ${a.text}`);
-  const c = await createScene(stack, { port: baseline.port });
-  if (c.status !== 202 || !/^op_/.test(c.json?.operationId ?? '')) throw new Error(`baseline POST /v1/scenes answered ${c.status}: ${c.text}`);
-  const viaApi = await request(stack.apiPort, 'GET', c.headers.location, { headers });
-  if (viaApi.status !== 200) throw new Error(`the api cannot read the baseline's operation: ${viaApi.status} ${viaApi.text}`);
+  if (Object.keys(viaApi.json).join() !== Object.keys(viaBaseline.json).join()) {
+    throw new Error(`creation bodies differ in shape:\n  api      ${viaApi.text}\n  baseline ${viaBaseline.text}`);
+  }
+  const readBack = await Promise.all(sides.map((s) => request(s.port, 'GET', viaBaseline.headers.location, { headers })));
+  if (readBack[0].status !== 200 || !readBack.every((a) => same(a, readBack[0]))) throw disagree(`GET of the baseline's ${viaBaseline.headers.location}`, readBack);
+
+  // The baseline's job must be in the queue like the api's (name and options), its operation marked enqueued.
+  const [apiJob, baselineJob] = await Promise.all([enqueuedJob(stack, viaApi.json.operationId), enqueuedJob(stack, viaBaseline.json.operationId)]);
+  if (apiJob.name !== baselineJob.name || !isDeepStrictEqual(apiJob.opts, baselineJob.opts) || Object.keys(apiJob.data).join() !== Object.keys(baselineJob.data).join()) {
+    throw new Error(`the baseline enqueues another job than the api:\n  api      ${JSON.stringify(apiJob)}\n  baseline ${JSON.stringify(baselineJob)}`);
+  }
+
+  // The api's idempotency record, replayed by every side; another body under that key refused by
+  // every side. One request at a time: two at once with one key is the api's 409 (advisory lock).
+  const oneByOne = async (fn) => {
+    const answers = [];
+    for (const side of sides) answers.push(await fn(side));
+    return answers;
+  };
+  const replays = await oneByOne((s) => createScene(stack, { port: s.port, key }));
+  const isReplay = (r) => r.status === 202 && r.headers['idempotent-replayed'] === 'true' && r.headers.location === viaApi.headers.location;
+  if (!replays.every((r) => isReplay(r) && r.text === replays[0].text)) {
+    throw disagree(`a replay of Idempotency-Key ${key}`, replays);
+  }
+  const reused = await oneByOne((s) => createScene(stack, { port: s.port, key, prompt: `${PROMPT}, at night` }));
+  if (!reused.every((r) => r.status === 422)) throw disagree(`Idempotency-Key ${key} with another body (expected 422)`, reused);
+  log(`equivalence checked: ${sides.map((s) => s.name).join(', ')} answer alike; the baseline enqueues ${baselineJob.name} jobs as the api does`);
+}
+
+/**
+ * Every side enqueues after answering, so every accepted operation (e2e, checks and loads, all
+ * sides) should end up marked enqueued and have its job: counted once the enqueues in flight
+ * have landed (the figures stop moving), before the servers stop.
+ */
+async function queueTally(stack) {
+  const Redis = require('ioredis');
+  const { Queue } = require('bullmq');
+  const { Client } = require('pg');
+  const connection = new Redis(stack.config.redis.url, { maxRetriesPerRequest: null });
+  const queue = new Queue('scenes', { connection, prefix: stack.queuePrefix });
+  const db = new Client({ connectionString: stack.db.url });
+  await db.connect();
+  try {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const { rows } = await db.query('SELECT count(*)::int AS accepted, count(enqueued_at)::int AS enqueued FROM operations');
+      const counts = await queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active', 'completed', 'failed', 'paused', 'waiting-children');
+      const tally = { ...rows[0], jobs: Object.values(counts).reduce((a, b) => a + b, 0) };
+      if ((tally.accepted === tally.enqueued && tally.enqueued === tally.jobs) || Date.now() > deadline) return tally;
+      await sleep(200);
+    }
+  } finally {
+    await queue.close();
+    connection.disconnect();
+    await db.end();
+  }
+}
+
+/** The scenes-queue job of an operation once enqueued and marked so (enqueueSoon runs after the answer). */
+async function enqueuedJob(stack, operationId) {
+  const Redis = require('ioredis');
+  const { Client } = require('pg');
+  const redis = new Redis(stack.config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const db = new Client({ connectionString: stack.db.url });
+  await Promise.all([redis.connect(), db.connect()]);
+  try {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const job = await redis.hgetall(`${stack.queuePrefix}:scenes:${operationId}`);
+      const { rows } = await db.query('SELECT enqueued_at FROM operations WHERE id = $1', [operationId]);
+      if (job.name && rows[0]?.enqueued_at) {
+        // jobId = operation id on both sides; the rest of the options must then be equal.
+        const { jobId, ...opts } = JSON.parse(job.opts);
+        if (jobId !== operationId) throw new Error(`the job of ${operationId} has jobId ${jobId}`);
+        return { name: job.name, data: JSON.parse(job.data), opts };
+      }
+      if (Date.now() > deadline) throw new Error(`${operationId} was not enqueued within 5 s (job ${JSON.stringify(job)}, enqueued_at ${rows[0]?.enqueued_at})`);
+      await sleep(50);
+    }
+  } finally {
+    redis.disconnect();
+    await db.end();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,11 +460,13 @@ function cpuText(c) {
   return `${fmt(c.server)}/${fmt(c.postgres)}/${fmt(c.redis)}/${fmt(c.bench)}/${fmt(c.other)}`;
 }
 
-function report(results, cpu, e2e, logStats, interference) {
+function report(results, cpu, e2e, logStats, interference, tally) {
+  const names = Object.keys(results.poll);
+  const compare = names.length > 2 ? names[2] : null;
   const rows = [['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'responses', 'CPU s server/pg/redis/bench/other']];
   const label = { poll: 'GET /v1/operations/{id}', create: 'POST /v1/scenes' };
-  for (const scenario of ['poll', 'create']) {
-    for (const side of ['baseline', 'api']) {
+  for (const scenario of SCENARIOS) {
+    for (const side of names) {
       const r = results[scenario][side];
       rows.push([label[scenario], side, fmt(r.rps, 0), fmt(r.p50, 2), fmt(r.p99, 2), r.errors, r.responses, cpuText(sumCpu(cpu[scenario][side]))]);
     }
@@ -302,18 +474,26 @@ function report(results, cpu, e2e, logStats, interference) {
   const poll = results.poll;
   const create = results.create;
   const ratio = (a, b) => a / b;
-  const checks = [
-    ['polling req/s, api ÷ baseline', fmt(ratio(poll.api.rps, poll.baseline.rps), 2), `≥ ${TARGETS.pollRpsRatio}`, ratio(poll.api.rps, poll.baseline.rps) >= TARGETS.pollRpsRatio],
-    ['polling p99, api ÷ baseline', fmt(ratio(poll.api.p99, poll.baseline.p99), 2), `≤ ${TARGETS.pollP99Ratio}`, ratio(poll.api.p99, poll.baseline.p99) <= TARGETS.pollP99Ratio],
-    ['creation req/s (api)', fmt(create.api.rps, 0), `≥ ${TARGETS.createRps}`, create.api.rps >= TARGETS.createRps],
-    ['creation errors (api, non-202)', String(create.api.errors), '0', create.api.errors === 0],
-  ];
+  // The targets, for one api side (the main api is judged; the compared build is only shown).
+  const targetsOf = (side) => {
+    const pollRps = ratio(poll[side].rps, poll.baseline.rps);
+    const pollP99 = ratio(poll[side].p99, poll.baseline.p99);
+    const createRps = ratio(create[side].rps, create.baseline.rps);
+    return [
+      [`polling req/s, ${side} ÷ baseline`, fmt(pollRps, 2), `≥ ${TARGETS.pollRpsRatio}`, pollRps >= TARGETS.pollRpsRatio],
+      [`polling p99, ${side} ÷ baseline`, fmt(pollP99, 2), `≤ ${TARGETS.pollP99Ratio}`, pollP99 <= TARGETS.pollP99Ratio],
+      [`creation req/s, ${side} ÷ baseline`, fmt(createRps, 2), `≥ ${TARGETS.createRpsRatio}`, createRps >= TARGETS.createRpsRatio],
+      [`creation errors (${side}, non-202)`, String(create[side].errors), '0', create[side].errors === 0],
+    ];
+  };
+  const checks = targetsOf('api');
   const perRequestUs = (scenario, side) => `${fmt((sumCpu(cpu[scenario][side]).server / results[scenario][side].responses) * 1e6, 0)} µs`;
+  // api first, then baseline, as before; the compared build last.
+  const cpuSides = ['api', 'baseline', ...(compare ? [compare] : [])];
   const info = [
     ['polling p50, api ÷ baseline', fmt(ratio(poll.api.p50, poll.baseline.p50), 2)],
-    ['server CPU per request, polling: api / baseline', `${perRequestUs('poll', 'api')} / ${perRequestUs('poll', 'baseline')}`],
-    ['server CPU per request, creation: api / baseline', `${perRequestUs('create', 'api')} / ${perRequestUs('create', 'baseline')}`],
-    ['creation req/s, api ÷ baseline', fmt(ratio(create.api.rps, create.baseline.rps), 2)],
+    [`server CPU per request, polling: ${cpuSides.join(' / ')}`, cpuSides.map((side) => perRequestUs('poll', side)).join(' / ')],
+    [`server CPU per request, creation: ${cpuSides.join(' / ')}`, cpuSides.map((side) => perRequestUs('create', side)).join(' / ')],
     ['creation p50 / p99, api ÷ baseline', `${fmt(ratio(create.api.p50, create.baseline.p50), 2)} / ${fmt(ratio(create.api.p99, create.baseline.p99), 2)}`],
   ];
   if (e2e) {
@@ -325,18 +505,25 @@ function report(results, cpu, e2e, logStats, interference) {
     'measurements disturbed by other processes',
     `${interference.repeated} repeated, ${interference.disturbed} kept after ${options.retries} retries (limit: others ≤ ${options.maxOtherPercent}% of the machine)`,
   ]);
-  info.push(['api request log', `${logStats.lines} lines, ${fmt(logStats.bytes / h.MiB)} MiB (LOG_LEVEL=${options.logLevel})`]);
+  info.push([
+    'operations accepted / marked enqueued / jobs in the scenes queue',
+    `${tally.accepted} / ${tally.enqueued} / ${tally.jobs}${tally.accepted === tally.enqueued && tally.enqueued === tally.jobs ? '' : ' (MISMATCH: some creation was not enqueued)'}`,
+  ]);
+  const logText = (stats) => `${stats.lines} lines, ${fmt(stats.bytes / h.MiB)} MiB (LOG_LEVEL=${options.logLevel})`;
+  info.push(['api request log', logText(logStats.api)]);
+  if (compare) info.push([`${compare} request log`, logText(logStats.compare)]);
 
   const perRound = [['scenario', 'server', ...Array.from({ length: options.rounds }, (_, i) => `round ${i + 1} req/s · p50 · p99`)]];
-  for (const scenario of ['poll', 'create']) {
-    for (const side of ['baseline', 'api']) {
+  for (const scenario of SCENARIOS) {
+    for (const side of names) {
       perRound.push([label[scenario], side, ...results[scenario][side].perRound.map((x) => `${fmt(x.rps, 0)} · ${fmt(x.p50, 2)} · ${fmt(x.p99, 2)}`)]);
     }
   }
 
   const out = [
     '',
-    `Partner API vs node:http + pg baseline — ${options.connections} connections, ${options.rounds} × ${options.duration} s per server and scenario (after ${options.warmup} s warm-up each)`,
+    `Partner API vs node:http + pg + BullMQ baseline${compare ? ` (and ${compare}: ${resolve(h.ROOT, options.compareDist)})` : ''} — ` +
+      `${options.connections} connections, ${options.rounds} × ${options.duration} s per server and scenario (after ${options.warmup} s warm-up each)`,
     '',
     h.table(rows),
     `CPU s: CPU seconds used during the measured ${options.rounds} × ${options.duration} s (of ${options.rounds * options.duration * availableParallelism()} available) by the server under test, PostgreSQL (this database's backends and its shared processes), Redis, the load generator, and everything else.`,
@@ -345,9 +532,20 @@ function report(results, cpu, e2e, logStats, interference) {
     '',
     h.table([['target', 'measured', 'target', 'result'], ...checks.map(([a, b, c, ok]) => [a, b, c, ok ? 'PASS' : 'FAIL'])]),
     '',
-    h.table([['also', 'measured'], ...info]),
-    '',
   ];
+  if (compare) {
+    // The same targets applied to the compared build, and the two api builds side by side: for
+    // reading, never for the exit code.
+    const against = [
+      [`polling req/s, api ÷ ${compare}`, fmt(ratio(poll.api.rps, poll[compare].rps), 2), '', ''],
+      [`polling p99, api ÷ ${compare}`, fmt(ratio(poll.api.p99, poll[compare].p99), 2), '', ''],
+      [`creation req/s, api ÷ ${compare}`, fmt(ratio(create.api.rps, create[compare].rps), 2), '', ''],
+      [`creation p99, api ÷ ${compare}`, fmt(ratio(create.api.p99, create[compare].p99), 2), '', ''],
+    ];
+    const rowsOfCompare = targetsOf(compare).map(([a, b, c, ok]) => [a, b, c, ok ? 'yes' : 'no']);
+    out.push(h.table([[`${compare} (not judged)`, 'measured', 'target', 'meets'], ...rowsOfCompare, ...against]), '');
+  }
+  out.push(h.table([['also', 'measured'], ...info]), '');
   process.stdout.write(out.join('\n') + '\n');
   return checks.every((c) => c[3]);
 }

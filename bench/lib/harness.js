@@ -274,11 +274,15 @@ async function prepareStack({ apps = ['api'], logLevel = 'warn', orgName = 'Benc
 
 /**
  * Starts the compiled `app` (api, studio or worker) of the build in `dist` with the stack's
- * environment; resolves once its /readyz answers 200. `stdoutFile`: see startNode.
+ * environment; resolves once its /readyz answers 200. `stdoutFile`: see startNode. `port`: a
+ * second process of the same app (another build, say) listens there instead of on the stack's
+ * port; everything else in its environment stays the stack's (same database, same queue prefix,
+ * same PUBLIC_API_URL, so both answer alike). `label` names it in errors and cleanup.
  */
-async function startApp(stack, app, { dist = 'dist', stdoutFile } = {}) {
-  const proc = startNode(app, resolve(ROOT, dist, `apps/${app}/src/main.js`), [], stack.env, { stdoutFile });
-  await waitFor200(proc, stack.ports[app], '/readyz');
+async function startApp(stack, app, { dist = 'dist', stdoutFile, port = stack.ports[app], label = app } = {}) {
+  const env = port === stack.ports[app] ? stack.env : { ...stack.env, [PORT_VARIABLES[app]]: String(port) };
+  const proc = startNode(label, resolve(ROOT, dist, `apps/${app}/src/main.js`), [], env, { stdoutFile });
+  await waitFor200(proc, port, '/readyz');
   return proc;
 }
 

@@ -1,4 +1,4 @@
-import { AppConfig, DomainError, RateLimiter, RateLimitExceeded, rateLimitHeaders, sendProblem } from '@app/core';
+import { AppConfig, DomainError, RateLimiter, RateLimitExceeded, RateLimitState, sendProblem } from '@app/core';
 import { ApiKeyAuthenticator, OrganizationErrors, Principal } from '@app/organizations';
 import { Logger } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -12,6 +12,13 @@ declare global {
       principal?: Principal;
     }
   }
+}
+
+function setRateLimitHeaders(res: Response, s: RateLimitState): void {
+  res.setHeader('ratelimit-limit', s.limit);
+  res.setHeader('ratelimit-remaining', s.remaining);
+  res.setHeader('ratelimit-reset', s.resetSeconds);
+  res.setHeader('ratelimit-policy', `${s.limit};w=${s.windowSeconds}`);
 }
 
 /** Routes anyone may call: probes, metrics and the API description. */
@@ -41,9 +48,9 @@ export function partnerAuth(app: NestExpressApplication): RequestHandler {
     req.principal = principal;
     req.organizationId = principal.organizationId;
     try {
-      res.set(rateLimitHeaders(await limiter.consume(principal.organizationId)));
+      setRateLimitHeaders(res, await limiter.consume(principal.organizationId));
     } catch (e) {
-      if (e instanceof RateLimitExceeded) res.set(rateLimitHeaders(e.state));
+      if (e instanceof RateLimitExceeded) setRateLimitHeaders(res, e.state);
       return sendProblem(req, res, e, problemBase);
     }
     next();

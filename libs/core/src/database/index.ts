@@ -2,3 +2,4 @@ export * from './database.module';
 export * from './database.options';
 export * from './migrate';
 export { migrations } from './migrations';
+export * from './pool-query';

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
-import { createServer, Server } from 'node:http';
+import type { Server } from 'node:http';
 import { DomainError, ErrorCode } from '../errors';
-import { createExpressInstance } from '../http/http-app';
+import { createExpressInstance, createExpressServer } from '../http/http-app';
 import { problemErrorHandler } from '../http/problem-details.filter';
 import { requestIdFor } from '../http/request-id';
 import { MetricsService } from '../metrics';
@@ -43,7 +43,7 @@ export function startOpsServer(
   });
   app.use(problemErrorHandler(deps.problemBaseUrl));
 
-  const server = createServer(app);
+  const server = createExpressServer(app);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));

@@ -101,7 +101,7 @@ function isUtf8(req: Request): boolean {
  */
 export function jsonBodyParser(): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
-    if (!req.is('application/json')) return next();
+    if (req.headers['content-type'] === undefined || !req.is('application/json')) return next();
     const encoding = req.headers['content-encoding'];
     if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
       return next(new DomainError(ErrorCode.UnsupportedMediaType, 'Compressed request bodies (Content-Encoding) are not accepted.'));

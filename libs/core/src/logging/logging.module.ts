@@ -86,9 +86,10 @@ export class LoggingModule {
           inject: [ROOT_LOGGER],
           useFactory: (logger: PinoInstance) => ({
             pinoHttp: { logger, autoLogging: false },
-            // No per-request middleware. The one line per request is written by the HTTP layer's
-            // onResponse hook, which knows the route template and the organization; the few lines
-            // logged while serving a request name its requestId themselves. nestjs-pino's
+            // No per-request middleware. The one line per request is written by the HTTP layer
+            // when the response finishes (core/http), knowing the route template and the
+            // organization; the few lines logged while serving a request name its requestId
+            // themselves. nestjs-pino's
             // middleware would instead give each request a child logger inside an
             // AsyncLocalStorage scope, and on Node 20 that scope turns on promise hooks for every
             // promise of the process: about a tenth of the api's CPU on the polling path

@@ -161,15 +161,6 @@ export class RateLimiter {
   }
 }
 
-export function rateLimitHeaders(s: RateLimitState): Record<string, string> {
-  return {
-    'ratelimit-limit': String(s.limit),
-    'ratelimit-remaining': String(s.remaining),
-    'ratelimit-reset': String(s.resetSeconds),
-    'ratelimit-policy': `${s.limit};w=${s.windowSeconds}`,
-  };
-}
-
 @Global()
 @Module({ providers: [RateLimiter], exports: [RateLimiter] })
 export class RateLimitModule {}
