@@ -1,4 +1,5 @@
 import { connect, Socket } from 'node:net';
+import { Signal } from './signal';
 
 /** An HTTP/1.1 response read off a raw socket (our servers always send Content-Length). */
 export interface RawResponse {
@@ -14,7 +15,7 @@ export interface RawResponse {
  */
 export class RawConnection {
   private buffered = Buffer.alloc(0);
-  private waiters: Array<() => void> = [];
+  private readonly arrived = new Signal();
   closed = false;
   readonly closedPromise: Promise<void>;
 
@@ -55,13 +56,7 @@ export class RawConnection {
       if (this.closed) throw new Error(`connection closed before a complete response: ${JSON.stringify(this.buffered.toString('latin1'))}`);
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no complete response within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      await this.arrived.wait(left);
     }
   }
 
@@ -70,9 +65,7 @@ export class RawConnection {
   }
 
   private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
+    this.arrived.notify();
   }
 
   private parse(): RawResponse | null {

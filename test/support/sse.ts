@@ -1,7 +1,9 @@
+import { Signal } from './signal';
+
 /** A server-sent events reader over fetch, as the studio page reads them (secret in a header). */
 export class SseClient {
   readonly events: Array<{ event: string; data: any }> = [];
-  private waiters: Array<() => void> = [];
+  private readonly arrived = new Signal();
   private readonly controller = new AbortController();
   done: Promise<void> = Promise.resolve();
   status = 0;
@@ -47,9 +49,7 @@ export class SseClient {
   closed = false;
 
   private notify(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const resolve of w) resolve();
+    this.arrived.notify();
   }
 
   /** Resolves with the first event of that name (already received or coming), or rejects after the deadline. */
@@ -63,13 +63,7 @@ export class SseClient {
       if (this.closed) throw new Error(`stream closed without ${name}; got ${JSON.stringify(this.events)}`);
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no ${name} within ${timeoutMs} ms; got ${JSON.stringify(this.events)}`);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
+      await this.arrived.wait(left);
     }
   }
 

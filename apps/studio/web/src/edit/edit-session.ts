@@ -46,7 +46,14 @@ export class EditSession {
 
   /** Loads the history; turns that already finished are history, not news for the parent. */
   async load(): Promise<void> {
-    const turns = await this.api.edits();
+    let turns: EditTurn[];
+    try {
+      turns = await this.api.edits();
+    } catch (e) {
+      // A first read that failed (a blip of the network or the server) is retried by the poll.
+      this.schedulePoll();
+      throw e;
+    }
     this.loaded = true;
     for (const t of turns) {
       if (t.status !== 'processing' && !this.startedHere.has(t.operationId)) this.settled.add(t.operationId);
@@ -110,6 +117,7 @@ export class EditSession {
     try {
       const turns = await this.api.edits();
       for (const turn of turns) this.merge(turn);
+      this.loaded = true;
     } catch {
       // The next poll or the stream will catch up; a 401 has already ended the studio.
     }
@@ -141,7 +149,8 @@ export class EditSession {
 
   private schedulePoll(): void {
     window.clearTimeout(this.pollTimer);
-    if (this.stopped || !this.pending) return;
+    // Until the history is read once, keep trying; after that, only while a turn is running.
+    if (this.stopped || (this.loaded && !this.pending)) return;
     const delay = this.hooks.streamConnected() ? POLL_AS_SAFETY_NET_MS : POLL_WHILE_DISCONNECTED_MS;
     this.pollTimer = window.setTimeout(() => void this.sync(), delay);
   }
