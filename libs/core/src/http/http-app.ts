@@ -28,7 +28,10 @@ declare global {
 /** Probes are scraped every few seconds; logging each would drown the request log. */
 const UNLOGGED_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** Idle keep-alive connections are kept this long: longer than the 60 s idle timeout of common load balancers, so the proxy, not us, closes an idle connection (no race on a reused socket). */
+/**
+ * Idle keep-alive connections are kept this long: longer than the 60 s idle timeout of common load
+ * balancers, so the balancer, not us, closes an idle connection (no race on a reused socket).
+ */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 /**
@@ -93,7 +96,7 @@ export class HttpAdapter extends ExpressAdapter {
     return this.isClosing;
   }
 
-  /** The server of `createExpressServer`; Nest's own would be plain node:http (HTTPS is terminated in front of us). */
+  /** The server of `createExpressServer` instead of Nest's plain one (TLS ends at the load balancer). */
   override initHttpServer(options: NestApplicationOptions): void {
     if (options?.httpsOptions) throw new Error('HTTPS is terminated by the load balancer, not by this process');
     this.setHttpServer(createExpressServer(this.getInstance<Express>()));
@@ -130,7 +133,7 @@ export function createHttpAdapter(): HttpAdapter {
 }
 
 export interface HttpAppOptions {
-  /** Default `Cache-Control` for responses that set none. */
+  /** `Cache-Control` of every response whose route sets none (default `no-store`). */
   defaultCacheControl?: string;
   /** Middleware that must run before any body is read (the api's authentication). */
   beforeBody?: RequestHandler[];
