@@ -54,27 +54,21 @@ export function createExpressInstance(): Express {
 /**
  * An HTTP server for an Express app whose requests and responses are born with Express's
  * prototypes. Express otherwise re-parents every request and response with
- * `Object.setPrototypeOf`, which leaves V8 unable to optimize any property access on them:
- * measured here, a trivial Express route costs 2.5 × the CPU of plain node:http, and a third of it
- * is garbage collection (docs/performance.md). Built like this, Express's `setPrototypeOf` finds
- * the prototype already in place and changes nothing.
+ * `Object.setPrototypeOf` on its way in, which V8 handles badly: measured here, a trivial Express
+ * route costs 2.5 to 3 × the CPU of plain node:http, a third of it garbage collection
+ * (docs/performance.md). Here Node constructs them from subclasses whose prototypes sit in front
+ * of Express's, and the app's own prototypes become those subclasses' (they inherit everything
+ * Express put there), so Express's `setPrototypeOf` finds the prototype in place and changes
+ * nothing. Call it once per app.
  */
 export function createExpressServer(app: Express): Server {
-  function ExpressRequest(this: IncomingMessage, ...args: unknown[]): void {
-    Reflect.apply(IncomingMessage, this, args);
-  }
-  ExpressRequest.prototype = app.request;
-  function ExpressResponse(this: ServerResponse, ...args: unknown[]): void {
-    Reflect.apply(ServerResponse, this, args);
-  }
-  ExpressResponse.prototype = app.response;
-  return createServer(
-    {
-      IncomingMessage: ExpressRequest as unknown as typeof IncomingMessage,
-      ServerResponse: ExpressResponse as unknown as typeof ServerResponse,
-    },
-    app,
-  );
+  class ExpressRequest extends IncomingMessage {}
+  class ExpressResponse extends ServerResponse {}
+  Object.setPrototypeOf(ExpressRequest.prototype, app.request);
+  Object.setPrototypeOf(ExpressResponse.prototype, app.response);
+  app.request = ExpressRequest.prototype as unknown as Express['request'];
+  app.response = ExpressResponse.prototype as unknown as Express['response'];
+  return createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, app);
 }
 
 /**
