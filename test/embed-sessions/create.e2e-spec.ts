@@ -96,6 +96,19 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
       expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
     });
 
+    it.each<[string, Record<string, unknown>, string, string]>([
+      ['partnerName with a NUL', { partnerName: 'Ac\u0000me' }, 'theme.partnerName', 'invalid_characters'],
+      ['partnerName with a right-to-left override', { partnerName: 'Acme\u202Eevil' }, 'theme.partnerName', 'invalid_characters'],
+      ['partnerName of only spaces', { partnerName: '   ' }, 'theme.partnerName', 'blank'],
+      ['helpText with a NUL', { helpText: 'Ask\u0000Jo' }, 'theme.helpText', 'invalid_characters'],
+      ['helpText with an unpaired surrogate', { helpText: 'Ask \ud800 Jo' }, 'theme.helpText', 'invalid_characters'],
+      ['helpText of 2001 characters', { helpText: 'x'.repeat(2001) }, 'theme.helpText', 'too_long'],
+    ])('theme text: %s → 422 with the field and its code, never a 500', async (_, theme, field, code) => {
+      const res = await createEmbedSession(suite.api, testOrg, valid({ theme }));
+      expectProblem(res, 422, 'validation_failed');
+      expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field, code })]));
+    });
+
     it.each([
       'http://localhost:5173/',
       'http://localhost:5173/path',

@@ -293,5 +293,10 @@ describe('the studio origin: page, studio API and server push', () => {
     expectProblem(await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).send({ instruction: 'x'.repeat(2001) }), 422, 'validation_failed');
     expectProblem(await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).send({ instruction: 'x', mode: 'perform' }), 422, 'validation_failed');
     expectProblem(await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).set('Content-Type', 'text/plain').send('x'), 415, 'unsupported_media_type');
+    for (const instruction of ['add \ud800 fog', 'add\u0000fog', 'add \u202Efog']) {
+      const res = await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).send({ instruction });
+      expectProblem(res, 422, 'validation_failed');
+      expect(res.body.errors).toEqual([expect.objectContaining({ field: 'instruction', code: 'invalid_characters' })]);
+    }
   });
 });

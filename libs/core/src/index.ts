@@ -15,3 +15,4 @@ export * from './queue';
 export * from './random';
 export * from './rate-limit';
 export * from './redis';
+export * from './validation';

@@ -1,7 +1,8 @@
+import { UserText } from '@app/core';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { exactOrigin } from '@app/organizations';
 import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, ValidateNested } from 'class-validator';
 import { EMBED_MODES, EmbedMode } from '../embed-session.entity';
 
 /** Exactly what `new URL(x).origin` prints: scheme, host, port only when not the default. */
@@ -23,8 +24,7 @@ export class EmbedThemeDto {
   @ApiPropertyOptional({ type: 'string', nullable: true, minLength: 1, maxLength: 80, example: 'Acme' })
   @IsOptional()
   @IsString()
-  @MinLength(1, { context: { code: 'too_short' } })
-  @MaxLength(80, { context: { code: 'too_long' } })
+  @UserText({ min: 1, max: 80, notBlank: true })
   partnerName?: string | null;
 
   @ApiPropertyOptional({ pattern: '^#[0-9a-fA-F]{6}$', example: '#ff6600', description: 'Default #4f8cff.' })
@@ -41,7 +41,7 @@ export class EmbedThemeDto {
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000, description: 'Shown in the studio help panel; null for none.' })
   @IsOptional()
   @IsString()
-  @MaxLength(2000, { context: { code: 'too_long' } })
+  @UserText({ min: 0, max: 2000 })
   helpText?: string | null;
 }
 

@@ -1,14 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsOptional, IsString, Matches } from 'class-validator';
-import { CodePointLength, NoControlCharacters, NotBlank, NotEmailLike } from './text-rules';
+import { UserText } from '@app/core';
 
 export class CreateSceneDto {
   @ApiProperty({ minLength: 1, maxLength: 4000, description: '1 to 4000 Unicode code points.', example: 'A misty pine forest at sunset, with a lake' })
   @IsDefined({ message: 'prompt is required' })
   @IsString({ message: 'prompt must be a string' })
-  @CodePointLength(1, 4000)
-  @NotBlank()
-  @NoControlCharacters()
+  @UserText({ min: 1, max: 4000, notBlank: true })
   prompt: string;
 
   @ApiPropertyOptional({ example: 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHE', description: 'An image asset of the organization, at least 1280×720 and within 1% of 16:9.' })
@@ -25,10 +23,7 @@ export class CreateSceneDto {
   })
   @IsOptional()
   @IsString()
-  @CodePointLength(1, 200)
-  @NotBlank()
-  @NoControlCharacters()
-  @NotEmailLike()
+  @UserText({ min: 1, max: 200, notBlank: true, notEmailLike: true })
   externalRef?: string;
 }
 
@@ -36,8 +31,7 @@ export class FindSceneQuery {
   @ApiProperty({ minLength: 1, maxLength: 200, description: 'Exact externalRef of an active scene.' })
   @IsDefined({ message: 'externalRef is required' })
   @IsString({ message: 'externalRef must be given once' })
-  @CodePointLength(1, 200)
-  @NoControlCharacters()
+  @UserText({ min: 1, max: 200 })
   externalRef: string;
 }
 
@@ -45,8 +39,6 @@ export class EditSceneDto {
   @ApiProperty({ minLength: 1, maxLength: 2000, example: 'Make it night and add fog' })
   @IsDefined({ message: 'instruction is required' })
   @IsString()
-  @CodePointLength(1, 2000)
-  @NotBlank()
-  @NoControlCharacters()
+  @UserText({ min: 1, max: 2000, notBlank: true })
   instruction: string;
 }

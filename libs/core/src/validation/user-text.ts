@@ -1,0 +1,146 @@
+import { ValidateBy } from 'class-validator';
+
+/**
+ * Text a partner sends us: prompts, external references, edit instructions, theme texts. One
+ * rule set for all of it, each check bounded by the field's maximum before it looks closer, so
+ * no value, however long, costs more than a linear pass over the first `2 × max` UTF-16 units:
+ *
+ * - length in Unicode code points (`too_short` / `too_long`);
+ * - `invalid_characters`: NUL and the other C0 controls except tab, line feed and carriage
+ *   return, DEL, the C1 controls, unpaired surrogates (JSON's `\ud800` escapes: PostgreSQL would
+ *   refuse NUL, and a lone surrogate would be stored as U+FFFD, not as sent), and the
+ *   bidirectional embedding, override and isolate controls (U+202A–U+202E, U+2066–U+2069), so no
+ *   text we show can reverse the text around it — refused rather than silently removed, because a
+ *   value must be stored as sent or not at all;
+ * - optionally `blank` (only whitespace) and `looks_like_email`.
+ */
+export interface UserTextRules {
+  min: number;
+  max: number;
+  /** Refuse a value of only whitespace. */
+  notBlank?: boolean;
+  /** Refuse a value containing an e-mail address (personal data). */
+  notEmailLike?: boolean;
+}
+
+const FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
+
+const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/**
+ * Code points of `s`, or `Infinity` once past `max`: a string of more than `2 × max` UTF-16 units
+ * has more than `max` code points whatever it holds, and is not counted.
+ */
+export function codePointsUpTo(s: string, max: number): number {
+  if (s.length <= max) return s.length - countPairs(s);
+  if (s.length > 2 * max) return Infinity;
+  const n = s.length - countPairs(s);
+  return n > max ? Infinity : n;
+}
+
+function countPairs(s: string): number {
+  let pairs = 0;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        pairs++;
+        i++;
+      }
+    }
+  }
+  return pairs;
+}
+
+/** Outside the field's bound: another rule reports it, and nothing costlier looks at it. */
+const outOfBound = (v: string, max: number): boolean => v.length > 2 * max;
+
+/**
+ * Whether the value contains something shaped like an e-mail address, `local@domain.tld`, where
+ * the parts hold no whitespace or `@<>(),;:"`. One linear pass: the text splits into runs between
+ * such separators, a run into its `@`-free parts, and an address is a non-empty part followed by
+ * one holding a dot with characters on both sides (a regular expression for the same shape
+ * backtracks quadratically on a long run without a dot).
+ */
+export function looksLikeEmail(s: string): boolean {
+  for (const run of s.split(/[\s<>(),;:"]+/)) {
+    if (!run.includes('@')) continue;
+    const parts = run.split('@');
+    for (let i = 0; i < parts.length - 1; i++) {
+      if (parts[i].length === 0) continue;
+      const domain = parts[i + 1];
+      const dot = domain.indexOf('.', 1);
+      if (dot !== -1 && dot < domain.length - 1) return true;
+    }
+  }
+  return false;
+}
+
+export function UserText(rules: UserTextRules): PropertyDecorator {
+  const { min, max } = rules;
+  const checks = [
+    ValidateBy(
+      {
+        name: 'minCodePoints',
+        validator: {
+          validate: (v: unknown) => typeof v !== 'string' || codePointsUpTo(v, max) >= min,
+          defaultMessage: (a) => `${a?.property} must be at least ${min} character${min === 1 ? '' : 's'} long`,
+        },
+      },
+      { context: { code: 'too_short' } },
+    ),
+    ValidateBy(
+      {
+        name: 'maxCodePoints',
+        validator: {
+          validate: (v: unknown) => typeof v !== 'string' || codePointsUpTo(v, max) <= max,
+          defaultMessage: (a) => `${a?.property} must be at most ${max} characters long`,
+        },
+      },
+      { context: { code: 'too_long' } },
+    ),
+    ValidateBy(
+      {
+        name: 'validCharacters',
+        validator: {
+          validate: (v: unknown) => typeof v !== 'string' || outOfBound(v, max) || (!FORBIDDEN.test(v) && isWellFormed(v)),
+          defaultMessage: (a) =>
+            `${a?.property} must not contain control characters, bidirectional controls or unpaired surrogates`,
+        },
+      },
+      { context: { code: 'invalid_characters' } },
+    ),
+  ];
+  if (rules.notBlank) {
+    checks.push(
+      ValidateBy(
+        {
+          name: 'notBlank',
+          validator: {
+            validate: (v: unknown) => typeof v !== 'string' || v.length === 0 || outOfBound(v, max) || v.trim().length > 0,
+            defaultMessage: (a) => `${a?.property} must contain more than whitespace`,
+          },
+        },
+        { context: { code: 'blank' } },
+      ),
+    );
+  }
+  if (rules.notEmailLike) {
+    checks.push(
+      ValidateBy(
+        {
+          name: 'notEmailLike',
+          validator: {
+            validate: (v: unknown) => typeof v !== 'string' || outOfBound(v, max) || !looksLikeEmail(v),
+            defaultMessage: (a) => `${a?.property} looks like an e-mail address; use an internal record id, never personal data`,
+          },
+        },
+        { context: { code: 'looks_like_email' } },
+      ),
+    );
+  }
+  return (target, key) => {
+    for (const check of checks) check(target, key);
+  };
+}
