@@ -186,6 +186,39 @@ describe('HTTP basics of the partner API', () => {
     });
   });
 
+  describe("errors of Node's HTTP parser, as problem details with a request id", () => {
+    const rawProblem = async (request: string | Buffer) => {
+      const conn = await RawConnection.open(Number(new URL(suite.api.url).port));
+      await conn.write(request);
+      const res = await conn.response();
+      await conn.closedPromise;
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers['connection']).toBe('close');
+      const body = res.json();
+      expect(body.requestId).toBe(res.headers['x-request-id']);
+      return { status: res.status, code: body.code };
+    };
+
+    it.each([
+      ['a malformed request line', 'GET /v1/x HTTQ/1.1\r\n\r\n'],
+      ['a header without a colon', 'GET /v1/x HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'],
+      ['both Content-Length and Transfer-Encoding', 'POST /v1/x HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+      ['a broken chunk size', 'POST /v1/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'],
+    ])('%s → 400 bad_request', async (_, request) => {
+      expect(await rawProblem(request)).toEqual({ status: 400, code: 'bad_request' });
+    });
+
+    it('headers over 16 KiB → 431 headers_too_large', async () => {
+      expect(await rawProblem(`GET /v1/x HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`)).toEqual({ status: 431, code: 'headers_too_large' });
+    });
+
+    it('an Expect other than 100-continue → 417 expectation_failed', async () => {
+      const request = `POST /v1/scenes HTTP/1.1\r\nHost: x\r\nAuthorization: ${suite.org.auth.Authorization}\r\nExpect: something-else\r\nContent-Length: 2\r\n\r\n{}`;
+      expect(await rawProblem(request)).toEqual({ status: 417, code: 'expectation_failed' });
+    });
+  });
+
   describe('malformed URLs', () => {
     it('a broken percent-encoding is 400 bad_request problem+json', async () => {
       expectProblem(await suite.api.http().get('/v1/scenes/%E0%A4%A').set(suite.org.auth), 400, 'bad_request');

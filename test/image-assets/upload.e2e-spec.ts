@@ -320,8 +320,10 @@ describe('POST /v1/image-assets, read as a stream', () => {
     await conn.write(Buffer.concat([Buffer.from(head), body.subarray(0, body.length - 20)]));
     // Half-close: the body ends 20 bytes short of its declared length.
     conn.socket.end();
-    // Node's HTTP parser answers a message cut short (issue 10 turns its answers into problems).
-    expect((await conn.response()).status).toBe(400);
+    // Node's HTTP parser refuses the message cut short; the answer is still a problem.
+    const res = await conn.response();
+    expect(res.status).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'bad_request', requestId: res.headers['x-request-id'] });
     await conn.closedPromise;
     await pollUntil(async () => suite.api.app.get(UploadGate).inUse, (n) => n === 0, { what: 'the slot to be released' });
     const after = await suite.api.http().post('/v1/image-assets').set(suite.org.auth).attach('file', await image('png', 8, 8), 'a.png');

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Server } from 'node:http';
 import { DomainError, ErrorCode } from '../errors';
 import { createExpressInstance, createExpressServer } from '../http/http-app';
+import { answerParserErrors } from '../http/parser-errors';
 import { problemErrorHandler } from '../http/problem-details.filter';
 import { requestIdFor } from '../http/request-id';
 import { MetricsService } from '../metrics';
@@ -44,6 +45,7 @@ export function startOpsServer(
   app.use(problemErrorHandler(deps.problemBaseUrl));
 
   const server = createExpressServer(app);
+  answerParserErrors(server, deps.problemBaseUrl);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));

@@ -7,6 +7,7 @@ import { DomainError } from '../errors';
 import { RootLogger, ROOT_LOGGER } from '../logging';
 import { MetricsService } from '../metrics';
 import { jsonBodyParser } from './json-body';
+import { answerParserErrors } from './parser-errors';
 import { ProblemDetailsFilter, sendProblem } from './problem-details.filter';
 import { requestIdFor } from './request-id';
 import { DomainValidationPipe } from './validation';
@@ -148,7 +149,9 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
   const instance = adapter.getInstance<Express>();
   const cacheControl = options.defaultCacheControl ?? 'no-store';
   adapter.drainTimeoutMs = config.shutdownTimeoutMs;
-  (app.getHttpServer() as Server).keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  const server = app.getHttpServer() as Server;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  answerParserErrors(server, config.publicApiUrl);
 
   instance.use((req: Request, res: Response, next: NextFunction) => {
     const startedAt = performance.now();

@@ -2,6 +2,7 @@ export * from './http-app';
 export * from './json-body';
 export * from './json-body.guard';
 export * from './parse-id.pipe';
+export * from './parser-errors';
 export * from './problem';
 export * from './problem-details.filter';
 export * from './request-id';
