@@ -10,6 +10,8 @@ export function sendProblem(request: Request, response: Response, error: unknown
   const mapped = mapError(error);
   if (mapped.unexpected) {
     logger.error({ err: error, requestId: request.requestId }, 'unhandled error while serving a request');
+  } else if (mapped.dependencyDown) {
+    logger.warn({ requestId: request.requestId }, `dependency unavailable while serving a request: ${(error as Error)?.message}`);
   }
   if (response.headersSent) {
     // A streamed response (e.g. server-sent events) already started: nothing sane can be written.

@@ -29,6 +29,28 @@ describe(mapError.name, () => {
     expect(mapError(new PayloadTooLargeException()).code).toBe(ErrorCode.PayloadTooLarge);
   });
 
+  it.each([
+    ['PostgreSQL refusing connections', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
+    ['a connection lost mid-query', new Error('Connection terminated unexpectedly')],
+    ['the pool waiting in vain', new Error('timeout exceeded when trying to connect')],
+    ['PostgreSQL shutting down, wrapped by TypeORM', { name: 'QueryFailedError', message: 'terminating connection due to administrator command', driverError: { code: '57P01' } }],
+    ['too many connections', { driverError: { code: '53300' } }],
+    ['a connection exception (class 08)', { driverError: { code: '08006' } }],
+    ['Redis gone', new Error('Connection is closed.')],
+    ['Redis frozen', new Error('Command timed out')],
+    ['Redis retries spent', Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' })],
+  ])('maps %s to 503 unavailable with Retry-After, not 500', (_, error) => {
+    const mapped = mapError(error);
+    expect(mapped).toMatchObject({ code: ErrorCode.Unavailable, unexpected: false, dependencyDown: true, retryAfterSeconds: 5 });
+    expect(buildProblem(mapped, 'r', 'b').headers['retry-after']).toBe('5');
+    expect(mapped.detail).not.toMatch(/5432|ECONN|terminat|administrator/);
+  });
+
+  it('keeps a failing statement a 500 (a bug, not an outage)', () => {
+    const mapped = mapError({ name: 'QueryFailedError', message: 'column "x" does not exist', driverError: { code: '42703' } });
+    expect(mapped).toMatchObject({ code: ErrorCode.InternalError, unexpected: true });
+  });
+
   it('never copies the message of an unexpected error', () => {
     const mapped = mapError(new Error('duplicate key value violates unique constraint "api_keys_key_hash_idx"'));
     expect(mapped).toMatchObject({ code: ErrorCode.InternalError, unexpected: true });

@@ -1,5 +1,5 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
-import { DomainError, ErrorCode, FieldError } from '../errors';
+import { DomainError, ErrorCode, FieldError, isInfrastructureError } from '../errors';
 
 const TABLE: Record<ErrorCode, [number, string]> = {
   [ErrorCode.BadRequest]: [400, 'Bad request'],
@@ -82,6 +82,8 @@ export interface MappedError {
   extensions?: Record<string, unknown>;
   /** Unexpected: log it with its stack. */
   unexpected: boolean;
+  /** A dependency is down: worth a warning, not a stack. */
+  dependencyDown?: boolean;
 }
 
 /** Turns anything thrown into a safe, stable error description. Never copies foreign messages. */
@@ -94,6 +96,15 @@ export function mapError(error: unknown): MappedError {
       retryAfterSeconds: error.retryAfterSeconds,
       extensions: error.extensions,
       unexpected: error.code === ErrorCode.InternalError,
+    };
+  }
+  if (isInfrastructureError(error)) {
+    return {
+      code: ErrorCode.Unavailable,
+      detail: 'A dependency of the service is unavailable. Retry later.',
+      retryAfterSeconds: 5,
+      unexpected: false,
+      dependencyDown: true,
     };
   }
   const type = (error as { type?: unknown })?.type;
