@@ -365,3 +365,64 @@ describe('POST /v1/image-assets with one upload slot', () => {
     b.destroy();
   });
 });
+
+describe('POST /v1/image-assets: a stalled upload', () => {
+  const suite = setUpSuite({ api: { config: { UPLOAD_CONCURRENCY: '2', UPLOAD_IDLE_TIMEOUT_SECONDS: '1' } } });
+  const port = () => Number(new URL(suite.api.url).port);
+
+  it('an upload whose body stops arriving is answered 408 within its idle timeout and frees its slot', async () => {
+    const gate = suite.api.app.get(UploadGate);
+    const { head, body } = multipartUpload(await image('png', 320, 180, { noise: true }), suite.org.auth.Authorization);
+    const stalled = await RawConnection.open(port());
+    await stalled.write(Buffer.concat([Buffer.from(head), body.subarray(0, body.length >> 1)]));
+    await pollUntil(async () => gate.inUse, (n) => n === 1, { what: 'the upload to take a slot' });
+    const started = Date.now();
+    const res = await stalled.response();
+    expect(res.status).toBe(408);
+    expect(res.json()).toMatchObject({ code: 'request_timeout', requestId: res.headers['x-request-id'] });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(gate.inUse).toBe(0);
+    stalled.destroy();
+  });
+});
+
+describe('POST /v1/image-assets: fairness between organizations', () => {
+  const suite = setUpSuite({ api: { config: { UPLOAD_CONCURRENCY: '2' } } });
+  const port = () => Number(new URL(suite.api.url).port);
+
+  it("a freed slot goes to another organization's upload before the busy one's next", async () => {
+    const gate = suite.api.app.get(UploadGate);
+    const other = await createOrganization(suite.api.app);
+    const png = await image('png', 320, 180, { noise: true });
+    // The first organization takes both idle slots (half sent each), then queues a third upload.
+    const mine = [0, 1, 2].map(() => multipartUpload(png, suite.org.auth.Authorization));
+    const holding: RawConnection[] = [];
+    for (const upload of mine.slice(0, 2)) {
+      const conn = await RawConnection.open(port());
+      await conn.write(Buffer.concat([Buffer.from(upload.head), upload.body.subarray(0, upload.body.length >> 1)]));
+      holding.push(conn);
+      await pollUntil(async () => gate.inUse, (n) => n === holding.length, { what: 'the upload to take an idle slot' });
+    }
+    const third = await RawConnection.open(port());
+    await third.write(Buffer.concat([Buffer.from(mine[2].head), mine[2].body]));
+    await pollUntil(async () => gate.waiting, (n) => n === 1, { what: 'the third upload to wait' });
+    // The other organization's upload queues behind it, also half sent once admitted.
+    const theirs = multipartUpload(png, other.auth.Authorization);
+    const theirConn = await RawConnection.open(port());
+    await theirConn.write(Buffer.concat([Buffer.from(theirs.head), theirs.body.subarray(0, theirs.body.length >> 1)]));
+    await pollUntil(async () => gate.waiting, (n) => n === 2, { what: "the other organization's upload to wait" });
+
+    // A slot frees: it goes to the other organization, under its share, not to the older third.
+    await holding[0].write(mine[0].body.subarray(mine[0].body.length >> 1));
+    expect((await holding[0].response()).status).toBe(201);
+    await pollUntil(async () => gate.heldBy(other.organizationId), (n) => n === 1, { what: "the other organization's upload to get the slot" });
+    expect({ mine: gate.heldBy(suite.org.organizationId), waiting: gate.waiting }).toEqual({ mine: 1, waiting: 1 });
+
+    await theirConn.write(theirs.body.subarray(theirs.body.length >> 1));
+    expect((await theirConn.response()).status).toBe(201);
+    await holding[1].write(mine[1].body.subarray(mine[1].body.length >> 1));
+    expect((await holding[1].response()).status).toBe(201);
+    expect((await third.response()).status).toBe(201);
+    for (const conn of [...holding, third, theirConn]) conn.destroy();
+  });
+});

@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   const ops = await startOpsServer(
-    { health: app.get(HealthService), metrics: app.get(MetricsService), problemBaseUrl: config.publicApiUrl },
+    { health: app.get(HealthService), metrics: app.get(MetricsService), problemBaseUrl: config.publicApiUrl, config },
     config.ports.worker,
     config.host,
   );

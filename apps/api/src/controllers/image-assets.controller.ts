@@ -1,4 +1,4 @@
-import { DomainError, IdPrefix, ParseIdPipe } from '@app/core';
+import { AppConfig, DomainError, IdPrefix, ParseIdPipe } from '@app/core';
 import { ImageAssetResponse, ImageAssetsService, MAX_UPLOAD_BYTES } from '@app/image-assets';
 import { Principal } from '@app/organizations';
 import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
@@ -6,16 +6,21 @@ import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, 
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
-import { assertUploadRequest, readSingleFile } from '../uploads/single-file';
+import { assertUploadRequest, readSingleFile, UploadTimeouts } from '../uploads/single-file';
 import { UploadGate } from '../uploads/upload-gate';
 
 @ApiTags('Image assets')
 @Controller('v1/image-assets')
 export class ImageAssetsController {
+  private readonly timeouts: UploadTimeouts;
+
   constructor(
     private readonly assets: ImageAssetsService,
     private readonly gate: UploadGate,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.timeouts = { idleMs: config.uploads.idleTimeoutMs, totalMs: config.uploads.bodyTimeoutMs };
+  }
 
   @Post()
   @HttpCode(201)
@@ -53,8 +58,8 @@ export class ImageAssetsController {
   ): Promise<ImageAssetResponse> {
     assertUploadRequest(req, MAX_UPLOAD_BYTES);
     // The body stays unread (held back by TCP) until a slot is free.
-    const { asset, validationMs } = await this.gate.run(async () =>
-      this.assets.upload(principal.organizationId, await readSingleFile(req, res, MAX_UPLOAD_BYTES)),
+    const { asset, validationMs } = await this.gate.run(principal.organizationId, async () =>
+      this.assets.upload(principal.organizationId, await readSingleFile(req, res, MAX_UPLOAD_BYTES, this.timeouts)),
     );
     res.setHeader('location', `/v1/image-assets/${asset.imageAssetId}`);
     res.setHeader('server-timing', `validate;dur=${validationMs.toFixed(1)}`);

@@ -10,6 +10,14 @@ const FRAMING_ALLOWANCE = 64 * 1024;
 const tooLarge = (limit: number) =>
   new DomainError(ErrorCode.PayloadTooLarge, `The file exceeds the ${limit / (1024 * 1024)} MiB limit (${limit} bytes).`);
 
+const timedOut = (detail: string) => new DomainError(ErrorCode.RequestTimeout, detail);
+
+/** How long an upload's body may pause, and take in all, once it has a slot. */
+export interface UploadTimeouts {
+  idleMs: number;
+  totalMs: number;
+}
+
 const fieldError = (code: string, message: string, field = 'file') =>
   DomainError.validation([{ field, code, message }], 'The upload must contain exactly one file part named "file".');
 
@@ -34,14 +42,20 @@ export function assertUploadRequest(request: Request, limit: number): void {
 class UploadBody extends PassThrough {
   readonly headers: IncomingHttpHeaders;
   private received = 0;
+  private readonly idleTimer: NodeJS.Timeout;
+  private readonly totalTimer: NodeJS.Timeout;
 
   constructor(
     private readonly request: Request,
     private readonly cap: number,
     private readonly limit: number,
+    timeouts: UploadTimeouts,
   ) {
     super();
     this.headers = request.headers;
+    // A body that stops arriving, or arrives too slowly, gives its slot back.
+    this.idleTimer = setTimeout(() => this.detach(timedOut(`No part of the upload arrived for ${timeouts.idleMs / 1000} s.`)), timeouts.idleMs);
+    this.totalTimer = setTimeout(() => this.detach(timedOut(`The upload did not arrive within ${timeouts.totalMs / 1000} s.`)), timeouts.totalMs);
     request.on('data', this.count);
     request.on('error', this.fail);
     request.on('close', this.requestClosed);
@@ -50,6 +64,8 @@ class UploadBody extends PassThrough {
 
   /** Stops reading the request; whatever multer still waits for ends now. */
   detach(error?: Error): void {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.totalTimer);
     this.request.unpipe(this);
     this.request.off('data', this.count);
     this.request.off('error', this.fail);
@@ -58,6 +74,7 @@ class UploadBody extends PassThrough {
   }
 
   private readonly count = (chunk: Buffer): void => {
+    this.idleTimer.refresh();
     this.received += chunk.length;
     if (this.received > this.cap) this.detach(tooLarge(this.limit));
   };
@@ -85,8 +102,8 @@ const parseUpload = (limit: number) =>
  * `limit` bytes: the file is refused at `limit + 1` bytes with 413 and the rest of the request is
  * not read. Text fields are ignored.
  */
-export async function readSingleFile(request: Request, response: Response, limit: number): Promise<Buffer> {
-  const body = new UploadBody(request, limit + FRAMING_ALLOWANCE, limit);
+export async function readSingleFile(request: Request, response: Response, limit: number, timeouts: UploadTimeouts): Promise<Buffer> {
+  const body = new UploadBody(request, limit + FRAMING_ALLOWANCE, limit, timeouts);
   const parse = parseUpload(limit);
   const stand = body as unknown as Request;
   try {

@@ -1,52 +1,107 @@
 import { AppConfig, DomainError, ErrorCode } from '@app/core';
 import { Injectable } from '@nestjs/common';
-import { E_TIMEOUT, Semaphore, SemaphoreInterface, withTimeout } from 'async-mutex';
+
+interface Waiter {
+  organizationId: string;
+  admit: () => void;
+}
 
 /**
  * Bounds the uploads one api process handles at once. A waiting request's body is not read, so
  * TCP back-pressure keeps it on the client: memory stays bounded however many partners upload
  * together. Measured (docs/performance.md): about 2.5 × the file size per slot on top of the
  * process's base; more slots than cores add no throughput, only memory.
+ *
+ * Fair between organizations without wasting capacity: a free slot goes to whoever asks while
+ * no one waits, but once uploads wait, a freed slot goes to the longest-waiting upload of an
+ * organization holding fewer than `UPLOAD_SLOTS_PER_ORGANIZATION` slots (half of them by
+ * default), and only to an organization at its share when no other one waits. So one partner's
+ * burst may use every idle slot, but another partner's upload gets the next slot that frees.
  */
 @Injectable()
 export class UploadGate {
-  private readonly semaphore: SemaphoreInterface;
   private readonly slots: number;
-  private queued = 0;
+  private readonly perOrganization: number;
+  private readonly queueTimeoutMs: number;
+  private readonly held = new Map<string, number>();
+  private readonly queue: Waiter[] = [];
+  private active = 0;
 
   constructor(config: AppConfig) {
     this.slots = config.uploads.concurrency;
-    this.semaphore = withTimeout(new Semaphore(this.slots), config.uploads.queueTimeoutMs);
+    this.perOrganization = config.uploads.slotsPerOrganization;
+    this.queueTimeoutMs = config.uploads.queueTimeoutMs;
   }
 
   /** Uploads being read and validated right now. */
   get inUse(): number {
-    return this.slots - Math.max(0, this.semaphore.getValue());
+    return this.active;
+  }
+
+  /** Slots an organization holds right now. */
+  heldBy(organizationId: string): number {
+    return this.held.get(organizationId) ?? 0;
   }
 
   /** Uploads waiting for a slot right now. */
   get waiting(): number {
-    return this.queued;
+    return this.queue.length;
   }
 
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    this.queued++;
-    let admitted = false;
+  async run<T>(organizationId: string, fn: () => Promise<T>): Promise<T> {
+    await this.acquire(organizationId);
     try {
-      return await this.semaphore.runExclusive(() => {
-        admitted = true;
-        this.queued--;
-        return fn();
-      });
-    } catch (e) {
-      if (e === E_TIMEOUT) {
-        throw new DomainError(ErrorCode.Unavailable, 'The service is busy with other uploads. Retry shortly.', {
-          retryAfterSeconds: 5,
-        });
-      }
-      throw e;
+      return await fn();
     } finally {
-      if (!admitted) this.queued--;
+      this.release(organizationId);
+    }
+  }
+
+  private underShare(organizationId: string): boolean {
+    return (this.held.get(organizationId) ?? 0) < this.perOrganization;
+  }
+
+  private take(organizationId: string): void {
+    this.active++;
+    this.held.set(organizationId, (this.held.get(organizationId) ?? 0) + 1);
+  }
+
+  private acquire(organizationId: string): Promise<void> {
+    if (this.queue.length === 0 && this.active < this.slots) {
+      this.take(organizationId);
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        organizationId,
+        admit: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.queue.splice(this.queue.indexOf(waiter), 1);
+        reject(new DomainError(ErrorCode.Unavailable, 'The service is busy with other uploads. Retry shortly.', { retryAfterSeconds: 5 }));
+      }, this.queueTimeoutMs);
+      this.queue.push(waiter);
+    });
+  }
+
+  private release(organizationId: string): void {
+    this.active--;
+    const left = (this.held.get(organizationId) ?? 1) - 1;
+    if (left === 0) this.held.delete(organizationId);
+    else this.held.set(organizationId, left);
+    this.admitWaiting();
+  }
+
+  /** Gives free slots to waiting uploads: the oldest under its organization's share, else the oldest. */
+  private admitWaiting(): void {
+    while (this.active < this.slots && this.queue.length > 0) {
+      const fair = this.queue.findIndex((w) => this.underShare(w.organizationId));
+      const [waiter] = this.queue.splice(fair === -1 ? 0 : fair, 1);
+      this.take(waiter.organizationId);
+      waiter.admit();
     }
   }
 }

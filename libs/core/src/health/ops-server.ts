@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import type { Server } from 'node:http';
 import { DomainError, ErrorCode } from '../errors';
-import { createExpressInstance, createExpressServer } from '../http/http-app';
+import { AppConfig } from '../config';
+import { configureServerTimeouts, createExpressInstance, createExpressServer } from '../http/http-app';
 import { answerParserErrors } from '../http/parser-errors';
 import { problemErrorHandler } from '../http/problem-details.filter';
 import { requestIdFor } from '../http/request-id';
@@ -15,7 +16,7 @@ import { HealthService } from './health.service';
  * ids, headers and problem details as the api and the studio.
  */
 export function startOpsServer(
-  deps: { health: HealthService; metrics: MetricsService; problemBaseUrl: string },
+  deps: { health: HealthService; metrics: MetricsService; problemBaseUrl: string; config: AppConfig },
   port: number,
   host: string,
 ): Promise<Server> {
@@ -45,6 +46,7 @@ export function startOpsServer(
   app.use(problemErrorHandler(deps.problemBaseUrl));
 
   const server = createExpressServer(app);
+  configureServerTimeouts(server, deps.config);
   answerParserErrors(server, deps.problemBaseUrl);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

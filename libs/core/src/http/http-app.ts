@@ -69,7 +69,16 @@ export function createExpressServer(app: Express): Server {
   Object.setPrototypeOf(ExpressResponse.prototype, app.response);
   app.request = ExpressRequest.prototype as unknown as Express['request'];
   app.response = ExpressResponse.prototype as unknown as Express['response'];
-  return createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, app);
+  return createServer(
+    {
+      IncomingMessage: ExpressRequest,
+      ServerResponse: ExpressResponse,
+      // How often Node checks the header and request timeouts (30 s by default): every second,
+      // so a stalled client is answered within a second of its limit.
+      connectionsCheckingInterval: 1000,
+    },
+    app,
+  );
 }
 
 /**
@@ -150,7 +159,7 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
   const cacheControl = options.defaultCacheControl ?? 'no-store';
   adapter.drainTimeoutMs = config.shutdownTimeoutMs;
   const server = app.getHttpServer() as Server;
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  configureServerTimeouts(server, config);
   answerParserErrors(server, config.publicApiUrl);
 
   instance.use((req: Request, res: Response, next: NextFunction) => {
@@ -201,11 +210,24 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
       });
     });
   }
-  instance.use(jsonBodyParser());
+  instance.use(jsonBodyParser(config.http.jsonBodyTimeoutMs));
 
   app.useGlobalFilters(new ProblemDetailsFilter(config.publicApiUrl));
   app.useGlobalPipes(new DomainValidationPipe());
   return instance;
+}
+
+/**
+ * The timeouts of every phase of a request that routes do not handle themselves: the request line
+ * and headers (`HTTP_HEADERS_TIMEOUT_SECONDS`), and a backstop for a whole request (an upload's
+ * wait for a slot plus its body, with room to spare: routes answer their own timeouts first),
+ * both answered `408` by the parser-error handler; idle keep-alive connections close after 72 s.
+ * JSON bodies and uploads have their own, shorter limits (json-body.ts, the upload route).
+ */
+export function configureServerTimeouts(server: Server, config: AppConfig): void {
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = config.http.headersTimeoutMs;
+  server.requestTimeout = config.uploads.queueTimeoutMs + config.uploads.bodyTimeoutMs + 10_000;
 }
 
 /** The route template, never the raw path, so metrics and logs have bounded cardinality. */

@@ -93,13 +93,13 @@ function isUtf8(req: Request): boolean {
 }
 
 /**
- * Reads `application/json` bodies: at most 64 KiB, UTF-8, never compressed, then parsed with the
- * rules above. A body over the limit is refused as soon as its declared length or its bytes pass
+ * Reads `application/json` bodies: at most 64 KiB, UTF-8, never compressed, within `timeoutMs`,
+ * then parsed with the rules above. A body over the limit is refused as soon as its declared length or its bytes pass
  * 64 KiB, and the rest is not read (body-parser would read it all first; its engine, raw-body,
  * stops). Other content types are left unread: routes that take JSON refuse them
  * (`JsonBodyGuard`), the upload route streams its own.
  */
-export function jsonBodyParser(): RequestHandler {
+export function jsonBodyParser(timeoutMs: number): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     if (req.headers['content-type'] === undefined || !req.is('application/json')) return next();
     const encoding = req.headers['content-encoding'];
@@ -109,16 +109,29 @@ export function jsonBodyParser(): RequestHandler {
     if (!isUtf8(req)) {
       return next(new DomainError(ErrorCode.UnsupportedMediaType, 'JSON bodies must be UTF-8.'));
     }
+    // A body that has not arrived in time is answered 408; whatever raw-body says later is moot.
+    let settled = false;
+    const settle = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      next(error);
+    };
+    const timer = setTimeout(
+      () => settle(new DomainError(ErrorCode.RequestTimeout, `The request body did not arrive within ${timeoutMs / 1000} s.`)),
+      timeoutMs,
+    );
     getRawBody(req, { length: req.headers['content-length'], limit: JSON_BODY_LIMIT, encoding: 'utf-8' }).then(
       (text) => {
+        if (settled) return;
         try {
           req.body = parseJsonObject(text);
         } catch (e) {
-          return next(e);
+          return settle(e);
         }
-        next();
+        settle();
       },
-      (error: unknown) => next(error),
+      (error: unknown) => settle(error),
     );
   };
 }
