@@ -77,66 +77,42 @@ export function looksLikeEmail(s: string): boolean {
   return false;
 }
 
+/** One class-validator rule whose failures carry a stable field code. */
+function rule(name: string, code: string, valid: (v: string) => boolean, message: (property: string) => string): PropertyDecorator {
+  return ValidateBy(
+    {
+      name,
+      validator: {
+        validate: (v: unknown) => typeof v !== 'string' || valid(v),
+        defaultMessage: (a) => message(a?.property ?? 'value'),
+      },
+    },
+    { context: { code } },
+  );
+}
+
 export function UserText(rules: UserTextRules): PropertyDecorator {
   const { min, max } = rules;
   const checks = [
-    ValidateBy(
-      {
-        name: 'minCodePoints',
-        validator: {
-          validate: (v: unknown) => typeof v !== 'string' || codePointsUpTo(v, max) >= min,
-          defaultMessage: (a) => `${a?.property} must be at least ${min} character${min === 1 ? '' : 's'} long`,
-        },
-      },
-      { context: { code: 'too_short' } },
-    ),
-    ValidateBy(
-      {
-        name: 'maxCodePoints',
-        validator: {
-          validate: (v: unknown) => typeof v !== 'string' || codePointsUpTo(v, max) <= max,
-          defaultMessage: (a) => `${a?.property} must be at most ${max} characters long`,
-        },
-      },
-      { context: { code: 'too_long' } },
-    ),
-    ValidateBy(
-      {
-        name: 'validCharacters',
-        validator: {
-          validate: (v: unknown) => typeof v !== 'string' || outOfBound(v, max) || (!FORBIDDEN.test(v) && isWellFormed(v)),
-          defaultMessage: (a) =>
-            `${a?.property} must not contain control characters, bidirectional controls or unpaired surrogates`,
-        },
-      },
-      { context: { code: 'invalid_characters' } },
+    rule('minCodePoints', 'too_short', (v) => codePointsUpTo(v, max) >= min, (p) => `${p} must be at least ${min} character${min === 1 ? '' : 's'} long`),
+    rule('maxCodePoints', 'too_long', (v) => codePointsUpTo(v, max) <= max, (p) => `${p} must be at most ${max} characters long`),
+    rule(
+      'validCharacters',
+      'invalid_characters',
+      (v) => outOfBound(v, max) || (!FORBIDDEN.test(v) && isWellFormed(v)),
+      (p) => `${p} must not contain control characters, bidirectional controls or unpaired surrogates`,
     ),
   ];
   if (rules.notBlank) {
-    checks.push(
-      ValidateBy(
-        {
-          name: 'notBlank',
-          validator: {
-            validate: (v: unknown) => typeof v !== 'string' || v.length === 0 || outOfBound(v, max) || v.trim().length > 0,
-            defaultMessage: (a) => `${a?.property} must contain more than whitespace`,
-          },
-        },
-        { context: { code: 'blank' } },
-      ),
-    );
+    checks.push(rule('notBlank', 'blank', (v) => v.length === 0 || outOfBound(v, max) || v.trim().length > 0, (p) => `${p} must contain more than whitespace`));
   }
   if (rules.notEmailLike) {
     checks.push(
-      ValidateBy(
-        {
-          name: 'notEmailLike',
-          validator: {
-            validate: (v: unknown) => typeof v !== 'string' || outOfBound(v, max) || !looksLikeEmail(v),
-            defaultMessage: (a) => `${a?.property} looks like an e-mail address; use an internal record id, never personal data`,
-          },
-        },
-        { context: { code: 'looks_like_email' } },
+      rule(
+        'notEmailLike',
+        'looks_like_email',
+        (v) => outOfBound(v, max) || !looksLikeEmail(v),
+        (p) => `${p} looks like an e-mail address; use an internal record id, never personal data`,
       ),
     );
   }
