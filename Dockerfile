@@ -20,6 +20,7 @@ COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --from=build --chown=node:node /app/scripts ./scripts
 USER node
-EXPOSE 3000 3001 3002
+# 3000 api, 3001 studio (public); 3002 worker, 3003 api, 3004 studio ops ports (health, /metrics).
+EXPOSE 3000 3001 3002 3003 3004
 # api by default; docker-compose.yml sets the command of each service.
 CMD ["node", "dist/apps/api/src/main.js"]

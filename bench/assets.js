@@ -40,7 +40,7 @@ const options = h.parseArgs(process.argv.slice(2), {
   warmup: 10,
   sampleMs: 100,
   noBaseline: false,
-  // Also scrape the api's /metrics every 500 ms for a V8 heap / external memory breakdown.
+  // Also scrape the api's /metrics (on its ops port) every 500 ms for a V8 heap / external memory breakdown.
   metrics: false,
 });
 
@@ -170,7 +170,7 @@ async function runApi(bodies, images) {
     headers: auth,
     rss,
     onStart: () => {
-      if (options.metrics) scraper = scrapeMemoryMetrics(port);
+      if (options.metrics) scraper = scrapeMemoryMetrics(stack.opsPorts.api);
     },
   });
   const breakdown = scraper ? await scraper.stop() : null;

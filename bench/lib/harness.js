@@ -243,6 +243,8 @@ async function waitFor200(proc, port, path, timeoutMs = 60_000) {
 // The stack: a migrated database with a test organization, and the compiled apps on it
 
 const PORT_VARIABLES = { api: 'API_PORT', studio: 'STUDIO_PORT', worker: 'WORKER_PORT' };
+/** The api's and the studio's ops ports (health and /metrics); the worker's is WORKER_PORT. */
+const OPS_PORT_VARIABLES = { api: 'API_OPS_PORT', studio: 'STUDIO_OPS_PORT' };
 
 /**
  * A throw-away database, migrated, with a test organization; a queue prefix whose Redis keys are
@@ -255,6 +257,8 @@ async function prepareStack({ apps = ['api'], logLevel = 'warn', orgName = 'Benc
   onCleanup(`delete Redis keys ${queuePrefix}:*`, () => deleteRedisPrefix(queuePrefix));
   const ports = {};
   for (const app of apps) ports[app] = await freePort();
+  const opsPorts = {};
+  for (const app of apps) if (OPS_PORT_VARIABLES[app]) opsPorts[app] = await freePort();
   const env = {
     NODE_ENV: 'production',
     DATABASE_URL: db.url,
@@ -263,13 +267,14 @@ async function prepareStack({ apps = ['api'], logLevel = 'warn', orgName = 'Benc
     RATE_LIMIT_REQUESTS: '1000000',
     HOST: '127.0.0.1',
     ...Object.fromEntries(apps.map((app) => [PORT_VARIABLES[app], String(ports[app])])),
+    ...Object.fromEntries(Object.entries(opsPorts).map(([app, port]) => [OPS_PORT_VARIABLES[app], String(port)])),
     PUBLIC_API_URL: `http://127.0.0.1:${ports.api}`,
     ...(ports.studio ? { PUBLIC_EMBED_ORIGIN: `http://localhost:${ports.studio}` } : {}),
   };
   log(`database ${db.name}: migrating, creating a test organization${note}`);
   cliJson(['migrate'], env);
   const org = cliJson(['org', 'create', '--name', orgName, '--test'], env);
-  return { db, queuePrefix, env, ports, authorization: `Bearer ${org.apiKey}` };
+  return { db, queuePrefix, env, ports, opsPorts, authorization: `Bearer ${org.apiKey}` };
 }
 
 /**
@@ -280,7 +285,11 @@ async function prepareStack({ apps = ['api'], logLevel = 'warn', orgName = 'Benc
  * same PUBLIC_API_URL, so both answer alike). `label` names it in errors and cleanup.
  */
 async function startApp(stack, app, { dist = 'dist', stdoutFile, port = stack.ports[app], label = app } = {}) {
-  const env = port === stack.ports[app] ? stack.env : { ...stack.env, [PORT_VARIABLES[app]]: String(port) };
+  // A second process gets any free ops port (0), not the first one's.
+  const env =
+    port === stack.ports[app]
+      ? stack.env
+      : { ...stack.env, [PORT_VARIABLES[app]]: String(port), ...(OPS_PORT_VARIABLES[app] ? { [OPS_PORT_VARIABLES[app]]: '0' } : {}) };
   const proc = startNode(label, resolve(ROOT, dist, `apps/${app}/src/main.js`), [], env, { stdoutFile });
   await waitFor200(proc, port, '/readyz');
   return proc;

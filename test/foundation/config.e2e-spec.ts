@@ -32,19 +32,26 @@ describe('configuration at boot', () => {
     // Its own database and queue prefix: the default database need not exist on this machine.
     const suite = setUpSuite({ api: false });
 
-    it('starts, answers and stops on SIGTERM', async () => {
+    it('starts, answers, serves metrics only on its ops port, and stops on SIGTERM', async () => {
       const port = await freePort();
+      const opsPort = await freePort();
       const api = new ServiceProcess('api', {
         API_PORT: String(port),
+        API_OPS_PORT: String(opsPort),
         LOG_LEVEL: 'info',
         HOST: '127.0.0.1',
         DATABASE_URL: suite.env.databaseUrl,
         QUEUE_PREFIX: suite.env.queuePrefix,
       });
       try {
-        await api.waitForOutput(/api listening/);
+        await api.waitForOutput(new RegExp(`api health and metrics on 127.0.0.1:${opsPort}`));
         const res = await fetch(`http://127.0.0.1:${port}/healthz`);
         expect(res.status).toBe(200);
+        expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(401);
+        const metrics = await fetch(`http://127.0.0.1:${opsPort}/metrics`);
+        expect(metrics.status).toBe(200);
+        expect(await metrics.text()).toContain('redis_circuit_open 0');
+        expect((await fetch(`http://127.0.0.1:${opsPort}/readyz`)).status).toBe(200);
       } finally {
         const exit = await api.stop('SIGTERM');
         // Nest closes the app, then re-raises the signal.

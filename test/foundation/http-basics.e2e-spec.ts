@@ -1,4 +1,5 @@
 import { ProblemBody } from '@app/core';
+import { startOps } from '../support/apps';
 import { expectProblem } from '../support/problems';
 import { RawConnection } from '../support/raw-http';
 import { setUpSuite } from '../support/suite';
@@ -237,15 +238,29 @@ describe('HTTP basics of the partner API', () => {
       expect(ready.body).toEqual({ status: 'ready', checks: { database: 'up', redis: 'up' } });
     });
 
-    it('exposes the request duration histogram by route template and status', async () => {
+    it('exposes the request duration histogram by route template and status on the ops port', async () => {
       await suite.api.http().get('/v1/does-not-exist').set(suite.org.auth);
       await suite.api.http().get('/healthz');
-      const res = await suite.api.http().get('/metrics');
-      expect(res.status).toBe(200);
-      expect(res.headers['content-type']).toMatch(/^text\/plain/);
-      expect(res.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/healthz",status_code="200"\} \d+/);
-      expect(res.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\(unmatched\)",status_code="404"\} \d+/);
-      expect(res.text).not.toContain('does-not-exist');
+      const ops = await startOps(suite.api.app);
+      try {
+        const res = await ops.http().get('/metrics');
+        expect(res.status).toBe(200);
+        expect(res.headers['content-type']).toMatch(/^text\/plain/);
+        expect(res.headers['cache-control']).toBe('no-store');
+        expect(res.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/healthz",status_code="200"\} \d+/);
+        expect(res.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\(unmatched\)",status_code="404"\} \d+/);
+        expect(res.text).not.toContain('does-not-exist');
+        expect((await ops.http().get('/readyz')).body).toEqual({ status: 'ready', checks: { database: 'up', redis: 'up' } });
+      } finally {
+        await ops.close();
+      }
+    });
+
+    it('does not serve /metrics on the partner port: 401 without a key, 404 with one', async () => {
+      expectProblem(await suite.api.http().get('/metrics'), 401, 'unauthenticated');
+      const res = await suite.api.http().get('/metrics').set(suite.org.auth);
+      expectProblem(res, 404, 'not_found');
+      expect(res.text).not.toContain('http_request_duration_seconds');
     });
   });
 });

@@ -1,5 +1,5 @@
 import { TcpProxy } from '@app/core/testing';
-import { RunningHttpApp, startApi, startStudio } from '../support/apps';
+import { RunningHttpApp, startApi, startOps, startStudio } from '../support/apps';
 import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
@@ -46,14 +46,21 @@ describe('readiness', () => {
     }
   });
 
-  it('the studio exposes health and metrics too', async () => {
+  it('the studio exposes health on its port and metrics on its ops port', async () => {
     const studio: RunningHttpApp = await startStudio(suite.env);
     try {
       expect((await studio.http().get('/healthz')).body).toEqual({ status: 'ok' });
       expect((await studio.http().get('/readyz')).status).toBe(200);
-      const metrics = await studio.http().get('/metrics');
-      expect(metrics.text).toContain('http_request_duration_seconds');
-      expect(metrics.text).toContain('process_resident_memory_bytes');
+      // Metrics on its ops port only, never on the embed origin browsers reach.
+      expectProblem(await studio.http().get('/metrics'), 404, 'not_found');
+      const ops = await startOps(studio.app);
+      try {
+        const metrics = await ops.http().get('/metrics');
+        expect(metrics.text).toContain('http_request_duration_seconds');
+        expect(metrics.text).toContain('process_resident_memory_bytes');
+      } finally {
+        await ops.close();
+      }
     } finally {
       await studio.close();
     }

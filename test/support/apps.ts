@@ -3,12 +3,13 @@ import { configureApiApp } from '@apps/api/api.app';
 import { StudioModule } from '@apps/studio/studio.module';
 import { configureStudioApp } from '@apps/studio/studio.app';
 import { WorkerModule } from '@apps/worker/worker.module';
-import { Clock, ConfigOverrides, createHttpAdapter } from '@app/core';
+import { Clock, ConfigOverrides, createHttpAdapter, opsDependencies, startOpsServer } from '@app/core';
 import { LogCapture } from '@app/core/testing';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import { Logger } from 'nestjs-pino';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { TestEnvironment } from './environment';
 
@@ -75,4 +76,21 @@ export async function startWorker(env: TestEnvironment, opts: StartOptions = {})
   const app = await moduleRef.init();
   app.useLogger(app.get(Logger));
   return app;
+}
+
+export interface RunningOpsServer {
+  url: string;
+  http: () => ReturnType<typeof request>;
+  close: () => Promise<void>;
+}
+
+/** An application's ops server (health and metrics, as on API_OPS_PORT, STUDIO_OPS_PORT, WORKER_PORT), on a free port. */
+export async function startOps(app: INestApplicationContext): Promise<RunningOpsServer> {
+  const server = await startOpsServer(opsDependencies(app), 0, '127.0.0.1');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    http: () => request(url),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { createHttpAdapter, exitOnConfigError, loadConfig } from '@app/core';
+import { createHttpAdapter, exitOnConfigError, loadConfig, serveOps } from '@app/core';
+import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
@@ -17,6 +18,8 @@ async function main(): Promise<void> {
   await configureApiApp(app);
   await app.listen(config.ports.api, config.host);
   app.get(Logger).log(`api listening on ${config.host}:${config.ports.api} (public URL ${config.publicApiUrl})`);
+  const ops = await serveOps(app, config.ports.apiOps, config.host);
+  app.get(Logger).log(`api health and metrics on ${config.host}:${(ops.address() as AddressInfo).port}`);
 }
 
 void main();

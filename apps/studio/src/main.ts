@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { createHttpAdapter, exitOnConfigError, loadConfig } from '@app/core';
+import { createHttpAdapter, exitOnConfigError, loadConfig, serveOps } from '@app/core';
+import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
@@ -17,6 +18,8 @@ async function main(): Promise<void> {
   await configureStudioApp(app);
   await app.listen(config.ports.studio, config.host);
   app.get(Logger).log(`studio listening on ${config.host}:${config.ports.studio} (embed origin ${config.publicEmbedOrigin})`);
+  const ops = await serveOps(app, config.ports.studioOps, config.host);
+  app.get(Logger).log(`studio health and metrics on ${config.host}:${(ops.address() as AddressInfo).port}`);
 }
 
 void main();

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { AppConfig, exitOnConfigError, HealthService, loadConfig, MetricsService, startOpsServer } from '@app/core';
+import { exitOnConfigError, loadConfig, serveOps } from '@app/core';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { WorkerModule } from './worker.module';
@@ -13,15 +13,8 @@ async function main(): Promise<void> {
   });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
-  const ops = await startOpsServer(
-    { health: app.get(HealthService), metrics: app.get(MetricsService), problemBaseUrl: config.publicApiUrl, config },
-    config.ports.worker,
-    config.host,
-  );
+  await serveOps(app, config.ports.worker, config.host);
   app.get(Logger).log(`worker health and metrics on ${config.host}:${config.ports.worker}`);
-  const closeOps = () => ops.close();
-  process.once('SIGTERM', closeOps);
-  process.once('SIGINT', closeOps);
 }
 
 main().catch((e: Error) => {

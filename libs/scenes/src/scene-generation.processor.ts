@@ -1,4 +1,4 @@
-import { BlobStore, Clock, JobName, OnJob } from '@app/core';
+import { BlobStore, Clock, isInfrastructureError, JobName, OnJob } from '@app/core';
 import { GenerationError, GenerationRequest, SceneGenerator, SceneSpec, SourceImageInput } from '@app/generation';
 import { ImageAssetsService } from '@app/image-assets';
 import { OperationEntity, OperationError, OperationFailures, OperationsRepository } from '@app/operations';
@@ -53,6 +53,9 @@ export class SceneGenerationProcessor {
       }
       throw new Error('scene version kept moving');
     } catch (e) {
+      // The database (or Redis) is away: the job waits for it without spending an attempt
+      // (JobWorkerHost). A provider's network failure is a GenerationError and is not this.
+      if (!(e instanceof GenerationError) && isInfrastructureError(e)) throw e;
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       const failure = safeFailure(e);
       if (e instanceof GenerationError) {
@@ -65,7 +68,8 @@ export class SceneGenerationProcessor {
         // Recorded; make BullMQ stop retrying and count the job as failed.
         throw new UnrecoverableError(failure.error.code);
       }
-      throw e instanceof Error ? e : new Error('generation failed');
+      // Our code only: BullMQ keeps the message in Redis, and provider output stays out of it.
+      throw e instanceof GenerationError ? new Error(e.code) : e instanceof Error ? e : new Error('generation failed');
     }
   }
 

@@ -1,4 +1,4 @@
-import { AppConfig, Clock, JobName, QueueName, QueueService } from '@app/core';
+import { AppConfig, Clock, JobName, QueueName, QueueService, RedisCircuit } from '@app/core';
 import { OperationEntity, OperationsRepository } from '@app/operations';
 import { Injectable, Logger } from '@nestjs/common';
 
@@ -18,17 +18,20 @@ export class SceneJobs {
     private readonly operations: OperationsRepository,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly circuit: RedisCircuit,
   ) {}
 
-  /** Throws when Redis is unreachable; the caller decides whether that matters. */
+  /** Throws when Redis is unreachable or its circuit open; the caller decides whether that matters. */
   async enqueue(op: Pick<OperationEntity, 'id' | 'kind'>): Promise<void> {
-    await this.queues.add(
-      { name: JOB_FOR_KIND[op.kind], data: { operationId: op.id } },
-      {
-        jobId: op.id,
-        attempts: this.config.generation.attempts,
-        backoff: { type: 'exponential', delay: this.config.generation.backoffMs },
-      },
+    await this.circuit.run(() =>
+      this.queues.add(
+        { name: JOB_FOR_KIND[op.kind], data: { operationId: op.id } },
+        {
+          jobId: op.id,
+          attempts: this.config.generation.attempts,
+          backoff: { type: 'exponential', delay: this.config.generation.backoffMs },
+        },
+      ),
     );
     await this.operations.markEnqueued([op.id], this.clock.now());
   }
@@ -49,7 +52,9 @@ export class SceneJobs {
     if (now - this.depth.at > 1000) {
       this.depth.at = now;
       try {
-        const counts = await this.queues.queue(QueueName.Scenes).getJobCounts('waiting', 'delayed', 'prioritized', 'active');
+        const counts = await this.circuit.run(() =>
+          this.queues.queue(QueueName.Scenes).getJobCounts('waiting', 'delayed', 'prioritized', 'active'),
+        );
         this.depth.waiting = Object.values(counts).reduce((a, b) => a + b, 0);
       } catch {
         this.depth.waiting = 0;

@@ -21,8 +21,8 @@ function setRateLimitHeaders(res: Response, s: RateLimitState): void {
   res.setHeader('ratelimit-policy', `${s.limit};w=${s.windowSeconds}`);
 }
 
-/** Routes anyone may call: probes, metrics and the API description. */
-export const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/v1/openapi.json']);
+/** Routes anyone may call: probes and the API description (metrics live on the ops port). */
+export const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/v1/openapi.json']);
 
 const logger = new Logger('PartnerAuth');
 

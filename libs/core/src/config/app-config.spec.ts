@@ -5,7 +5,7 @@ describe(loadConfig.name, () => {
 
   it('applies the contract defaults', () => {
     const config = sut({});
-    expect(config.ports).toEqual({ api: 3000, studio: 3001, worker: 3002 });
+    expect(config.ports).toEqual({ api: 3000, studio: 3001, worker: 3002, apiOps: 3003, studioOps: 3004 });
     expect(config.database.url).toBe('postgres://postgres@127.0.0.1:5432/scene_studio');
     expect(config.redis.url).toBe('redis://127.0.0.1:6379');
     expect(config.publicApiUrl).toBe('http://localhost:3000');
@@ -23,6 +23,8 @@ describe(loadConfig.name, () => {
     ['API_PORT', '12abc'],
     ['STUDIO_PORT', '-1'],
     ['WORKER_PORT', 'x'],
+    ['API_OPS_PORT', '-1'],
+    ['STUDIO_OPS_PORT', '65536'],
     ['DATABASE_URL', 'mysql://localhost/db'],
     ['REDIS_URL', 'localhost:6379'],
     ['PUBLIC_API_URL', 'ftp://x'],

@@ -16,7 +16,7 @@ export class ConfigError extends Error {
 export class AppConfig {
   readonly env: 'development' | 'production' | 'test';
   readonly host: string;
-  readonly ports: { api: number; studio: number; worker: number };
+  readonly ports: { api: number; studio: number; worker: number; apiOps: number; studioOps: number };
   readonly database: { url: string; poolSize: number };
   readonly redis: { url: string };
   readonly publicApiUrl: string;
@@ -49,7 +49,7 @@ export class AppConfig {
   constructor(v: EnvironmentVariables) {
     this.env = v.NODE_ENV as AppConfig['env'];
     this.host = v.HOST;
-    this.ports = { api: v.API_PORT, studio: v.STUDIO_PORT, worker: v.WORKER_PORT };
+    this.ports = { api: v.API_PORT, studio: v.STUDIO_PORT, worker: v.WORKER_PORT, apiOps: v.API_OPS_PORT, studioOps: v.STUDIO_OPS_PORT };
     this.database = { url: v.DATABASE_URL, poolSize: v.DATABASE_POOL_SIZE };
     this.redis = { url: v.REDIS_URL };
     this.publicApiUrl = v.PUBLIC_API_URL.replace(/\/+$/, '');

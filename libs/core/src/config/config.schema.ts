@@ -50,6 +50,22 @@ export class EnvironmentVariables {
   @Max(65535)
   WORKER_PORT: number;
 
+  /**
+   * The api's and the studio's operations ports: `/metrics` (and `/healthz`, `/readyz`) for
+   * Prometheus and orchestrators, kept off the public ports. 0 picks any free port (tests).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  API_OPS_PORT: number;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  STUDIO_OPS_PORT: number;
+
   @IsUrl({ protocols: ['postgres', 'postgresql'], require_tld: false, require_protocol: true })
   DATABASE_URL: string;
 
@@ -225,6 +241,8 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   API_PORT: '3000',
   STUDIO_PORT: '3001',
   WORKER_PORT: '3002',
+  API_OPS_PORT: '3003',
+  STUDIO_OPS_PORT: '3004',
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/scene_studio',
   DATABASE_POOL_SIZE: '10',
   REDIS_URL: 'redis://127.0.0.1:6379',

@@ -1,5 +1,19 @@
-/** Socket-level failures: the dependency is unreachable or went away mid-request. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+/**
+ * Socket-level failures: the dependency is unreachable or went away mid-request. `EOPENBREAKER`
+ * is opossum's answer while a circuit breaker holds calls to a failing dependency back.
+ */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+  'EOPENBREAKER',
+]);
 
 /**
  * PostgreSQL's own "not now" answers (SQLSTATE): connection exceptions (class 08), the server

@@ -1,8 +1,6 @@
-import { Controller, Get, Header, Res } from '@nestjs/common';
+import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { DomainError, ErrorCode } from '../errors';
-import { MetricsService } from '../metrics';
 import { HealthService } from './health.service';
 
 export function notReadyError(checks: Record<string, string>): DomainError {
@@ -18,10 +16,7 @@ export function notReadyError(checks: Record<string, string>): DomainError {
 @ApiExcludeController()
 @Controller()
 export class HealthController {
-  constructor(
-    private readonly health: HealthService,
-    private readonly metrics: MetricsService,
-  ) {}
+  constructor(private readonly health: HealthService) {}
 
   @Get('healthz')
   @Header('cache-control', 'no-store')
@@ -35,11 +30,5 @@ export class HealthController {
     const report = await this.health.readiness();
     if (!report.ready) throw notReadyError(report.checks);
     return { status: 'ready', checks: report.checks };
-  }
-
-  @Get('metrics')
-  async prometheus(@Res() res: Response): Promise<void> {
-    const { contentType, body } = await this.metrics.render();
-    res.set({ 'content-type': contentType, 'cache-control': 'no-store' }).send(body);
   }
 }

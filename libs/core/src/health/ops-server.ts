@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { INestApplicationContext } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { DomainError, ErrorCode } from '../errors';
 import { AppConfig } from '../config';
@@ -10,13 +11,21 @@ import { MetricsService } from '../metrics';
 import { notReadyError } from './health.controller';
 import { HealthService } from './health.service';
 
+export interface OpsServerDependencies {
+  health: HealthService;
+  metrics: MetricsService;
+  problemBaseUrl: string;
+  config: AppConfig;
+}
+
 /**
- * The worker's only HTTP surface: health and metrics for orchestrators and Prometheus. A plain
- * Express app (the worker is an application context, not a Nest HTTP app) with the same request
- * ids, headers and problem details as the api and the studio.
+ * Every process's operations port: health and metrics for orchestrators and Prometheus, the
+ * worker's only HTTP surface and the only place the api and the studio serve `/metrics`, so it
+ * never faces partners or browsers (API_OPS_PORT, STUDIO_OPS_PORT, WORKER_PORT). A plain Express
+ * app, apart from the Nest application, with the same request ids, headers and problem details.
  */
 export function startOpsServer(
-  deps: { health: HealthService; metrics: MetricsService; problemBaseUrl: string; config: AppConfig },
+  deps: OpsServerDependencies,
   port: number,
   host: string,
 ): Promise<Server> {
@@ -52,4 +61,22 @@ export function startOpsServer(
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));
   });
+}
+
+/** The ops server's dependencies, taken from a running application. */
+export function opsDependencies(app: INestApplicationContext): OpsServerDependencies {
+  const config = app.get(AppConfig);
+  return { health: app.get(HealthService), metrics: app.get(MetricsService), problemBaseUrl: config.publicApiUrl, config };
+}
+
+/**
+ * Starts the ops server of a process's `main` and closes it on SIGTERM/SIGINT, beside the
+ * application's own shutdown hooks (the process exits when those are done).
+ */
+export async function serveOps(app: INestApplicationContext, port: number, host: string): Promise<Server> {
+  const server = await startOpsServer(opsDependencies(app), port, host);
+  const close = () => server.close();
+  process.once('SIGTERM', close);
+  process.once('SIGINT', close);
+  return server;
 }

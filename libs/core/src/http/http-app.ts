@@ -27,7 +27,7 @@ declare global {
 }
 
 /** Probes are scraped every few seconds; logging each would drown the request log. */
-const UNLOGGED_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+const UNLOGGED_ROUTES = new Set(['/healthz', '/readyz']);
 
 /**
  * Idle keep-alive connections are kept this long: longer than the 60 s idle timeout of common load

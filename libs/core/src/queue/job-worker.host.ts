@@ -1,8 +1,10 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { Job, Worker } from 'bullmq';
+import { DelayedError, Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { AppConfig } from '../config';
+import { isInfrastructureError } from '../errors';
 import { MetricsService } from '../metrics';
 import { createRedis } from '../redis';
 import { OnJob } from './job-handler.decorator';
@@ -10,6 +12,13 @@ import { JOB_QUEUE, JOB_SCHEDULES, JobName, QueueName } from './queue.constants'
 import { QueueService } from './queue.service';
 
 type Handler = (data: unknown, job: Job) => Promise<unknown>;
+
+/** Waits between tries while a dependency is down: 1 s, doubling, at most 15 s. */
+export const OUTAGE_RETRY = { firstDelayMs: 1000, maxDelayMs: 15_000 } as const;
+
+export function outageDelayMs(consecutive: number): number {
+  return Math.min(OUTAGE_RETRY.maxDelayMs, OUTAGE_RETRY.firstDelayMs * 2 ** Math.min(consecutive, 16));
+}
 
 export class JobHandlerRegistryError extends Error {
   override name = 'JobHandlerRegistryError';
@@ -33,6 +42,11 @@ export function checkHandlers(declared: readonly string[], found: readonly strin
 /**
  * Hosts the BullMQ workers of the worker process. Handlers are `@OnJob` service methods found
  * at boot. On shutdown the workers stop taking jobs and running ones get a bounded time to finish.
+ *
+ * A handler that fails because PostgreSQL or Redis is unavailable (`isInfrastructureError`) has
+ * not failed its job: the job goes back to the delayed set without spending an attempt and is
+ * tried again after 1 s, 2 s, 4 s … at most 15 s, for as long as the outage lasts. Attempts are
+ * for failures of the work itself; an outage of minutes must not fail what partners were promised.
  */
 @Injectable()
 export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -43,6 +57,8 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
   private readonly connections: Redis[] = [];
   private readonly jobDuration;
   private readonly queueDepth;
+  /** Consecutive outage deferrals per job id, for the backoff (a worker restart starts over at 1 s). */
+  private readonly deferrals = new LRUCache<string, number>({ max: 10_000 });
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -77,7 +93,7 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
     for (const queueName of Object.values(QueueName)) {
       const connection = createRedis(this.config, 'bullmq', `worker-${queueName}`);
       this.connections.push(connection);
-      const worker = new Worker(queueName, (job) => this.process(queueName, job), {
+      const worker = new Worker(queueName, (job, token) => this.process(queueName, job, token), {
         connection,
         prefix: this.config.queuePrefix,
         concurrency: this.config.worker.concurrency,
@@ -127,7 +143,7 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
     checkHandlers(Object.values(JobName), found);
   }
 
-  private async process(queue: QueueName, job: Job): Promise<unknown> {
+  private async process(queue: QueueName, job: Job, token: string | undefined): Promise<unknown> {
     const handler = this.handlers.get(job.name);
     if (!handler) {
       // A job left by an older or newer release: skipping beats crashing every replica.
@@ -137,11 +153,34 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
     const end = this.jobDuration.startTimer({ queue, job: job.name });
     try {
       const result = await handler(job.data, job);
+      this.deferrals.delete(job.id!);
       end({ outcome: 'completed' });
       return result;
     } catch (e) {
+      if (isInfrastructureError(e) && token && (await this.defer(job, token, e as Error))) {
+        end({ outcome: 'deferred' });
+        throw new DelayedError();
+      }
+      this.deferrals.delete(job.id!);
       end({ outcome: 'failed' });
       throw e;
     }
+  }
+
+  /** Puts the job back for later without spending an attempt; false when even that is impossible. */
+  private async defer(job: Job, token: string, cause: Error): Promise<boolean> {
+    const consecutive = this.deferrals.get(job.id!) ?? 0;
+    const delayMs = outageDelayMs(consecutive);
+    try {
+      await job.moveToDelayed(Date.now() + delayMs, token);
+    } catch {
+      // Redis is away too: let BullMQ retry it as a failed attempt (or the stalled-job check).
+      return false;
+    }
+    this.deferrals.set(job.id!, consecutive + 1);
+    this.logger.warn(
+      `job ${job.id} (${job.name}) waits for a dependency (${cause.message}); next try in ${delayMs} ms, no attempt spent`,
+    );
+    return true;
   }
 }

@@ -1,10 +1,10 @@
 import { Global, Injectable, Logger, Module } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppConfig } from '../config';
-import { DomainError, ErrorCode } from '../errors';
-import { InjectRedis } from '../redis';
+import { DomainError, ErrorCode, isInfrastructureError } from '../errors';
+import { InjectRedis, RedisCircuit } from '../redis';
 
 export interface RateLimitState {
   limit: number;
@@ -112,11 +112,25 @@ export class TokenAllowances {
   }
 }
 
+/** Takes `points` from a rate-limiter-flexible limiter: all of them, or what is left below the limit. */
+async function reserveFrom(limiter: RateLimiterAbstract, limit: number, key: string, points: number): Promise<Reservation> {
+  try {
+    const res = await limiter.consume(key, points);
+    return { granted: points, remaining: res.remainingPoints, msBeforeReset: res.msBeforeNext };
+  } catch (e) {
+    if (!(e instanceof RateLimiterRes)) throw e;
+    // Refused as a whole: the counter went past the limit; what was below it is still ours.
+    const granted = Math.max(0, Math.min(points, limit - (e.consumedPoints - points)));
+    return { granted, remaining: 0, msBeforeReset: e.msBeforeNext };
+  }
+}
+
 /**
  * The organization rate limit: a fixed-window counter per organization in Redis, shared by every
- * api replica, spent through per-process allowances (above). When Redis is unreachable an
- * in-process limiter with the same budget takes over, so a Redis blip neither blocks partners
- * nor removes the limit entirely.
+ * api replica, spent through per-process allowances (above). When Redis is unreachable, frozen
+ * or its circuit open, the limit fails open to an in-process limiter with the same budget: a
+ * Redis incident neither blocks partners nor removes the limit, at the price of admitting up to
+ * one budget per api replica while it lasts (docs/operations.md).
  */
 @Injectable()
 export class RateLimiter {
@@ -125,26 +139,24 @@ export class RateLimiter {
   private readonly limit: number;
   private readonly windowSeconds: number;
 
-  constructor(config: AppConfig, @InjectRedis() redis: Redis) {
+  constructor(config: AppConfig, @InjectRedis() redis: Redis, circuit: RedisCircuit) {
     this.limit = config.rateLimit.requests;
     this.windowSeconds = config.rateLimit.windowSeconds;
+    const local = new RateLimiterMemory({ points: this.limit, duration: this.windowSeconds });
     const shared = new RateLimiterRedis({
       storeClient: redis,
       keyPrefix: `${config.queuePrefix}:ratelimit`,
       points: this.limit,
       duration: this.windowSeconds,
       rejectIfRedisNotReady: true,
-      insuranceLimiter: new RateLimiterMemory({ points: this.limit, duration: this.windowSeconds }),
+      insuranceLimiter: local,
     });
     this.allowances = new TokenAllowances(this.limit, this.windowSeconds, async (key, points) => {
       try {
-        const res = await shared.consume(key, points);
-        return { granted: points, remaining: res.remainingPoints, msBeforeReset: res.msBeforeNext };
+        return await circuit.run(() => reserveFrom(shared, this.limit, key, points));
       } catch (e) {
-        if (!(e instanceof RateLimiterRes)) throw e;
-        // Refused as a whole: the counter went past the limit; what was below it is still ours.
-        const granted = Math.max(0, Math.min(points, this.limit - (e.consumedPoints - points)));
-        return { granted, remaining: 0, msBeforeReset: e.msBeforeNext };
+        if (!isInfrastructureError(e)) throw e;
+        return reserveFrom(local, this.limit, key, points);
       }
     });
   }

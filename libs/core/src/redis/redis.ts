@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, Module, OnApplicationShutdown, Global } from '@nestjs/common';
 import IORedis, { Redis, RedisOptions } from 'ioredis';
 import { AppConfig } from '../config';
+import { RedisCircuit } from './redis-circuit';
 
 export const REDIS = Symbol('REDIS');
 export const InjectRedis = () => Inject(REDIS);
@@ -47,7 +48,8 @@ class RedisCloser implements OnApplicationShutdown {
   providers: [
     { provide: REDIS, inject: [AppConfig], useFactory: (c: AppConfig) => createRedis(c, 'commands', 'commands') },
     RedisCloser,
+    RedisCircuit,
   ],
-  exports: [REDIS],
+  exports: [REDIS, RedisCircuit],
 })
 export class RedisModule {}

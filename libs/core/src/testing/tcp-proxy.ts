@@ -2,11 +2,13 @@ import { createServer, connect, Server, Socket } from 'node:net';
 
 /**
  * A TCP pass-through a test can cut, to make Postgres or Redis unreachable for one application
- * without touching the real servers other test files use.
+ * without touching the real servers other test files use, or freeze, to make it look hung:
+ * connections stay open and accepted, nothing comes back until it thaws.
  */
 export class TcpProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
+  private frozen = false;
   port = 0;
 
   constructor(
@@ -23,6 +25,7 @@ export class TcpProxy {
         s.on('error', () => s.destroy());
       }
       client.pipe(upstream).pipe(client);
+      if (this.frozen) for (const s of [client, upstream]) s.pause();
     });
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.port = (this.server.address() as { port: number }).port;
@@ -36,6 +39,18 @@ export class TcpProxy {
     const server = this.server;
     this.server = null;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Stops forwarding in both directions; bytes wait in the sockets' buffers. */
+  freeze(): void {
+    this.frozen = true;
+    for (const s of this.sockets) s.pause();
+  }
+
+  /** Forwards again, the held bytes first. */
+  thaw(): void {
+    this.frozen = false;
+    for (const s of this.sockets) s.resume();
   }
 
   /** Accepts connections again on the same port. */
