@@ -1,12 +1,11 @@
-import { ErrorCode } from '@app/core';
 import fc from 'fast-check';
-import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { createEmbedSession } from '../factories/embed.factory';
 import { image } from '../factories/images';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { createScene, uploadImage } from '../factories/scene.factory';
 import { setUpSuite } from '../support/suite';
+import { fire, FuzzRequest, HOSTILE_TEXT, pct } from './fuzz-support';
 
 /**
  * A seeded fuzz of the partner API, driven by its own OpenAPI document: every operation gets
@@ -19,48 +18,9 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 5000);
 const CONCURRENCY = 16;
 
-interface FuzzRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body?: Buffer;
-}
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
-
 type Schema = Record<string, any>;
 
-/** Text that has broken parsers and databases before. */
-const HOSTILE_TEXT = [
-  '',
-  ' ',
-  '\u0000',
-  'a\u0000b',
-  '\ud800',
-  'x\udc00y',
-  '\u202Eevil',
-  '\u2066isolated',
-  '🌲'.repeat(300),
-  'a'.repeat(5000),
-  `${'a'.repeat(30_000)}@${'a'.repeat(30_000)}`,
-  'jane@example.com',
-  "'; DROP TABLE scenes; --",
-  '<script>alert(1)</script>',
-  '../../etc/passwd',
-  '%00%ff%E0%A4%A',
-  '{"__proto__":{"admin":true}}',
-  'null',
-  '\r\nX-Injected: 1',
-];
-
 const ID_PREFIXES = ['scn', 'op', 'img', 'es', 'org', 'key'];
-
-/** Percent-encodes every UTF-8 byte (encodeURIComponent throws on a lone surrogate). */
-const pct = (s: string): string => [...Buffer.from(s, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
 
 function resolve(doc: Schema, schema: Schema | undefined): Schema {
   if (schema?.$ref) return doc.components.schemas[String(schema.$ref).split('/').pop()!] as Schema;
@@ -213,63 +173,10 @@ describe('fuzzing the partner API from its OpenAPI document', () => {
     return fc.sample(fc.oneof(...operations), { seed: SEED, numRuns: REQUESTS });
   }
 
-  function send(port: number, agent: http.Agent, r: FuzzRequest): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const req = http.request(
-        { host: '127.0.0.1', port, method: r.method, path: r.path, agent, headers: { ...r.headers, ...(r.body ? { 'content-length': r.body.length } : {}) } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-        },
-      );
-      req.on('error', reject);
-      req.setTimeout(30_000, () => req.destroy(new Error(`${r.method} ${r.path} timed out`)));
-      req.end(r.body);
-    });
-  }
-
   it(`${REQUESTS} seeded requests (seed ${SEED}): no 5xx, every error a contract problem, nothing internal`, async () => {
     const all = requests();
     expect(all).toHaveLength(REQUESTS);
-    const port = Number(new URL(suite.api.url).port);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-    const codes = new Set<string>(Object.values(ErrorCode));
-    const failures: string[] = [];
-    const statuses: Record<number, number> = {};
-    let next = 0;
-    const worker = async () => {
-      while (next < all.length) {
-        const r = all[next++];
-        let a: Answer;
-        try {
-          a = await send(port, agent, r);
-        } catch (e) {
-          failures.push(`${r.method} ${r.path.slice(0, 120)}: ${(e as Error).message}`);
-          continue;
-        }
-        statuses[a.status] = (statuses[a.status] ?? 0) + 1;
-        const where = `${r.method} ${r.path.slice(0, 120)} → ${a.status}`;
-        if (a.status >= 500) failures.push(`${where}: ${a.text.slice(0, 300)}`);
-        if (!a.headers['x-request-id']) failures.push(`${where}: no X-Request-Id`);
-        if (a.status >= 400 && r.method !== 'HEAD') {
-          let body: { code?: string; requestId?: string } = {};
-          try {
-            body = JSON.parse(a.text);
-          } catch {
-            failures.push(`${where}: not JSON: ${a.text.slice(0, 100)}`);
-          }
-          if (a.headers['content-type'] !== 'application/problem+json; charset=utf-8') failures.push(`${where}: content-type ${a.headers['content-type']}`);
-          if (!body.code || !codes.has(body.code)) failures.push(`${where}: code ${body.code}`);
-          if (body.requestId !== a.headers['x-request-id']) failures.push(`${where}: requestId differs from X-Request-Id`);
-        }
-        if (/\bat \w+ \(|node_modules|SELECT |INSERT |QueryFailedError/.test(a.text) || a.text.includes(suite.org.apiKey) || a.text.includes(other.apiKey)) {
-          failures.push(`${where}: leaks internals: ${a.text.slice(0, 200)}`);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    agent.destroy();
+    const { failures, statuses } = await fire(suite.api.url, all, CONCURRENCY, [suite.org.apiKey, other.apiKey]);
     expect(failures.slice(0, 20)).toEqual([]);
     // The run reached deep code, not only the front door.
     expect(Object.keys(statuses).map(Number)).toEqual(expect.arrayContaining([200, 201, 202, 204, 400, 401, 404, 413, 415, 422]));
