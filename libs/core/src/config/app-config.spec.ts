@@ -51,6 +51,12 @@ describe(loadConfig.name, () => {
     expect(() => sut({ API_PORT: 'x', LOG_LEVEL: 'y' })).toThrow(/API_PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*API_PORT/);
   });
 
+  it('refuses an ops port equal to its public port, and accepts 0 (any free port)', () => {
+    expect(() => sut({ API_PORT: '8080', API_OPS_PORT: '8080' })).toThrow(/API_OPS_PORT must differ from API_PORT/);
+    expect(() => sut({ STUDIO_PORT: '8081', STUDIO_OPS_PORT: '8081' })).toThrow(/STUDIO_OPS_PORT must differ from STUDIO_PORT/);
+    expect(sut({ API_OPS_PORT: '0', STUDIO_OPS_PORT: '0' }).ports).toMatchObject({ apiOps: 0, studioOps: 0 });
+  });
+
   it('requires a provider URL for the http generator', () => {
     expect(() => sut({ GENERATOR: 'http' })).toThrow(/GENERATION_PROVIDER_URL/);
     expect(sut({ GENERATOR: 'http', GENERATION_PROVIDER_URL: 'http://gen.internal:8080' }).generation.providerUrl).toBe(

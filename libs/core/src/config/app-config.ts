@@ -105,6 +105,13 @@ export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.Proce
   if (vars.GENERATOR === 'http' && !vars.GENERATION_PROVIDER_URL) {
     problems.push('GENERATION_PROVIDER_URL must be set when GENERATOR is "http"');
   }
+  // An ops port equal to its public port would put /metrics back on it, or fail to bind.
+  for (const [ops, open] of [
+    ['API_OPS_PORT', 'API_PORT'],
+    ['STUDIO_OPS_PORT', 'STUDIO_PORT'],
+  ] as const) {
+    if (vars[ops] !== 0 && vars[ops] === vars[open]) problems.push(`${ops} must differ from ${open}`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return new AppConfig(vars);
 }
