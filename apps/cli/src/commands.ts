@@ -6,7 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { CliModule } from './cli.module';
 import { printResult } from './output';
 
-type Json = { json?: boolean };
+export type Json = { json?: boolean };
 
 async function withServices<T>(config: AppConfig, fn: (orgs: OrganizationsService) => Promise<T>): Promise<T> {
   const app: INestApplicationContext = await NestFactory.createApplicationContext(CliModule.forRoot(config), {

@@ -13,11 +13,16 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
     .showHelpAfterError()
     .exitOverride();
   const json = ['--json', 'print one JSON object on stdout and nothing else'] as const;
+  // commander hands actions untyped options; each command function states the shape it reads.
+  const act =
+    <O extends c.Json>(command: (config: AppConfig, o: O) => Promise<void>) =>
+    (o: O) =>
+      run((cfg) => command(cfg, o), !!o.json);
 
   program.command('migrate').description('run pending database migrations')
     .option('--create-database', 'create the database first when it does not exist (local development)')
     .option(...json)
-    .action((o) => run((cfg) => c.migrate(cfg, o), !!o.json));
+    .action(act(c.migrate));
 
   const org = program.command('org').description('organizations');
   org.command('create').description('create an organization and its first API key')
@@ -25,27 +30,27 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
     .option('--test', 'test organization: sk_test_ keys, may embed on http://localhost:<port>')
     .option('--origin <origin>', 'approved HTTPS origin (repeatable)', collect, [])
     .option(...json)
-    .action((o) => run((cfg) => c.orgCreate(cfg, o), !!o.json));
+    .action(act(c.orgCreate));
   org.command('list').description('list organizations and their origins').option(...json)
-    .action((o) => run((cfg) => c.orgList(cfg, o), !!o.json));
+    .action(act(c.orgList));
   org.command('bootstrap-local').description('create the local test organization if the database has none').option(...json)
-    .action((o) => run((cfg) => c.orgBootstrapLocal(cfg, o), !!o.json));
+    .action(act(c.orgBootstrapLocal));
 
   const key = program.command('key').description('API keys');
   key.command('create').description('issue a new API key').requiredOption('--org <organizationId>').option(...json)
-    .action((o) => run((cfg) => c.keyCreate(cfg, o), !!o.json));
+    .action(act(c.keyCreate));
   key.command('revoke').description('revoke an API key').requiredOption('--key <keyId>').option(...json)
-    .action((o) => run((cfg) => c.keyRevoke(cfg, o), !!o.json));
+    .action(act(c.keyRevoke));
   key.command('list').description('list keys of an organization (no secrets)').requiredOption('--org <organizationId>').option(...json)
-    .action((o) => run((cfg) => c.keyList(cfg, o), !!o.json));
+    .action(act(c.keyList));
 
   const origin = program.command('origin').description('approved embed origins');
   origin.command('add').requiredOption('--org <organizationId>').requiredOption('--origin <origin>').option(...json)
-    .action((o) => run((cfg) => c.originAdd(cfg, o), !!o.json));
+    .action(act(c.originAdd));
   origin.command('remove').requiredOption('--org <organizationId>').requiredOption('--origin <origin>').option(...json)
-    .action((o) => run((cfg) => c.originRemove(cfg, o), !!o.json));
+    .action(act(c.originRemove));
   origin.command('list').requiredOption('--org <organizationId>').option(...json)
-    .action((o) => run((cfg) => c.originList(cfg, o), !!o.json));
+    .action(act(c.originList));
   return program;
 }
 

@@ -30,12 +30,52 @@ const CREATION = `
   c.progress AS creation_progress, c.error_code AS creation_error_code, c.error_message AS creation_error_message,
   c.error_retryable AS creation_error_retryable`;
 
-function creationOf(r: Record<string, any>, status: string): { progress: number | null; error: SceneFailure | null } {
+type SceneStatus = SessionWithScene['scene']['status'];
+
+/** The creating operation's columns, as CREATION selects them. */
+interface CreationColumns {
+  creation_progress: number | null;
+  creation_error_code: string | null;
+  creation_error_message: string | null;
+  creation_error_retryable: boolean | null;
+}
+
+/** A row of `findOne`. */
+interface SessionRow extends CreationColumns {
+  id: string;
+  organization_id: string;
+  scene_id: string;
+  origin: string;
+  mode: EmbedSessionEntity['mode'];
+  theme: EmbedSessionEntity['theme'];
+  secret_hash: string;
+  created_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+  revoked_reason: EmbedSessionEntity['revokedReason'];
+  scene_deleted_at: Date | null;
+  scene_status: SceneStatus;
+  scene_version: number | null;
+  scene_source_asset_id: string | null;
+}
+
+/** A row of `watch`. */
+interface WatchRow extends CreationColumns {
+  id: string;
+  revoked_at: Date | null;
+  expires_at: Date;
+  deleted_at: Date | null;
+  status: SceneStatus;
+  current_version: number | null;
+  edits_updated_at: Date | null;
+}
+
+function creationOf(r: CreationColumns, status: SceneStatus): { progress: number | null; error: SceneFailure | null } {
   return {
     progress: status === 'generating' ? (r.creation_progress ?? 0) : null,
     error:
       status === 'failed' && r.creation_error_code
-        ? { code: r.creation_error_code, message: r.creation_error_message, retryable: r.creation_error_retryable ?? false }
+        ? { code: r.creation_error_code, message: r.creation_error_message ?? '', retryable: r.creation_error_retryable ?? false }
         : null,
   };
 }
@@ -88,7 +128,7 @@ export class EmbedSessionsRepository {
   }
 
   private async findOne(where: string, params: unknown[]): Promise<SessionWithScene | null> {
-    const rows: Array<Record<string, any>> = await this.db.query(
+    const rows = await this.db.query<SessionRow[]>(
       `SELECT es.id, es.organization_id, es.scene_id, es.origin, es.mode, es.theme, es.secret_hash, es.created_at,
               es.expires_at, es.revoked_at, es.revoked_reason,
               s.deleted_at AS scene_deleted_at, s.status AS scene_status, s.current_version AS scene_version,
@@ -128,7 +168,7 @@ export class EmbedSessionsRepository {
   /** The watched state of many sessions in one query: one per studio process and tick. */
   async watch(ids: string[]): Promise<WatchedState[]> {
     if (ids.length === 0) return [];
-    const rows: Array<Record<string, any>> = await this.db.query(
+    const rows = await this.db.query<WatchRow[]>(
       `SELECT es.id, es.revoked_at, es.expires_at, s.deleted_at, s.status, s.current_version, ${CREATION},
               (SELECT max(o.updated_at) FROM operations o WHERE o.scene_id = s.id AND o.kind = 'scene.edit') AS edits_updated_at
          FROM embed_sessions es JOIN scenes s ON s.id = es.scene_id

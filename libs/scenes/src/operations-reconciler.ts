@@ -51,7 +51,7 @@ export class OperationsReconciler implements OnApplicationBootstrap, OnApplicati
     const runner = this.db.createQueryRunner();
     await runner.connect();
     try {
-      const [{ locked }]: { locked: boolean }[] = await runner.query(`SELECT pg_try_advisory_lock($1) AS locked`, [RECONCILER_LOCK]);
+      const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock($1) AS locked`, [RECONCILER_LOCK])) as { locked: boolean }[];
       if (!locked) return 0;
       try {
         return await this.pass();

@@ -6,6 +6,13 @@ import { PROBLEM_SCHEMA } from './problem.schema';
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 
+/** The parts of an OpenAPI response object written below. */
+interface ResponseObject {
+  description?: string;
+  content?: Record<string, unknown>;
+  headers?: Record<string, unknown>;
+}
+
 /** Errors any authenticated operation can answer with, whatever it does. */
 const COMMON_ERRORS: Record<string, string> = {
   '401': 'Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`.',
@@ -52,12 +59,13 @@ export function buildOpenApiDocument(app: NestExpressApplication): OpenAPIObject
   document.components.schemas = { ...(document.components.schemas ?? {}), Problem: PROBLEM_SCHEMA as never };
 
   for (const pathItem of Object.values(document.paths)) {
-    for (const op of Object.values(pathItem) as Array<Record<string, any>>) {
-      if (!op || typeof op !== 'object' || !op.responses) continue;
+    for (const op of Object.values(pathItem) as unknown[]) {
+      if (!op || typeof op !== 'object' || !('responses' in op) || !op.responses) continue;
+      const responses = op.responses as Record<string, ResponseObject>;
       for (const [status, description] of Object.entries(COMMON_ERRORS)) {
-        op.responses[status] = op.responses[status] ?? { description };
+        responses[status] = responses[status] ?? { description };
       }
-      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+      for (const [status, response] of Object.entries(responses)) {
         const code = Number(status);
         if (code >= 400) {
           response.content = { 'application/problem+json': { schema: PROBLEM_REF } };

@@ -107,7 +107,10 @@ export async function readSingleFile(request: Request, response: Response, limit
   const parse = parseUpload(limit);
   const stand = body as unknown as Request;
   try {
-    await new Promise<void>((resolve, reject) => parse(stand, response, (error?: unknown) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      // multer reports its failures as Error objects (MulterError and the stream's own).
+      parse(stand, response, (error?: unknown) => (error ? reject(error instanceof Error ? error : new Error('upload parse failed')) : resolve())),
+    );
   } catch (e) {
     body.detach();
     throw toDomainError(e, limit);

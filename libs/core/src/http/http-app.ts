@@ -186,7 +186,7 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
   const instance = adapter.getInstance<Express>();
   const cacheControl = options.defaultCacheControl ?? 'no-store';
   adapter.drainTimeoutMs = config.shutdownTimeoutMs;
-  const server = app.getHttpServer() as Server;
+  const server: Server = app.getHttpServer();
   configureServerTimeouts(server, config);
   answerParserErrors(server, config.publicApiUrl);
 

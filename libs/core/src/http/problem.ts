@@ -115,7 +115,7 @@ export function mapError(error: unknown): MappedError {
   // Express's router cannot decode a path parameter (a broken percent-encoding).
   if (error instanceof URIError) return { code: ErrorCode.BadRequest, detail: 'The request URL is malformed.', unexpected: false };
   const status = error instanceof HttpException ? error.getStatus() : (statusOfForeignError(error) ?? 500);
-  switch (status) {
+  switch (status as HttpStatus) {
     case HttpStatus.NOT_FOUND:
       return { code: ErrorCode.NotFound, detail: DomainError.notFound().message, unexpected: false };
     case HttpStatus.METHOD_NOT_ALLOWED:

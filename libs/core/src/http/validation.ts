@@ -28,7 +28,7 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
     const own = Object.entries(e.constraints ?? {}).map(([constraint, message]) => ({
       field,
       // A validator may name its own code through `context: { code }`.
-      code: (e.contexts?.[constraint]?.code as string | undefined) ?? FIELD_CODES[constraint] ?? 'invalid',
+      code: (e.contexts?.[constraint] as { code?: string } | undefined)?.code ?? FIELD_CODES[constraint] ?? 'invalid',
       message: constraint === 'whitelistValidation' ? `${field} is not a known field` : message,
     }));
     return [...own, ...toFieldErrors(e.children ?? [], field)];

@@ -56,7 +56,6 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
   /** BullMQ leaves connections it was given open; they are closed with the workers. */
   private readonly connections: Redis[] = [];
   private readonly jobDuration;
-  private readonly queueDepth;
   /** Consecutive outage deferrals per job id, for the backoff (a worker restart starts over at 1 s). */
   private readonly deferrals = new LRUCache<string, number>({ max: 10_000 });
 
@@ -73,7 +72,8 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
       'outcome',
     ] as const, [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]);
     const producers = this.queues;
-    this.queueDepth = metrics.gauge('queue_jobs', 'Jobs per queue and state', ['queue', 'state'] as const, async function () {
+    // Collected on each scrape; registered once, nothing to keep.
+    metrics.gauge('queue_jobs', 'Jobs per queue and state', ['queue', 'state'] as const, async function () {
       this.reset();
       for (const name of Object.values(QueueName)) {
         const counts = await producers.queue(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
@@ -133,7 +133,7 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
     for (const wrapper of this.discovery.getProviders()) {
       const instance = wrapper.instance as Record<string, unknown> | undefined;
       if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
-      for (const method of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
+      for (const method of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance) as object)) {
         const name = this.discovery.getMetadataByDecorator(OnJob, wrapper, method);
         if (!name) continue;
         found.push(name);

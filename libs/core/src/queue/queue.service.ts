@@ -20,7 +20,7 @@ export class QueueService implements OnApplicationShutdown {
   private readonly connection: Redis;
   private readonly queues = new Map<QueueName, Queue>();
 
-  constructor(private readonly config: AppConfig) {
+  constructor(config: AppConfig) {
     this.connection = createRedis(config, 'commands', 'queue-producer');
     // Producers must fail fast when Redis is away (callers fall back to the reconciler);
     // BullMQ still needs a connection without a per-request retry cap for its own scripts.

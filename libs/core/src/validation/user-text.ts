@@ -23,6 +23,7 @@ export interface UserTextRules {
   notEmailLike?: boolean;
 }
 
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
 
 const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();

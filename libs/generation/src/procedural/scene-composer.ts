@@ -85,7 +85,7 @@ export function composeScene(input: ComposeInput, overrides: Partial<PromptTrait
   const pickColor = colorPicker({ autumn: traits.autumn, snowCover: traits.snowCover, sourcePalette });
   const props: PropSpec[] = [];
   const focalArea = { center: [0, -6] as [number, number], radius: 16 };
-  let focal: PropSpec | null = null;
+  let focal: PropSpec | null;
   if (traits.biome === 'city') {
     const tower: PropSpec[] = scatterProps(ground, [], 'building', 1, prng, pickColor, { center: [0, 0], radius: 3 });
     for (const t of tower) t.scale[1] = round(Math.max(t.scale[1], 42));

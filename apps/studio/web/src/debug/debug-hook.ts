@@ -54,8 +54,8 @@ export function installDebugHook(app: StudioApp): void {
       const rig = viewport.rig;
       const horizontalFov = (2 * Math.atan(Math.tan((c.fov * Math.PI) / 360) * c.aspect) * 180) / Math.PI;
       return {
-        position: c.position.toArray() as [number, number, number],
-        quaternion: c.quaternion.toArray() as [number, number, number, number],
+        position: c.position.toArray(),
+        quaternion: c.quaternion.toArray(),
         fov: c.fov,
         horizontalFov,
         aspect: c.aspect,

@@ -90,7 +90,7 @@ export class GamepadInput {
 
   /** The first connected pad; tests may stub getGamepads with plain objects. */
   private firstPad(): Gamepad | null {
-    let pads: ReadonlyArray<Gamepad | null> = [];
+    let pads: ReadonlyArray<Gamepad | null>;
     try {
       pads = typeof navigator.getGamepads === 'function' ? [...navigator.getGamepads()] : [];
     } catch {

@@ -86,16 +86,7 @@ export class PerformPanel {
     this.focal.addEventListener('input', () => this.rig.setFocalLength(Number(this.focal.value)));
 
     this.dofToggle = h('input', { attrs: { type: 'checkbox', id: 'dof-toggle', 'aria-describedby': 'dof-note' } });
-    this.dofToggle.addEventListener('change', async () => {
-      const wanted = this.dofToggle.checked;
-      const ok = await this.hooks.setDepthOfField(wanted);
-      if (wanted && !ok) {
-        this.dofToggle.checked = false;
-        this.dofToggle.disabled = true;
-        this.dofNote.hidden = false;
-        this.dofNote.textContent = 'Depth of field is not available on this graphics hardware.';
-      }
-    });
+    this.dofToggle.addEventListener('change', () => void this.toggleDepthOfField());
 
     this.focus = slider('focus-distance', 0, 1000, 1);
     this.focus.addEventListener('input', () => this.rig.setFocusDistance(sliderToFocus(Number(this.focus.value))));
@@ -120,13 +111,7 @@ export class PerformPanel {
       className: 'button',
       attrs: { type: 'button', id: 'spacemouse-connect' },
       on: {
-        click: async () => {
-          try {
-            await this.hooks.connectSpaceMouse();
-          } catch {
-            this.spaceMouseStatus.textContent = 'The 3D mouse could not be opened. The page embedding the studio may not allow it.';
-          }
-        },
+        click: () => void this.connectSpaceMouse(),
       },
     }, [icon([...ICONS.gamepad]), 'Connect 3D mouse']);
 
@@ -250,6 +235,25 @@ export class PerformPanel {
       : status.connected
         ? `3D mouse connected: ${status.name ?? 'SpaceMouse'}`
         : 'No 3D mouse connected.';
+  }
+
+  private async toggleDepthOfField(): Promise<void> {
+    const wanted = this.dofToggle.checked;
+    const ok = await this.hooks.setDepthOfField(wanted);
+    if (wanted && !ok) {
+      this.dofToggle.checked = false;
+      this.dofToggle.disabled = true;
+      this.dofNote.hidden = false;
+      this.dofNote.textContent = 'Depth of field is not available on this graphics hardware.';
+    }
+  }
+
+  private async connectSpaceMouse(): Promise<void> {
+    try {
+      await this.hooks.connectSpaceMouse();
+    } catch {
+      this.spaceMouseStatus.textContent = 'The 3D mouse could not be opened. The page embedding the studio may not allow it.';
+    }
   }
 }
 

@@ -135,7 +135,7 @@ export class DepthOfFieldPass {
     const u = this.material.uniforms;
     u.tColor.value = this.target.texture;
     u.tDepth.value = this.target.depthTexture;
-    u.resolution.value.set(width, height);
+    (u.resolution.value as Vector2).set(width, height);
     // Blur radius cap grows with resolution so the look does not change with the frame size.
     u.maxBlur.value = Math.max(6, width * 0.012);
   }

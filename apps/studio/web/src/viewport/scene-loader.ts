@@ -1,4 +1,4 @@
-import { Box3, Mesh, Sphere, TextureLoader, type Material, type Object3D, type Texture } from 'three';
+import { Box3, Mesh, Sphere, TextureLoader, type BufferGeometry, type Material, type Object3D, type Texture } from 'three';
 import { GLTFLoader, type GLTFLoaderPlugin, type GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
 export interface LoadedModel {
@@ -36,8 +36,9 @@ export function disposeModel(root: Object3D): void {
   const textures = new Set<Texture>();
   root.traverse((node) => {
     if (!(node instanceof Mesh)) return;
-    node.geometry.dispose();
-    for (const material of Array.isArray(node.material) ? node.material : [node.material]) materials.add(material);
+    const mesh = node as Mesh<BufferGeometry, Material | Material[]>;
+    mesh.geometry.dispose();
+    for (const material of Array.isArray(mesh.material) ? mesh.material : [mesh.material]) materials.add(material);
   });
   for (const material of materials) {
     for (const value of Object.values(material)) {

@@ -1,0 +1,48 @@
+/**
+ * Import boundaries, checked by `npm run lint` (dependency-cruiser). The lib chain is the one in
+ * the README: each lib may import only the libs listed for it; libs never import apps; an app
+ * never imports another app; the studio's web page imports only types from the server code;
+ * no cycles anywhere.
+ */
+const LIB_DEPENDENCIES = {
+  core: [],
+  'image-assets': ['core'],
+  generation: ['core', 'image-assets'],
+  operations: ['core'],
+  organizations: ['core'],
+  scenes: ['core', 'generation', 'image-assets', 'operations'],
+  'embed-sessions': ['core', 'organizations', 'scenes'],
+};
+
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', from: {}, to: { circular: true } },
+    { name: 'libs-never-import-apps', severity: 'error', from: { path: '^libs/' }, to: { path: '^apps/' } },
+    {
+      name: 'apps-never-import-each-other',
+      severity: 'error',
+      from: { path: '^apps/([^/]+)/' },
+      to: { path: '^apps/', pathNot: '^apps/$1/' },
+    },
+    {
+      name: 'web-page-imports-only-types-from-the-server',
+      severity: 'error',
+      from: { path: '^apps/studio/web/' },
+      to: { path: '^(libs|apps/(api|cli|worker|studio/src))/', dependencyTypesNot: ['type-only'] },
+    },
+    ...Object.entries(LIB_DEPENDENCIES).map(([lib, allowed]) => ({
+      name: `lib-chain-${lib}`,
+      comment: `libs/${lib} may import ${allowed.length ? allowed.join(', ') : 'no other lib'} (README)`,
+      severity: 'error',
+      from: { path: `^libs/${lib}/` },
+      to: { path: '^libs/', pathNot: `^libs/(${[lib, ...allowed].join('|')})/` },
+    })),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|node_modules)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};
