@@ -70,7 +70,9 @@ async function makeImages() {
   };
   const large = { ...(await describe(largePng)), noiseAmplitude: amplitude };
   const small = await describe(smallPng);
-  log(`large: ${large.width}×${large.height}, ${large.bytes} bytes (${mib(large.bytes, 2)} MiB); small: ${small.width}×${small.height}, ${small.bytes} bytes`);
+  log(
+    `large: ${large.width}×${large.height}, ${large.bytes} bytes (${mib(large.bytes, 2)} MiB); small: ${small.width}×${small.height}, ${small.bytes} bytes`,
+  );
   return { large, small };
 }
 
@@ -199,7 +201,10 @@ function scrapeMemoryMetrics(port) {
   let running = true;
   const loop = (async () => {
     while (running) {
-      const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
+      const text = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+        (r) => r.text(),
+        () => '',
+      );
       for (const n of names) {
         const m = new RegExp(`^${n}(?:\\{[^}]*\\})? ([\\d.e+]+)$`, 'm').exec(text);
         if (m) peaks[n] = Math.max(peaks[n], Number(m[1]));
@@ -247,10 +252,45 @@ function summarize(load, fileBytes) {
     // The server leaves a waiting upload unread, so its body cannot be sent in full.
     waited: load.results.filter((r) => r.sent - r.started > WAITED_MS).length,
     failed: load.results.filter((r) => r.status !== 201).length,
-    latency: { p50: percentile(lat((r) => r.ended - r.started), 50), p90: percentile(lat((r) => r.ended - r.started), 90), max: percentile(lat((r) => r.ended - r.started), 100) },
+    latency: {
+      p50: percentile(
+        lat((r) => r.ended - r.started),
+        50,
+      ),
+      p90: percentile(
+        lat((r) => r.ended - r.started),
+        90,
+      ),
+      max: percentile(
+        lat((r) => r.ended - r.started),
+        100,
+      ),
+    },
     // Until the last body byte reached the kernel: an upload waiting for a slot is not read.
-    send: { p50: percentile(lat((r) => r.sent - r.started), 50), p90: percentile(lat((r) => r.sent - r.started), 90), max: percentile(lat((r) => r.sent - r.started), 100) },
-    afterSend: { p50: percentile(lat((r) => r.ended - r.sent), 50), p90: percentile(lat((r) => r.ended - r.sent), 90) },
+    send: {
+      p50: percentile(
+        lat((r) => r.sent - r.started),
+        50,
+      ),
+      p90: percentile(
+        lat((r) => r.sent - r.started),
+        90,
+      ),
+      max: percentile(
+        lat((r) => r.sent - r.started),
+        100,
+      ),
+    },
+    afterSend: {
+      p50: percentile(
+        lat((r) => r.ended - r.sent),
+        50,
+      ),
+      p90: percentile(
+        lat((r) => r.ended - r.sent),
+        90,
+      ),
+    },
     validate: all201.map((r) => serverTimingValidate(r.headers)).filter(Number.isFinite),
   };
 }
@@ -306,7 +346,8 @@ function printSummary(images, baseline, api) {
   );
   out.push(
     `- uploads in flight at the deadline finished later and are not counted: api ${a.afterWindow} within ` +
-      `${fmt((a.drainedMs - api.load.durationMs) / 1000, 1)} s` + (b ? `, baseline ${b.afterWindow}` : ''),
+      `${fmt((a.drainedMs - api.load.durationMs) / 1000, 1)} s` +
+      (b ? `, baseline ${b.afterWindow}` : ''),
   );
   const cpuText = (c, sec) => {
     // No Redis column here: Redis counts as other work (the meter's own `other` leaves it out).
@@ -326,7 +367,14 @@ function printSummary(images, baseline, api) {
   out.push(
     h.table([
       ['api resident memory', 'baseline MiB', 'peak MiB', 'growth MiB', 'target', 'result'],
-      ['VmRSS during the load', mib(m.baseline), mib(m.peak), mib(growth), `< ${TARGET_RSS_GROWTH_BYTES / MiB} MiB`, pass(growth < TARGET_RSS_GROWTH_BYTES)],
+      [
+        'VmRSS during the load',
+        mib(m.baseline),
+        mib(m.peak),
+        mib(growth),
+        `< ${TARGET_RSS_GROWTH_BYTES / MiB} MiB`,
+        pass(growth < TARGET_RSS_GROWTH_BYTES),
+      ],
     ]),
   );
   out.push(
@@ -345,7 +393,11 @@ function printSummary(images, baseline, api) {
         `external (Buffers) ${mib(s0.external)} → ${mib(k.external)} MiB`,
     );
   }
-  out.push(`- VmRSS, max of each second of the load, MiB: ${perSecondMax(m.timeline).map((v) => mib(v, 0)).join(' ')}`);
+  out.push(
+    `- VmRSS, max of each second of the load, MiB: ${perSecondMax(m.timeline)
+      .map((v) => mib(v, 0))
+      .join(' ')}`,
+  );
   out.push('');
 
   const v50 = percentile(api.validation, 50);

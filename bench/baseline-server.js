@@ -186,7 +186,15 @@ function operationJson(op) {
   const updatedAt = op.updated_at.toISOString();
   if (op.status === 'processing') return { operationId: op.id, status: 'processing', createdAt, updatedAt };
   if (op.status === 'succeeded') {
-    return { operationId: op.id, status: 'succeeded', sceneId: op.scene_id, version: op.version, createdAt, updatedAt, completedAt: op.completed_at.toISOString() };
+    return {
+      operationId: op.id,
+      status: 'succeeded',
+      sceneId: op.scene_id,
+      version: op.version,
+      createdAt,
+      updatedAt,
+      completedAt: op.completed_at.toISOString(),
+    };
   }
   const error = { code: op.error_code, message: op.error_message, retryable: op.error_retryable ?? false };
   return { operationId: op.id, status: 'failed', error, createdAt, updatedAt, completedAt: op.completed_at.toISOString() };
@@ -352,8 +360,7 @@ const server = http.createServer((req, res) => {
   // Ready once the queue's Redis connection is: the api's readiness also waits for Redis.
   if (req.method === 'GET' && path === '/readyz') {
     work = Promise.resolve(producer.status === 'ready' ? send(res, 200, { status: 'ok' }) : send(res, 503, { status: producer.status }));
-  }
-  else if (req.method === 'POST' && path === '/v1/scenes') work = createScene(req, res);
+  } else if (req.method === 'POST' && path === '/v1/scenes') work = createScene(req, res);
   else {
     const m = req.method === 'GET' ? OPERATION_PATH.exec(path) : null;
     work = m ? getOperation(req, res, m[1]) : Promise.resolve(send(res, 404, { code: 'not_found' }));

@@ -98,7 +98,9 @@ h.runBench(async () => {
         for (let attempt = 0; ; attempt++) {
           const quiet = await waitForQuiet({ maxBusy: options.quietPercent / 100, timeoutMs: options.quietTimeout * 1000 });
           if (!quiet.quiet) log(`the machine is still ${fmt(quiet.busy * 100, 0)}% busy without us; measuring anyway`);
-          log(`round ${round}/${options.rounds}: ${scenario} against ${side.name} (${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s)`);
+          log(
+            `round ${round}/${options.rounds}: ${scenario} against ${side.name} (${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s)`,
+          );
           const r = await measure({
             url: `http://127.0.0.1:${side.port}`,
             connections: options.connections,
@@ -136,13 +138,20 @@ h.runBench(async () => {
   const tally = await queueTally(stack);
   for (const side of sides) await side.proc.stop();
 
-  const results = Object.fromEntries(SCENARIOS.map((scenario) => [scenario, Object.fromEntries(names.map((n) => [n, merge(runs[scenario][n])]))]));
+  const results = Object.fromEntries(
+    SCENARIOS.map((scenario) => [scenario, Object.fromEntries(names.map((n) => [n, merge(runs[scenario][n])]))]),
+  );
   const logStats = await countLines(stack.logFile);
   const compareLogStats = stack.compare ? await countLines(stack.compare.logFile) : null;
   const passed = report(results, cpu, e2e, { api: logStats, compare: compareLogStats }, { repeated, disturbed }, tally);
   if (options.out) {
-    const compare = stack.compare ? { label: options.compareLabel, dist: resolve(h.ROOT, options.compareDist), logStats: compareLogStats } : null;
-    writeFileSync(options.out, JSON.stringify({ options, sides: names, results, cpu, e2e, logStats, compare, tally, repeated, disturbed, passed }, null, 2));
+    const compare = stack.compare
+      ? { label: options.compareLabel, dist: resolve(h.ROOT, options.compareDist), logStats: compareLogStats }
+      : null;
+    writeFileSync(
+      options.out,
+      JSON.stringify({ options, sides: names, results, cpu, e2e, logStats, compare, tally, repeated, disturbed, passed }, null, 2),
+    );
   }
   return passed ? 0 : 1;
 });
@@ -162,7 +171,12 @@ async function startStack() {
     // Same environment (database, queue prefix, PUBLIC_API_URL, log level) on a port of its own.
     const port = await h.freePort();
     const compareLog = requestLogFile(`scene-studio-bench-${stack.queuePrefix}-${options.compareLabel}.log`);
-    const proc = await h.startApp(stack, 'api', { dist: options.compareDist, stdoutFile: compareLog, port, label: `${options.compareLabel} api` });
+    const proc = await h.startApp(stack, 'api', {
+      dist: options.compareDist,
+      stdoutFile: compareLog,
+      port,
+      label: `${options.compareLabel} api`,
+    });
     compare = { ...proc, port, logFile: compareLog };
     log(`${options.compareLabel} api (${resolve(h.ROOT, options.compareDist)}) on :${port} (pid ${proc.pid}), request log → ${compareLog}`);
   }
@@ -236,20 +250,23 @@ function createRequests(stack) {
 
 function request(port, method, path, { headers = {}, body, agent } = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          /* not JSON */
-        }
-        resolve({ status: res.statusCode, headers: res.headers, text, json });
-      });
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path, agent, headers: body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json = null;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            /* not JSON */
+          }
+          resolve({ status: res.statusCode, headers: res.headers, text, json });
+        });
+      },
+    );
     req.on('error', reject);
     req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${path} timed out`)));
     req.end(body);
@@ -289,15 +306,22 @@ async function checkEquivalent(stack, sides, operationId) {
   const path = `/v1/operations/${operationId}`;
   const polled = await Promise.all(sides.map((s) => request(s.port, 'GET', path, { headers })));
   const same = (a, b) =>
-    a.status === b.status && a.text === b.text && a.headers['retry-after'] === b.headers['retry-after'] && a.headers['cache-control'] === b.headers['cache-control'];
+    a.status === b.status &&
+    a.text === b.text &&
+    a.headers['retry-after'] === b.headers['retry-after'] &&
+    a.headers['cache-control'] === b.headers['cache-control'];
   if (polled[0].status !== 200 || !polled.every((a) => same(a, polled[0]))) throw disagree(`GET ${path}`, polled);
-  if (polled[0].json.status !== 'processing' || !polled[0].headers['retry-after']) throw new Error(`expected a processing operation with Retry-After: ${polled[0].text}`);
+  if (polled[0].json.status !== 'processing' || !polled[0].headers['retry-after'])
+    throw new Error(`expected a processing operation with Retry-After: ${polled[0].text}`);
 
   // One creation through the api (the reference) and one through the baseline.
   const key = randomUUID();
   const viaApi = await createScene(stack, { key });
   const viaBaseline = await createScene(stack, { port: baseline.port });
-  for (const [who, c] of [['api', viaApi], ['baseline', viaBaseline]]) {
+  for (const [who, c] of [
+    ['api', viaApi],
+    ['baseline', viaBaseline],
+  ]) {
     if (c.status !== 202 || !/^op_/.test(c.json?.operationId ?? '') || c.headers.location !== `/v1/operations/${c.json.operationId}`) {
       throw new Error(`${who} POST /v1/scenes answered ${c.status} (Location ${c.headers.location}): ${c.text}`);
     }
@@ -306,12 +330,22 @@ async function checkEquivalent(stack, sides, operationId) {
     throw new Error(`creation bodies differ in shape:\n  api      ${viaApi.text}\n  baseline ${viaBaseline.text}`);
   }
   const readBack = await Promise.all(sides.map((s) => request(s.port, 'GET', viaBaseline.headers.location, { headers })));
-  if (readBack[0].status !== 200 || !readBack.every((a) => same(a, readBack[0]))) throw disagree(`GET of the baseline's ${viaBaseline.headers.location}`, readBack);
+  if (readBack[0].status !== 200 || !readBack.every((a) => same(a, readBack[0])))
+    throw disagree(`GET of the baseline's ${viaBaseline.headers.location}`, readBack);
 
   // The baseline's job must be in the queue like the api's (name and options), its operation marked enqueued.
-  const [apiJob, baselineJob] = await Promise.all([enqueuedJob(stack, viaApi.json.operationId), enqueuedJob(stack, viaBaseline.json.operationId)]);
-  if (apiJob.name !== baselineJob.name || !isDeepStrictEqual(apiJob.opts, baselineJob.opts) || Object.keys(apiJob.data).join() !== Object.keys(baselineJob.data).join()) {
-    throw new Error(`the baseline enqueues another job than the api:\n  api      ${JSON.stringify(apiJob)}\n  baseline ${JSON.stringify(baselineJob)}`);
+  const [apiJob, baselineJob] = await Promise.all([
+    enqueuedJob(stack, viaApi.json.operationId),
+    enqueuedJob(stack, viaBaseline.json.operationId),
+  ]);
+  if (
+    apiJob.name !== baselineJob.name ||
+    !isDeepStrictEqual(apiJob.opts, baselineJob.opts) ||
+    Object.keys(apiJob.data).join() !== Object.keys(baselineJob.data).join()
+  ) {
+    throw new Error(
+      `the baseline enqueues another job than the api:\n  api      ${JSON.stringify(apiJob)}\n  baseline ${JSON.stringify(baselineJob)}`,
+    );
   }
 
   // The api's idempotency record, replayed by every side; another body under that key refused by
@@ -328,7 +362,9 @@ async function checkEquivalent(stack, sides, operationId) {
   }
   const reused = await oneByOne((s) => createScene(stack, { port: s.port, key, prompt: `${PROMPT}, at night` }));
   if (!reused.every((r) => r.status === 422)) throw disagree(`Idempotency-Key ${key} with another body (expected 422)`, reused);
-  log(`equivalence checked: ${sides.map((s) => s.name).join(', ')} answer alike; the baseline enqueues ${baselineJob.name} jobs as the api does`);
+  log(
+    `equivalence checked: ${sides.map((s) => s.name).join(', ')} answer alike; the baseline enqueues ${baselineJob.name} jobs as the api does`,
+  );
 }
 
 /**
@@ -348,7 +384,16 @@ async function queueTally(stack) {
     const deadline = Date.now() + 10_000;
     for (;;) {
       const { rows } = await db.query('SELECT count(*)::int AS accepted, count(enqueued_at)::int AS enqueued FROM operations');
-      const counts = await queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active', 'completed', 'failed', 'paused', 'waiting-children');
+      const counts = await queue.getJobCounts(
+        'waiting',
+        'delayed',
+        'prioritized',
+        'active',
+        'completed',
+        'failed',
+        'paused',
+        'waiting-children',
+      );
       const tally = { ...rows[0], jobs: Object.values(counts).reduce((a, b) => a + b, 0) };
       if ((tally.accepted === tally.enqueued && tally.enqueued === tally.jobs) || Date.now() > deadline) return tally;
       await sleep(200);
@@ -368,9 +413,12 @@ async function waitForEnqueued(stack, side) {
   const started = performance.now();
   try {
     for (;;) {
-      const { rows } = await db.query(`SELECT count(*)::int AS pending FROM operations WHERE enqueued_at IS NULL AND status = 'processing'`);
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS pending FROM operations WHERE enqueued_at IS NULL AND status = 'processing'`,
+      );
       if (rows[0].pending === 0) break;
-      if (performance.now() - started > 300_000) throw new Error(`${rows[0].pending} accepted operations still not enqueued after 5 minutes`);
+      if (performance.now() - started > 300_000)
+        throw new Error(`${rows[0].pending} accepted operations still not enqueued after 5 minutes`);
       await sleep(200);
     }
   } finally {
@@ -398,7 +446,8 @@ async function enqueuedJob(stack, operationId) {
         if (jobId !== operationId) throw new Error(`the job of ${operationId} has jobId ${jobId}`);
         return { name: job.name, data: JSON.parse(job.data), opts };
       }
-      if (Date.now() > deadline) throw new Error(`${operationId} was not enqueued within 5 s (job ${JSON.stringify(job)}, enqueued_at ${rows[0]?.enqueued_at})`);
+      if (Date.now() > deadline)
+        throw new Error(`${operationId} was not enqueued within 5 s (job ${JSON.stringify(job)}, enqueued_at ${rows[0]?.enqueued_at})`);
       await sleep(50);
     }
   } finally {
@@ -412,7 +461,9 @@ async function enqueuedJob(stack, operationId) {
 
 async function endToEnd(stack) {
   const worker = await h.startApp(stack, 'worker', { dist: options.apiDist });
-  log(`worker on :${stack.ports.worker} (pid ${worker.pid}); ${options.sceneWarmup} warm-up + ${options.scenes} scenes, one at a time, polled every ${options.pollMs} ms`);
+  log(
+    `worker on :${stack.ports.worker} (pid ${worker.pid}); ${options.sceneWarmup} warm-up + ${options.scenes} scenes, one at a time, polled every ${options.pollMs} ms`,
+  );
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const samples = [];
   try {
@@ -442,7 +493,11 @@ async function endToEnd(stack) {
     agent.destroy();
     await worker.stop();
   }
-  const pick = (k, p) => percentile(samples.map((s) => s[k]), p);
+  const pick = (k, p) =>
+    percentile(
+      samples.map((s) => s[k]),
+      p,
+    );
   const e2e = {
     n: samples.length,
     p50: pick('totalMs', 50),
@@ -492,7 +547,16 @@ function report(results, cpu, e2e, logStats, interference, tally) {
   for (const scenario of SCENARIOS) {
     for (const side of names) {
       const r = results[scenario][side];
-      rows.push([label[scenario], side, fmt(r.rps, 0), fmt(r.p50, 2), fmt(r.p99, 2), r.errors, r.responses, cpuText(sumCpu(cpu[scenario][side]))]);
+      rows.push([
+        label[scenario],
+        side,
+        fmt(r.rps, 0),
+        fmt(r.p50, 2),
+        fmt(r.p99, 2),
+        r.errors,
+        r.responses,
+        cpuText(sumCpu(cpu[scenario][side])),
+      ]);
     }
   }
   const poll = results.poll;
@@ -518,7 +582,10 @@ function report(results, cpu, e2e, logStats, interference, tally) {
     ['polling p50, api ÷ baseline', fmt(ratio(poll.api.p50, poll.baseline.p50), 2)],
     [`server CPU per request, polling: ${cpuSides.join(' / ')}`, cpuSides.map((side) => perRequestUs('poll', side)).join(' / ')],
     [`server CPU per request, creation: ${cpuSides.join(' / ')}`, cpuSides.map((side) => perRequestUs('create', side)).join(' / ')],
-    ['creation p50 / p99, api ÷ baseline', `${fmt(ratio(create.api.p50, create.baseline.p50), 2)} / ${fmt(ratio(create.api.p99, create.baseline.p99), 2)}`],
+    [
+      'creation p50 / p99, api ÷ baseline',
+      `${fmt(ratio(create.api.p50, create.baseline.p50), 2)} / ${fmt(ratio(create.api.p99, create.baseline.p99), 2)}`,
+    ],
   ];
   if (e2e) {
     checks.push(['end to end p50, POST → succeeded', `${fmt(e2e.p50, 0)} ms`, `< ${TARGETS.e2eP50Ms} ms`, e2e.p50 < TARGETS.e2eP50Ms]);
@@ -540,7 +607,11 @@ function report(results, cpu, e2e, logStats, interference, tally) {
   const perRound = [['scenario', 'server', ...Array.from({ length: options.rounds }, (_, i) => `round ${i + 1} req/s · p50 · p99`)]];
   for (const scenario of SCENARIOS) {
     for (const side of names) {
-      perRound.push([label[scenario], side, ...results[scenario][side].perRound.map((x) => `${fmt(x.rps, 0)} · ${fmt(x.p50, 2)} · ${fmt(x.p99, 2)}`)]);
+      perRound.push([
+        label[scenario],
+        side,
+        ...results[scenario][side].perRound.map((x) => `${fmt(x.rps, 0)} · ${fmt(x.p50, 2)} · ${fmt(x.p99, 2)}`),
+      ]);
     }
   }
 

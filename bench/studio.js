@@ -214,7 +214,11 @@ async function startHarness(dir) {
 }
 
 async function startStack(harnessOrigin) {
-  const stack = await h.prepareStack({ apps: ['api', 'studio', 'worker'], orgName: 'Bench studio', note: ` (may embed on ${harnessOrigin})` });
+  const stack = await h.prepareStack({
+    apps: ['api', 'studio', 'worker'],
+    orgName: 'Bench studio',
+    note: ` (may embed on ${harnessOrigin})`,
+  });
   const [api, studio, worker] = await Promise.all(['api', 'studio', 'worker'].map((app) => h.startApp(stack, app)));
   const { ports } = stack;
   log(`api :${ports.api} (pid ${api.pid}), studio :${ports.studio} (pid ${studio.pid}), worker :${ports.worker} (pid ${worker.pid})`);
@@ -242,7 +246,8 @@ async function generateScene(stack) {
       log(`scene ${op.json.sceneId} ready (version ${op.json.version})`);
       return op.json.sceneId;
     }
-    if (op.status !== 200 || op.json?.status === 'failed' || Date.now() > deadline) throw new Error(`scene generation did not succeed: ${op.text}`);
+    if (op.status !== 200 || op.json?.status === 'failed' || Date.now() > deadline)
+      throw new Error(`scene generation did not succeed: ${op.text}`);
     await h.sleep(100);
   }
 }
@@ -428,7 +433,12 @@ function report({ runs, bundle, canvas, budgetScript, scene, repeated }) {
     '',
     h.table([
       ['target', 'measured', 'target', 'result'],
-      ['studio first frame on screen, median', `${fmt(sOn.p50, 0)} ms`, `< ${TARGET_FIRST_FRAME_MS} ms`, verdict(sOn.p50 < TARGET_FIRST_FRAME_MS)],
+      [
+        'studio first frame on screen, median',
+        `${fmt(sOn.p50, 0)} ms`,
+        `< ${TARGET_FIRST_FRAME_MS} ms`,
+        verdict(sOn.p50 < TARGET_FIRST_FRAME_MS),
+      ],
       ['studio bundle, gzipped total', kb(bundle.gzipTotal), `≤ ${kb(BUDGET_BYTES)}`, verdict(bundle.gzipTotal <= BUDGET_BYTES)],
     ]),
     '',
@@ -437,18 +447,38 @@ function report({ runs, bundle, canvas, budgetScript, scene, repeated }) {
       ['first frame on screen, studio ÷ baseline (medians)', `${fmt(sOn.p50 / bOn.p50, 2)}× (${fmt(sOn.p50 - bOn.p50, 0)} ms more)`],
       ['firstFrameAt, studio ÷ baseline (medians)', `${fmt(sFirst.p50 / bFirst.p50, 2)}×`],
       ['studio firstFrameAt < 2 s (the page hook alone)', verdict(sFirst.p50 < TARGET_FIRST_FRAME_MS)],
-      ['on screen − firstFrameAt, studio (median)', `${fmt(percentile(s.map((r) => r.presentedAt - r.firstFrameAt), 50), 0)} ms`],
+      [
+        'on screen − firstFrameAt, studio (median)',
+        `${fmt(
+          percentile(
+            s.map((r) => r.presentedAt - r.firstFrameAt),
+            50,
+          ),
+          0,
+        )} ms`,
+      ],
       ['gzipped JS+CSS fetched on load', kb(onLoadGzip)],
-      ['index-*.js over HTTP (transfer / body / decoded)', transfer ? `${kb(transfer.transfer)} / ${kb(transfer.encoded)} / ${kb(transfer.decoded)}` : 'n/a'],
+      [
+        'index-*.js over HTTP (transfer / body / decoded)',
+        transfer ? `${kb(transfer.transfer)} / ${kb(transfer.encoded)} / ${kb(transfer.decoded)}` : 'n/a',
+      ],
       ['baseline script (decoded)', kb(b[0].scriptBytes)],
-      ['pairs kept although disturbed (others > ' + options.maxOther + ' cores)', `${disturbed} of ${s.length} (${repeated} pairs measured again)`],
+      [
+        'pairs kept although disturbed (others > ' + options.maxOther + ' cores)',
+        `${disturbed} of ${s.length} (${repeated} pairs measured again)`,
+      ],
       ['scripts/check-bundle-budget.js', `exit ${budgetScript.status}`],
     ]),
     '',
     h.table(fileRows),
     '',
     'per load, ms — studio firstFrameAt / on screen · baseline firstFrameAt / on screen:',
-    s.map((r, i) => `  ${i + 1}: ${fmt(r.firstFrameAt, 0)} / ${fmt(r.presentedAt, 0)} · ${fmt(b[i].firstFrameAt, 0)} / ${fmt(b[i].presentedAt, 0)}${r.disturbed ? `  (disturbed: others used ${fmt(r.othersCores, 2)} cores)` : ''}`).join('\n'),
+    s
+      .map(
+        (r, i) =>
+          `  ${i + 1}: ${fmt(r.firstFrameAt, 0)} / ${fmt(r.presentedAt, 0)} · ${fmt(b[i].firstFrameAt, 0)} / ${fmt(b[i].presentedAt, 0)}${r.disturbed ? `  (disturbed: others used ${fmt(r.othersCores, 2)} cores)` : ''}`,
+      )
+      .join('\n'),
     '',
   ];
   process.stdout.write(out.join('\n') + '\n');

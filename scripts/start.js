@@ -63,7 +63,13 @@ const { result } = concurrently(
             name: 'partner',
             command: `${node} examples/partner-app/server.js`,
             prefixColor: 'yellow',
-            env: { ...env, PARTNER_API_KEY: key, PARTNER_API_URL: apiUrl, PARTNER_EMBED_ORIGIN: embedOrigin, PARTNER_APP_PORT: partnerPort },
+            env: {
+              ...env,
+              PARTNER_API_KEY: key,
+              PARTNER_API_URL: apiUrl,
+              PARTNER_EMBED_ORIGIN: embedOrigin,
+              PARTNER_APP_PORT: partnerPort,
+            },
           },
         ]
       : []),

@@ -10,8 +10,9 @@ function run(opts) {
   return new Promise((resolve, reject) => {
     const latencies = [];
     const statuses = new Map();
-    const instance = autocannon({ ...opts, renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false }, (err, result) =>
-      err ? reject(err) : resolve({ result, latencies, statuses }),
+    const instance = autocannon(
+      { ...opts, renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false },
+      (err, result) => (err ? reject(err) : resolve({ result, latencies, statuses })),
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       latencies.push(responseTime);

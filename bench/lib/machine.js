@@ -76,7 +76,13 @@ function delta(now, before) {
  * large `other` means the figures were disturbed.
  */
 function cpuMeter({ pid, database }) {
-  const before = { server: cpuSecondsOf(pid), ...serviceSeconds(database), bench: process.cpuUsage(), machine: machineSeconds(), at: performance.now() };
+  const before = {
+    server: cpuSecondsOf(pid),
+    ...serviceSeconds(database),
+    bench: process.cpuUsage(),
+    machine: machineSeconds(),
+    at: performance.now(),
+  };
   return () => {
     const services = serviceSeconds(database);
     const bench = process.cpuUsage(before.bench);

@@ -151,7 +151,12 @@ async function route(req, res) {
     });
     if (r.status !== 201) return json(res, r.status, r.body);
     // The URL is a bearer secret: this authenticated answer is the only way it reaches the browser.
-    return json(res, 201, { url: r.body.url, mode: r.body.mode, embedSessionId: r.body.embedSessionId }, { 'cache-control': 'private, no-store' });
+    return json(
+      res,
+      201,
+      { url: r.body.url, mode: r.body.mode, embedSessionId: r.body.embedSessionId },
+      { 'cache-control': 'private, no-store' },
+    );
   }
   return json(res, 404, { error: 'not found' });
 }
@@ -162,5 +167,7 @@ const server = createServer((req, res) => {
     if (!res.headersSent) json(res, 502, { error: 'Scene Studio request failed' });
   });
 });
-server.listen(port, host, () => log(`partner example listening on ${selfOrigin} (Scene Studio API ${apiUrl}, embed origin ${embedOrigin})`));
+server.listen(port, host, () =>
+  log(`partner example listening on ${selfOrigin} (Scene Studio API ${apiUrl}, embed origin ${embedOrigin})`),
+);
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => server.close(() => process.exit(0)));

@@ -34,7 +34,10 @@ describe('embedding the studio in a real browser', () => {
   beforeEach(() => clock.set(Date.now()));
 
   /** Drives the reference page: generate, then open the studio in `mode`. Returns the iframe. */
-  async function openThroughPartnerPage(page: Page, mode: 'edit' | 'perform' | 'edit_and_perform'): Promise<{ frame: Frame; secret: string; sessionId: string }> {
+  async function openThroughPartnerPage(
+    page: Page,
+    mode: 'edit' | 'perform' | 'edit_and_perform',
+  ): Promise<{ frame: Frame; secret: string; sessionId: string }> {
     await page.goto(partner.origin);
     await page.getByLabel('Prompt').fill('A quiet lake among pines at sunset');
     await page.getByRole('button', { name: 'Generate' }).click();
@@ -48,7 +51,9 @@ describe('embedding the studio in a real browser', () => {
     const { url } = (await res.json()) as { url: string };
     const { secret, sessionId } = parseEmbedUrl(url);
     secrets.push(secret);
-    await page.waitForFunction(() => (window as any).partnerEvents.some((e: StudioMessage) => e.type === 'ready'), undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => (window as any).partnerEvents.some((e: StudioMessage) => e.type === 'ready'), undefined, {
+      timeout: 20_000,
+    });
     const frame = page.frames().find((f) => f.url().startsWith(embedOrigin))!;
     return { frame, secret, sessionId };
   }
@@ -91,7 +96,9 @@ describe('embedding the studio in a real browser', () => {
     const res = await createEmbedSession(api, org, { sceneId, origin: partner.origin, mode: 'perform' });
     secrets.push(parseEmbedUrl(res.body.url).secret);
     const port = await freePort();
-    const evil: Server = createServer((_, r) => r.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>other</title>'));
+    const evil: Server = createServer((_, r) =>
+      r.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>other</title>'),
+    );
     await new Promise<void>((resolve) => evil.listen(port, '127.0.0.1', resolve));
     const page = await browser.newPage();
     const consoleMessages = collectConsole(page);
@@ -155,7 +162,11 @@ describe('embedding the studio in a real browser', () => {
       });
       expect(Date.now() - deletedAt).toBeLessThan(2000);
       expect((await events(page)).find((e) => e.type === 'session.ended')!.payload).toEqual({ reason: 'revoked' });
-      await pollUntil(() => frame.locator('body').innerText(), (t) => /session has ended/i.test(t), { what: 'the ended state' });
+      await pollUntil(
+        () => frame.locator('body').innerText(),
+        (t) => /session has ended/i.test(t),
+        { what: 'the ended state' },
+      );
     } finally {
       await page.close();
     }
@@ -180,12 +191,13 @@ describe('embedding the studio in a real browser', () => {
       expect(status).toBe(403);
       // The parent tries to raise the mode: refused, and nothing changes.
       await page.evaluate(() =>
-        document.querySelector('iframe')!.contentWindow!.postMessage(
-          { source: 'scene-studio', version: 1, type: 'mode.set', payload: { mode: 'edit' } },
-          '*',
-        ),
+        document
+          .querySelector('iframe')!
+          .contentWindow!.postMessage({ source: 'scene-studio', version: 1, type: 'mode.set', payload: { mode: 'edit' } }, '*'),
       );
-      await page.waitForFunction(() => (window as any).partnerEvents.some((e: StudioMessage) => e.type === 'error'), undefined, { timeout: 5000 });
+      await page.waitForFunction(() => (window as any).partnerEvents.some((e: StudioMessage) => e.type === 'error'), undefined, {
+        timeout: 5000,
+      });
       expect((await events(page)).find((e) => e.type === 'error')!.payload.code).toBe('message_rejected');
       const session = await frame.evaluate(
         async (bearer) => (await fetch('/studio-api/v1/session', { headers: { authorization: `Bearer ${bearer}` } })).json(),
@@ -207,7 +219,8 @@ describe('embedding the studio in a real browser', () => {
       for (const s of secrets.concat(secret)) {
         expect(allEvents).not.toContain(s);
         expect(frame.url()).not.toContain(s);
-        for (const [name, capture] of Object.entries(logs)) expect({ name, leaked: capture.text.includes(s) }).toEqual({ name, leaked: false });
+        for (const [name, capture] of Object.entries(logs))
+          expect({ name, leaked: capture.text.includes(s) }).toEqual({ name, leaked: false });
         expect(partner.stdout + partner.stderr).not.toContain(s);
         for (const referer of await partner.referers()) expect(referer).not.toContain(s);
       }

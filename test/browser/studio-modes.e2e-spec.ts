@@ -165,7 +165,9 @@ describe('the studio in each mode, in a real browser', () => {
     expect(Math.abs(before.focalLengthMm - 85)).toBeGreaterThan(1);
 
     await slider.fill('85');
-    await frame.waitForFunction(() => Math.abs((window as any).__studio.camera().focalLengthMm - 85) < 1e-6, undefined, { timeout: RENDER_TIMEOUT });
+    await frame.waitForFunction(() => Math.abs((window as any).__studio.camera().focalLengthMm - 85) < 1e-6, undefined, {
+      timeout: RENDER_TIMEOUT,
+    });
     const at85 = await camera(frame);
     expect(at85.fov).toBeCloseTo(verticalFovDeg(85, at85.aspect), 6);
     expect(at85.horizontalFov).toBeCloseTo((2 * Math.atan(18 / 85) * 180) / Math.PI, 4);
@@ -176,15 +178,21 @@ describe('the studio in each mode, in a real browser', () => {
     expect(at85.position).toEqual(before.position);
     await expect(readout.innerText()).resolves.not.toBe(readoutBefore);
     // The read-out is the lens maths of the 16:9 frame: 23.9° × 13.5° at 85 mm.
-    expect(await readout.innerText()).toBe(`Field of view ${at85.horizontalFov.toFixed(1)}° horizontal × ${verticalFovDeg(85, 16 / 9).toFixed(1)}° vertical`);
+    expect(await readout.innerText()).toBe(
+      `Field of view ${at85.horizontalFov.toFixed(1)}° horizontal × ${verticalFovDeg(85, 16 / 9).toFixed(1)}° vertical`,
+    );
 
     // The keyboard drives the same slider: End → 200 mm (narrowest), Home → 12 mm (widest).
     await slider.focus();
     await slider.press('End');
-    await frame.waitForFunction(() => Math.abs((window as any).__studio.camera().focalLengthMm - 200) < 1e-6, undefined, { timeout: RENDER_TIMEOUT });
+    await frame.waitForFunction(() => Math.abs((window as any).__studio.camera().focalLengthMm - 200) < 1e-6, undefined, {
+      timeout: RENDER_TIMEOUT,
+    });
     const tele = await camera(frame);
     await slider.press('Home');
-    await frame.waitForFunction(() => Math.abs((window as any).__studio.camera().focalLengthMm - 12) < 1e-6, undefined, { timeout: RENDER_TIMEOUT });
+    await frame.waitForFunction(() => Math.abs((window as any).__studio.camera().focalLengthMm - 12) < 1e-6, undefined, {
+      timeout: RENDER_TIMEOUT,
+    });
     const wide = await camera(frame);
     expect(wide.fov).toBeGreaterThan(at85.fov);
     expect(at85.fov).toBeGreaterThan(tele.fov);
@@ -315,7 +323,13 @@ describe('the studio in each mode, in a real browser', () => {
     expect(await videoLink.getAttribute('href')).toMatch(/^blob:/);
     expect(await pathLink.getAttribute('download')).toBe('take-1-camera-path.json');
     expect(await pathLink.getAttribute('href')).toMatch(/^blob:/);
-    expect((await studioState(frame)).perform.lastTake).toEqual({ durationMs, mimeType, sizeBytes, pathSamples: samples.length, markers: 0 });
+    expect((await studioState(frame)).perform.lastTake).toEqual({
+      durationMs,
+      mimeType,
+      sizeBytes,
+      pathSamples: samples.length,
+      markers: 0,
+    });
   });
 
   it('an edit turn makes version 2, the viewport shows it, and the history outlives the page', async () => {
@@ -404,7 +418,10 @@ describe('the studio in each mode, in a real browser', () => {
       expect(await editTab.getAttribute('aria-selected')).toBe('true');
       expect(await frame.locator('#panel-edit').isVisible()).toBe(true);
       expect(await frame.locator('#panel-perform').isHidden()).toBe(true);
-      const loadBefore = await frame.evaluate(() => ({ timeOrigin: performance.timeOrigin, navigations: performance.getEntriesByType('navigation').length }));
+      const loadBefore = await frame.evaluate(() => ({
+        timeOrigin: performance.timeOrigin,
+        navigations: performance.getEntriesByType('navigation').length,
+      }));
       const cameraBefore = await camera(frame);
 
       await performTab.click();
@@ -422,7 +439,12 @@ describe('the studio in each mode, in a real browser', () => {
       expect(await frame.evaluate(() => document.activeElement?.id)).toBe('tab-edit');
       expect(await frame.getByRole('textbox', { name: 'Edit instruction' }).isVisible()).toBe(true);
 
-      expect(await frame.evaluate(() => ({ timeOrigin: performance.timeOrigin, navigations: performance.getEntriesByType('navigation').length }))).toEqual(loadBefore);
+      expect(
+        await frame.evaluate(() => ({
+          timeOrigin: performance.timeOrigin,
+          navigations: performance.getEntriesByType('navigation').length,
+        })),
+      ).toEqual(loadBefore);
       // One studio load: one `ready`, the same scene and camera.
       expect((await studioEvents(page)).filter((e) => e.type === 'ready')).toHaveLength(1);
       expect((await studioState(frame)).loadedVersion).toBe(1);

@@ -17,12 +17,20 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
 
   beforeAll(async () => {
     testOrg = await createOrganization(suite.api.app, { test: true, origins: ['https://sandbox.acme.example'] });
-    liveOrg = await createOrganization(suite.api.app, { test: false, origins: ['https://app.acme.example', 'https://app.acme.example:8443'] });
+    liveOrg = await createOrganization(suite.api.app, {
+      test: false,
+      origins: ['https://app.acme.example', 'https://app.acme.example:8443'],
+    });
     testScene = await readyScene(suite.api, testOrg);
     liveScene = await readyScene(suite.api, liveOrg);
   });
 
-  const valid = (overrides: Record<string, unknown> = {}) => ({ sceneId: testScene, origin: 'http://localhost:5173', mode: 'perform', ...overrides });
+  const valid = (overrides: Record<string, unknown> = {}) => ({
+    sceneId: testScene,
+    origin: 'http://localhost:5173',
+    mode: 'perform',
+    ...overrides,
+  });
 
   it('answers 201 with a secret URL, private and never stored in clear', async () => {
     const res = await createEmbedSession(suite.api, testOrg, valid({ expiresInSeconds: 600 }));
@@ -178,7 +186,9 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
 
     it('a scene still generating can have a session (the studio shows its progress)', async () => {
       const created = await createScene(suite.api, testOrg, { prompt: 'just accepted' });
-      const sceneId = (await suite.api.app.get(DataSource).query(`SELECT scene_id FROM operations WHERE id = $1`, [created.body.operationId]))[0].scene_id;
+      const sceneId = (
+        await suite.api.app.get(DataSource).query(`SELECT scene_id FROM operations WHERE id = $1`, [created.body.operationId])
+      )[0].scene_id;
       expect((await createEmbedSession(suite.api, testOrg, valid({ sceneId }))).status).toBe(201);
     });
   });
@@ -203,7 +213,10 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
       const unknown = await suite.api.http().delete('/v1/embed-sessions/es_01JD3Z8Q4W6K2M9T5X7B1C0VHE').set(liveOrg.auth);
       expect(foreign.status).toBe(204);
       expect(unknown.status).toBe(204);
-      const keys = (h: Record<string, string>) => Object.keys(h).filter((k) => !['date', 'x-request-id', 'ratelimit-remaining', 'ratelimit-reset'].includes(k)).sort();
+      const keys = (h: Record<string, string>) =>
+        Object.keys(h)
+          .filter((k) => !['date', 'x-request-id', 'ratelimit-remaining', 'ratelimit-reset'].includes(k))
+          .sort();
       expect(keys(foreign.headers)).toEqual(keys(unknown.headers));
       expect(await revokedAt(embedSessionId)).toBeNull();
     });
@@ -219,7 +232,9 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
       const a = (await createEmbedSession(suite.api, testOrg, valid({ sceneId }))).body.embedSessionId;
       const b = (await createEmbedSession(suite.api, testOrg, valid({ sceneId, mode: 'edit' }))).body.embedSessionId;
       expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(testOrg.auth)).status).toBe(204);
-      const rows = await suite.api.app.get(DataSource).query(`SELECT revoked_at, revoked_reason FROM embed_sessions WHERE id = ANY($1)`, [[a, b]]);
+      const rows = await suite.api.app
+        .get(DataSource)
+        .query(`SELECT revoked_at, revoked_reason FROM embed_sessions WHERE id = ANY($1)`, [[a, b]]);
       expect(rows).toHaveLength(2);
       for (const r of rows) expect(r).toMatchObject({ revoked_at: expect.any(Date), revoked_reason: 'scene_deleted' });
     });

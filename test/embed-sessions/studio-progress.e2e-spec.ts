@@ -30,8 +30,9 @@ describe('the studio shows generation progress and a failed creation safely', ()
   async function sessionForNewScene(prompt: string) {
     const requested = fake.nextRequest();
     const created = await createScene(suite.api, suite.org, { prompt });
-    const sceneId = (await suite.api.app.get(DataSource).query(`SELECT scene_id FROM operations WHERE id = $1`, [created.body.operationId]))[0]
-      .scene_id as string;
+    const sceneId = (
+      await suite.api.app.get(DataSource).query(`SELECT scene_id FROM operations WHERE id = $1`, [created.body.operationId])
+    )[0].scene_id as string;
     const res = await createEmbedSession(suite.api, suite.org, { sceneId, origin: 'http://localhost:5173', mode: 'edit' });
     expect(res.status).toBe(201);
     return { requested, sceneId, bearer: { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` } };
@@ -53,7 +54,12 @@ describe('the studio shows generation progress and a failed creation safely', ()
         (all) => all.some((d) => d.status === 'ready'),
         { what: 'the ready status to be pushed' },
       );
-      expect(stream.events.filter((e) => e.event === 'scene.status').pop()!.data).toEqual({ status: 'ready', version: 1, progress: null, error: null });
+      expect(stream.events.filter((e) => e.event === 'scene.status').pop()!.data).toEqual({
+        status: 'ready',
+        version: 1,
+        progress: null,
+        error: null,
+      });
     } finally {
       stream.close();
     }

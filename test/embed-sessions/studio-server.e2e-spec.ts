@@ -19,7 +19,10 @@ describe('the studio origin: page, studio API and server push', () => {
   beforeAll(async () => {
     other = await createOrganization(suite.api.app, { test: true });
     sceneId = await readyScene(suite.api, suite.org);
-    sourceSceneId = await readyScene(suite.api, suite.org, { prompt: 'From my photo', sourceAssetId: await uploadImage(suite.api, suite.org) });
+    sourceSceneId = await readyScene(suite.api, suite.org, {
+      prompt: 'From my photo',
+      sourceAssetId: await uploadImage(suite.api, suite.org),
+    });
   });
 
   beforeEach(() => clock.set(Date.now()));
@@ -56,7 +59,8 @@ describe('the studio origin: page, studio API and server push', () => {
       await suite.api.http().delete(`/v1/embed-sessions/${revoked.id}`).set(suite.org.auth);
       const expired = await session('perform', { expiresInSeconds: 300 });
       const deletedScene = await readyScene(suite.api, suite.org);
-      const orphan = (await createEmbedSession(suite.api, suite.org, { sceneId: deletedScene, origin: ORIGIN, mode: 'edit' })).body.embedSessionId;
+      const orphan = (await createEmbedSession(suite.api, suite.org, { sceneId: deletedScene, origin: ORIGIN, mode: 'edit' })).body
+        .embedSessionId;
       await suite.api.http().delete(`/v1/scenes/${deletedScene}`).set(suite.org.auth);
       clock.advance(300_000);
       const pages = await Promise.all(
@@ -68,7 +72,9 @@ describe('the studio origin: page, studio API and server push', () => {
         csp: r.headers['content-security-policy'],
         cache: r.headers['cache-control'],
         referrer: r.headers['referrer-policy'],
-        headers: Object.keys(r.headers).filter((h) => !['date', 'x-request-id'].includes(h)).sort(),
+        headers: Object.keys(r.headers)
+          .filter((h) => !['date', 'x-request-id'].includes(h))
+          .sort(),
       });
       for (const p of pages) expect(shape(p)).toEqual(shape(pages[0]));
       expect(pages[0].status).toBe(404);
@@ -87,11 +93,16 @@ describe('the studio origin: page, studio API and server push', () => {
       expect(res.headers['content-type']).toMatch(/javascript/);
       expect(res.headers['cache-control']).toContain('immutable');
       // Compressed at build time and served so to browsers that accept it.
-      const br = await suite.studio.http().get(script).set('Accept-Encoding', 'br, gzip').buffer(true).parse((r, cb) => {
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => cb(null, Buffer.concat(chunks)));
-      });
+      const br = await suite.studio
+        .http()
+        .get(script)
+        .set('Accept-Encoding', 'br, gzip')
+        .buffer(true)
+        .parse((r, cb) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => cb(null, Buffer.concat(chunks)));
+        });
       expect(br.headers['content-encoding']).toBe('br');
       expect(br.headers['vary']).toBe('Accept-Encoding');
       expect(br.headers['cache-control']).toContain('immutable');
@@ -155,22 +166,29 @@ describe('the studio origin: page, studio API and server push', () => {
       ['scene spec', 'get', '/studio-api/v1/scene/versions/1/spec', undefined, { edit: 200, perform: 200, edit_and_perform: 200 }],
       ['source image', 'get', '/studio-api/v1/source-image', undefined, { edit: 200, perform: 403, edit_and_perform: 200 }],
       ['edit history', 'get', '/studio-api/v1/edits', undefined, { edit: 200, perform: 403, edit_and_perform: 200 }],
-      ['start an edit', 'post', '/studio-api/v1/edits', { instruction: 'make it night' }, { edit: 202, perform: 403, edit_and_perform: 202 }],
+      [
+        'start an edit',
+        'post',
+        '/studio-api/v1/edits',
+        { instruction: 'make it night' },
+        { edit: 202, perform: 403, edit_and_perform: 202 },
+      ],
     ];
     const modes = ['edit', 'perform', 'edit_and_perform'] as const;
 
-    it.each(routes.flatMap(([name, method, path, body, expected]) => modes.map((mode) => [name, mode, method, path, body, expected[mode]] as const)))(
-      '%s in %s mode → %d',
-      async (_, mode, method, path, body, status) => {
-        const res = await createEmbedSession(suite.api, suite.org, { sceneId: sourceSceneId, origin: ORIGIN, mode });
-        const bearer = { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` };
-        const call = method === 'get' ? suite.studio.http().get(path).set(bearer) : suite.studio.http().post(path).set(bearer).send(body!);
-        const answer = await call;
-        expect(answer.status).toBe(status);
-        if (status === 403) expectProblem(answer, 403, 'forbidden');
-        expect(answer.headers['cache-control']).toBe('no-store');
-      },
-    );
+    it.each(
+      routes.flatMap(([name, method, path, body, expected]) =>
+        modes.map((mode) => [name, mode, method, path, body, expected[mode]] as const),
+      ),
+    )('%s in %s mode → %d', async (_, mode, method, path, body, status) => {
+      const res = await createEmbedSession(suite.api, suite.org, { sceneId: sourceSceneId, origin: ORIGIN, mode });
+      const bearer = { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` };
+      const call = method === 'get' ? suite.studio.http().get(path).set(bearer) : suite.studio.http().post(path).set(bearer).send(body!);
+      const answer = await call;
+      expect(answer.status).toBe(status);
+      if (status === 403) expectProblem(answer, 403, 'forbidden');
+      expect(answer.headers['cache-control']).toBe('no-store');
+    });
 
     it('reports the mode and capabilities as the server sees them', async () => {
       for (const [mode, capabilities] of [
@@ -194,16 +212,27 @@ describe('the studio origin: page, studio API and server push', () => {
 
     it('serves real scene files: a glTF binary and its spec with camera presets', async () => {
       const s = await session();
-      const glb = await suite.studio.http().get('/studio-api/v1/scene/versions/1/scene.glb').set(s.bearer).buffer(true).parse((res, cb) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => cb(null, Buffer.concat(chunks)));
-      });
+      const glb = await suite.studio
+        .http()
+        .get('/studio-api/v1/scene/versions/1/scene.glb')
+        .set(s.bearer)
+        .buffer(true)
+        .parse((res, cb) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => cb(null, Buffer.concat(chunks)));
+        });
       expect(glb.headers['content-type']).toBe('model/gltf-binary');
       expect((glb.body as Buffer).subarray(0, 4).toString('latin1')).toBe('glTF');
       const spec = await suite.studio.http().get('/studio-api/v1/scene/versions/1/spec').set(s.bearer);
       expect(spec.body.cameras.length).toBeGreaterThanOrEqual(3);
-      expect(spec.body.cameras[0]).toEqual({ id: expect.any(String), name: expect.any(String), position: expect.any(Array), target: expect.any(Array), focalLengthMm: expect.any(Number) });
+      expect(spec.body.cameras[0]).toEqual({
+        id: expect.any(String),
+        name: expect.any(String),
+        position: expect.any(Array),
+        target: expect.any(Array),
+        focalLengthMm: expect.any(Number),
+      });
       expectProblem(await suite.studio.http().get('/studio-api/v1/scene/versions/2/scene.glb').set(s.bearer), 404, 'not_found');
       expectProblem(await suite.studio.http().get('/studio-api/v1/scene/versions/0/spec').set(s.bearer), 404, 'not_found');
     });
@@ -241,7 +270,9 @@ describe('the studio origin: page, studio API and server push', () => {
     it('ends the stream when the scene is deleted, and when the session expires', async () => {
       const doomed = await readyScene(suite.api, suite.org);
       const res = await createEmbedSession(suite.api, suite.org, { sceneId: doomed, origin: ORIGIN, mode: 'perform' });
-      const deletedStream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` });
+      const deletedStream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, {
+        Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}`,
+      });
       const expiring = await session('perform', { expiresInSeconds: 300 });
       const expiringStream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, expiring.bearer);
       try {
@@ -290,9 +321,25 @@ describe('the studio origin: page, studio API and server push', () => {
   it('edit validation: instruction required, 1 to 2000 characters, JSON only', async () => {
     const s = await session('edit');
     expectProblem(await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).send({}), 422, 'validation_failed');
-    expectProblem(await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).send({ instruction: 'x'.repeat(2001) }), 422, 'validation_failed');
-    expectProblem(await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).send({ instruction: 'x', mode: 'perform' }), 422, 'validation_failed');
-    expectProblem(await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).set('Content-Type', 'text/plain').send('x'), 415, 'unsupported_media_type');
+    expectProblem(
+      await suite.studio
+        .http()
+        .post('/studio-api/v1/edits')
+        .set(s.bearer)
+        .send({ instruction: 'x'.repeat(2001) }),
+      422,
+      'validation_failed',
+    );
+    expectProblem(
+      await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).send({ instruction: 'x', mode: 'perform' }),
+      422,
+      'validation_failed',
+    );
+    expectProblem(
+      await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).set('Content-Type', 'text/plain').send('x'),
+      415,
+      'unsupported_media_type',
+    );
     for (const instruction of ['add \ud800 fog', 'add\u0000fog', 'add \u202Efog']) {
       const res = await suite.studio.http().post('/studio-api/v1/edits').set(s.bearer).send({ instruction });
       expectProblem(res, 422, 'validation_failed');

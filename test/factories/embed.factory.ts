@@ -3,7 +3,11 @@ import { TestOrganization } from './organization.factory';
 import { awaitOperation, createScene } from './scene.factory';
 
 /** A ready scene (version 1) of the organization. Needs a worker running. */
-export async function readyScene(api: RunningHttpApp, org: TestOrganization, body: Record<string, unknown> = { prompt: 'A calm lake among pines at sunset' }) {
+export async function readyScene(
+  api: RunningHttpApp,
+  org: TestOrganization,
+  body: Record<string, unknown> = { prompt: 'A calm lake among pines at sunset' },
+) {
   const created = await createScene(api, org, body);
   if (created.status !== 202) throw new Error(`scene creation failed: ${created.status} ${JSON.stringify(created.body)}`);
   const done = await awaitOperation(api, org, created.body.operationId);

@@ -63,7 +63,12 @@ export function pngBombHeader(width: number, height: number): Buffer {
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8; // bit depth
   ihdr[9] = 2; // RGB
-  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(Buffer.alloc(4096))), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(Buffer.alloc(4096))),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /**
@@ -108,7 +113,10 @@ export const foreignFiles: Record<string, () => Promise<Buffer> | Buffer> = {
     header.writeUInt16LE(24, 28);
     return Buffer.concat([header, Buffer.alloc(16 * 16 * 3, 0x7f)]);
   },
-  svg: () => Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="1920" height="1080"><rect width="100%" height="100%"/></svg>'),
+  svg: () =>
+    Buffer.from(
+      '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="1920" height="1080"><rect width="100%" height="100%"/></svg>',
+    ),
   heic: () => {
     const ftyp = Buffer.alloc(24);
     ftyp.writeUInt32BE(24, 0);

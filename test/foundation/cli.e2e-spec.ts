@@ -74,7 +74,14 @@ describe('operator CLI', () => {
       status = (await suite.api.http().get('/v1/anything').set(auth)).status;
     }
     expect(status).toBe(401);
-    expectProblem(await suite.api.http().get('/v1/anything').set({ Authorization: `Bearer ${second.body.apiKey}` }), 404, 'not_found');
+    expectProblem(
+      await suite.api
+        .http()
+        .get('/v1/anything')
+        .set({ Authorization: `Bearer ${second.body.apiKey}` }),
+      404,
+      'not_found',
+    );
 
     const again = await json(['key', 'revoke', '--key', created.body.keyId]);
     expect(again.body).toEqual({ keyId: created.body.keyId, revoked: false });
@@ -108,7 +115,13 @@ describe('operator CLI', () => {
     const added = await json(['origin', 'add', '--org', org, '--origin', 'https://app.acme.example']);
     expect(added.body).toEqual({ organizationId: org, origin: 'https://app.acme.example', added: true });
     expect((await json(['origin', 'add', '--org', org, '--origin', 'https://app.acme.example'])).body.added).toBe(false);
-    for (const bad of ['http://app.acme.example', 'https://app.acme.example/', 'https://app.acme.example/path', 'https://APP.acme.example', 'https://app.acme.example:443']) {
+    for (const bad of [
+      'http://app.acme.example',
+      'https://app.acme.example/',
+      'https://app.acme.example/path',
+      'https://APP.acme.example',
+      'https://app.acme.example:443',
+    ]) {
       const r = await json(['origin', 'add', '--org', org, '--origin', bad]);
       expect(r.code).toBe(1);
       expect(r.body.error.code).toBe('validation_failed');

@@ -9,10 +9,7 @@ describe('HTTP basics of the partner API', () => {
 
   describe('unknown routes', () => {
     it.each(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])('%s /v1/… answers 404 not_found problem+json', async (method) => {
-      const res = await suite.api
-        .http()
-        [method.toLowerCase() as 'get'](`/v1/does-not-exist/${method}`)
-        .set(suite.org.auth);
+      const res = await suite.api.http()[method.toLowerCase() as 'get'](`/v1/does-not-exist/${method}`).set(suite.org.auth);
       expectProblem(res, 404, 'not_found');
     });
 
@@ -62,13 +59,13 @@ describe('HTTP basics of the partner API', () => {
       expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     });
 
-    it.each(['has space', 'quote"d', '<script>', 'semi;colon', 'slash/ed', 'ünïcode'])(
-      'replaces an unsafe id (%s)',
-      async (bad) => {
-        const res = await suite.api.http().get('/healthz').set('X-Request-Id', encodeURI(bad) === bad ? bad : bad);
-        expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-      },
-    );
+    it.each(['has space', 'quote"d', '<script>', 'semi;colon', 'slash/ed', 'ünïcode'])('replaces an unsafe id (%s)', async (bad) => {
+      const res = await suite.api
+        .http()
+        .get('/healthz')
+        .set('X-Request-Id', encodeURI(bad) === bad ? bad : bad);
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    });
   });
 
   describe('JSON bodies', () => {
@@ -204,14 +201,20 @@ describe('HTTP basics of the partner API', () => {
     it.each([
       ['a malformed request line', 'GET /v1/x HTTQ/1.1\r\n\r\n'],
       ['a header without a colon', 'GET /v1/x HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'],
-      ['both Content-Length and Transfer-Encoding', 'POST /v1/x HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+      [
+        'both Content-Length and Transfer-Encoding',
+        'POST /v1/x HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      ],
       ['a broken chunk size', 'POST /v1/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'],
     ])('%s → 400 bad_request', async (_, request) => {
       expect(await rawProblem(request)).toEqual({ status: 400, code: 'bad_request' });
     });
 
     it('headers over 16 KiB → 431 headers_too_large', async () => {
-      expect(await rawProblem(`GET /v1/x HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`)).toEqual({ status: 431, code: 'headers_too_large' });
+      expect(await rawProblem(`GET /v1/x HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`)).toEqual({
+        status: 431,
+        code: 'headers_too_large',
+      });
     });
 
     it('an Expect other than 100-continue → 417 expectation_failed', async () => {
@@ -226,7 +229,14 @@ describe('HTTP basics of the partner API', () => {
     });
 
     it('an over-long path identifier is 400 invalid_id problem+json', async () => {
-      expectProblem(await suite.api.http().get(`/v1/scenes/scn_${'A'.repeat(3000)}`).set(suite.org.auth), 400, 'invalid_id');
+      expectProblem(
+        await suite.api
+          .http()
+          .get(`/v1/scenes/scn_${'A'.repeat(3000)}`)
+          .set(suite.org.auth),
+        400,
+        'invalid_id',
+      );
     });
   });
 

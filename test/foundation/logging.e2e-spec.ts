@@ -5,8 +5,7 @@ describe('request logging', () => {
   const logs = new LogCapture();
   const suite = setUpSuite({ api: { logs } });
 
-  const requestLines = (requestId: string) =>
-    logs.records().filter((r) => r.msg === 'request completed' && r.requestId === requestId);
+  const requestLines = (requestId: string) => logs.records().filter((r) => r.msg === 'request completed' && r.requestId === requestId);
 
   it('writes one JSON line per request with method, route template, status, duration, request id and organization', async () => {
     const res = await suite.api.http().get('/v1/anything/else?x=1').set(suite.org.auth).set('X-Request-Id', 'log-test-1');

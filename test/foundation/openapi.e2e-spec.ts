@@ -52,9 +52,7 @@ describe('OpenAPI document', () => {
       'error',
       '--quiet',
     ]);
-    const results: Array<{ code: string; message: string; severity: number; path: string[] }> = r.stdout.trim()
-      ? JSON.parse(r.stdout)
-      : [];
+    const results: Array<{ code: string; message: string; severity: number; path: string[] }> = r.stdout.trim() ? JSON.parse(r.stdout) : [];
     const errors = results.filter((x) => x.severity === 0);
     expect(errors).toEqual([]);
     expect(r.code).toBe(0);

@@ -86,7 +86,11 @@ describe('PostgreSQL restarted under load: only 503s with Retry-After, and no ac
 
   it('creations during the outage answer 503; those accepted before it all succeed after it', async () => {
     await underLoad(suite, 'a harbour at dawn, built while the database restarts', async (load) => {
-      await pollUntil(async () => load.accepted().length, (n) => n >= 20, { what: '20 accepted creations', timeoutMs: 30_000 });
+      await pollUntil(
+        async () => load.accepted().length,
+        (n) => n >= 20,
+        { what: '20 accepted creations', timeoutMs: 30_000 },
+      );
 
       await proxy.cut();
       const cutAt = load.answers.length;
@@ -98,15 +102,23 @@ describe('PostgreSQL restarted under load: only 503s with Retry-After, and no ac
         (n) => n >= 3,
         { what: 'generation jobs meeting the outage', timeoutMs: 30_000 },
       );
-      await pollUntil(async () => load.answers.slice(cutAt).filter((r) => r.status === 503).length, (n) => n >= 5, {
-        what: '503 answers during the outage',
-      });
+      await pollUntil(
+        async () => load.answers.slice(cutAt).filter((r) => r.status === 503).length,
+        (n) => n >= 5,
+        {
+          what: '503 answers during the outage',
+        },
+      );
       await proxy.restore();
 
-      await pollUntil(async () => load.answers.slice(cutAt).filter((r) => r.status === 202).length, (n) => n >= 5, {
-        what: 'creations accepted again after the outage',
-        timeoutMs: 30_000,
-      });
+      await pollUntil(
+        async () => load.answers.slice(cutAt).filter((r) => r.status === 202).length,
+        (n) => n >= 5,
+        {
+          what: 'creations accepted again after the outage',
+          timeoutMs: 30_000,
+        },
+      );
       await load.stop();
 
       for (const res of load.answers) {

@@ -35,11 +35,19 @@ describe('readiness', () => {
     try {
       expect((await studio.http().get('/readyz')).status).toBe(200);
       await proxy.cut();
-      const down = await pollUntil(() => studio.http().get('/readyz'), (r) => r.status === 503, { what: `${check} down` });
+      const down = await pollUntil(
+        () => studio.http().get('/readyz'),
+        (r) => r.status === 503,
+        { what: `${check} down` },
+      );
       expectProblem(down, 503, 'unavailable');
       expect(down.body.checks[check]).toBe('down');
       await proxy.restore();
-      await pollUntil(() => studio.http().get('/readyz'), (r) => r.status === 200, { what: `${check} back` });
+      await pollUntil(
+        () => studio.http().get('/readyz'),
+        (r) => r.status === 200,
+        { what: `${check} back` },
+      );
     } finally {
       await proxy.cut();
       await studio.close();

@@ -32,7 +32,12 @@ describe('timeouts of a request, answered 408 request_timeout problem details', 
   });
 
   it('a request that keeps its body coming in time is served', async () => {
-    const res = await suite.api.http().post('/v1/scenes').set(suite.org.auth).set('Idempotency-Key', '2f0e8c1a-5d2b-4c3e-9f4a-7b6c5d4e3f2a').send({ prompt: 'a lake' });
+    const res = await suite.api
+      .http()
+      .post('/v1/scenes')
+      .set(suite.org.auth)
+      .set('Idempotency-Key', '2f0e8c1a-5d2b-4c3e-9f4a-7b6c5d4e3f2a')
+      .send({ prompt: 'a lake' });
     expect(res.status).toBe(202);
   });
 });

@@ -18,11 +18,17 @@ describe('worker job dispatch', () => {
     );
     expect(state).toBe('completed');
     expect((await queue.getJob(job.id!))!.returnvalue).toEqual({ skipped: true });
-    expect(logs.records().map((r) => r.msg)).toContain(`skipping job ${job.id} with unknown name "legacy.job-from-another-release" on maintenance`);
+    expect(logs.records().map((r) => r.msg)).toContain(
+      `skipping job ${job.id} with unknown name "legacy.job-from-another-release" on maintenance`,
+    );
 
     // The worker still processes real jobs afterwards.
     const real = await queue.add('image-assets.purge-expired', {});
-    await pollUntil(async () => (await queue.getJob(real.id!))?.getState(), (s) => s === 'completed', { what: 'a real job' });
+    await pollUntil(
+      async () => (await queue.getJob(real.id!))?.getState(),
+      (s) => s === 'completed',
+      { what: 'a real job' },
+    );
     expect((await queue.getJob(real.id!))!.returnvalue).toEqual({ deleted: 0 });
   });
 });

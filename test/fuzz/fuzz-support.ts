@@ -44,7 +44,14 @@ export const pct = (s: string): string => [...Buffer.from(s, 'utf8')].map((b) =>
 function send(port: number, agent: http.Agent, r: FuzzRequest): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method: r.method, path: r.path, agent, headers: { ...r.headers, ...(r.body ? { 'content-length': r.body.length } : {}) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: r.method,
+        path: r.path,
+        agent,
+        headers: { ...r.headers, ...(r.body ? { 'content-length': r.body.length } : {}) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -100,7 +107,8 @@ export async function fire(
         } catch {
           failures.push(`${where}: not JSON: ${a.text.slice(0, 100)}`);
         }
-        if (a.headers['content-type'] !== 'application/problem+json; charset=utf-8') failures.push(`${where}: content-type ${a.headers['content-type']}`);
+        if (a.headers['content-type'] !== 'application/problem+json; charset=utf-8')
+          failures.push(`${where}: content-type ${a.headers['content-type']}`);
         if (!body.code || !codes.has(body.code)) failures.push(`${where}: code ${body.code}`);
         if (body.requestId !== a.headers['x-request-id']) failures.push(`${where}: requestId differs from X-Request-Id`);
       }

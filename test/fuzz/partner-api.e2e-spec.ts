@@ -41,13 +41,24 @@ function valueFor(doc: Schema, raw: Schema | undefined, hints: Record<string, un
     const props = Object.fromEntries(
       Object.entries<Schema>(schema.properties ?? {}).map(([k, v]) => {
         const shapedValue = depth > 3 ? anything : valueFor(doc, v, hints, depth + 1);
-        return [k, hints[k] ? fc.oneof({ arbitrary: fc.constantFrom(...hints[k]), weight: 2 }, { arbitrary: shapedValue, weight: 1 }) : shapedValue];
+        return [
+          k,
+          hints[k] ? fc.oneof({ arbitrary: fc.constantFrom(...hints[k]), weight: 2 }, { arbitrary: shapedValue, weight: 1 }) : shapedValue,
+        ];
       }),
     );
-    shaped = fc.tuple(fc.record(props, { requiredKeys: [] }), fc.option(fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 })))
+    shaped = fc
+      .tuple(
+        fc.record(props, { requiredKeys: [] }),
+        fc.option(fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 })),
+      )
       .map(([record, extra]) => ({ ...(extra ?? {}), ...record }));
   } else if (schema.type === 'integer' || schema.type === 'number') {
-    shaped = fc.oneof(fc.integer({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6 }), fc.double(), fc.constantFrom(0, -1, 2 ** 53, 299, 300, 86400, 86401));
+    shaped = fc.oneof(
+      fc.integer({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6 }),
+      fc.double(),
+      fc.constantFrom(0, -1, 2 ** 53, 299, 300, 86400, 86401),
+    );
   } else if (schema.type === 'string') {
     const examples = [schema.example, ...(schema.examples ?? [])].filter((x) => typeof x === 'string') as string[];
     shaped = fc.oneof(
@@ -86,7 +97,11 @@ describe('fuzzing the partner API from its OpenAPI document', () => {
     const { body: scene } = await suite.api.http().get('/v1/scenes?externalRef=fuzz-1').set(suite.org.auth);
     const asset = await uploadImage(suite.api, suite.org, 64, 36);
     validPng = await image('png', 32, 18);
-    const session = await createEmbedSession(suite.api, suite.org, { sceneId: scene.sceneId, origin: 'http://localhost:5173', mode: 'edit' });
+    const session = await createEmbedSession(suite.api, suite.org, {
+      sceneId: scene.sceneId,
+      origin: 'http://localhost:5173',
+      mode: 'edit',
+    });
     Object.assign(known, {
       operationId: [op],
       sceneId: [scene.sceneId],
@@ -108,7 +123,10 @@ describe('fuzzing the partner API from its OpenAPI document', () => {
       for (const [method, op] of Object.entries<Schema>(item)) {
         const params = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
         const path = fc
-          .tuple(...params.map((p) => pathParam(known[p] ?? ['x'])), fc.option(fc.tuple(fc.constantFrom('externalRef', 'x', 'externalRef'), fc.constantFrom(...HOSTILE_TEXT, 'fuzz-1'))))
+          .tuple(
+            ...params.map((p) => pathParam(known[p] ?? ['x'])),
+            fc.option(fc.tuple(fc.constantFrom('externalRef', 'x', 'externalRef'), fc.constantFrom(...HOSTILE_TEXT, 'fuzz-1'))),
+          )
           .map((values) => {
             const query = values.pop() as [string, string] | null;
             let p = template;
@@ -119,39 +137,80 @@ describe('fuzzing the partner API from its OpenAPI document', () => {
         const multipart = op.requestBody?.content?.['multipart/form-data'];
         const body: fc.Arbitrary<{ type?: string; bytes?: Buffer }> = jsonSchema
           ? fc.oneof(
-              { arbitrary: valueFor(doc, jsonSchema, hints).map((v) => ({ type: 'application/json', bytes: Buffer.from(JSON.stringify(v) ?? 'null') })), weight: 6 },
-              { arbitrary: fc.constant({ type: 'application/json', bytes: Buffer.from(JSON.stringify({ pad: 'x'.repeat(70 * 1024) })) }), weight: 1 },
+              {
+                arbitrary: valueFor(doc, jsonSchema, hints).map((v) => ({
+                  type: 'application/json',
+                  bytes: Buffer.from(JSON.stringify(v) ?? 'null'),
+                })),
+                weight: 6,
+              },
+              {
+                arbitrary: fc.constant({ type: 'application/json', bytes: Buffer.from(JSON.stringify({ pad: 'x'.repeat(70 * 1024) })) }),
+                weight: 1,
+              },
               { arbitrary: fc.string({ maxLength: 200 }).map((s) => ({ type: 'application/json', bytes: Buffer.from(s) })), weight: 1 },
-              { arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'multipart/form-data; boundary=x').map((t) => ({ type: t, bytes: Buffer.from('{"prompt":"x"}') })), weight: 1 },
+              {
+                arbitrary: fc
+                  .constantFrom(
+                    'text/plain',
+                    'application/x-www-form-urlencoded',
+                    'application/json; charset=latin1',
+                    'multipart/form-data; boundary=x',
+                  )
+                  .map((t) => ({ type: t, bytes: Buffer.from('{"prompt":"x"}') })),
+                weight: 1,
+              },
             )
           : multipart
             ? fc.oneof(
-                fc.tuple(fc.constantFrom('file', 'image', 'file[]', ''), fc.uint8Array({ maxLength: 2048 }), fc.constantFrom('a.png', 'x', '../../x', '\u202E.png')).map(([field, bytes, name]) => ({
-                  type: 'multipart/form-data; boundary=fuzzb0undary',
-                  bytes: Buffer.concat([
-                    Buffer.from(`--fuzzb0undary\r\nContent-Disposition: form-data; name="${field}"; filename="${name}"\r\nContent-Type: image/png\r\n\r\n`),
-                    Buffer.from(bytes),
-                    Buffer.from('\r\n--fuzzb0undary--\r\n'),
-                  ]),
-                })),
-                fc.uint8Array({ maxLength: 512 }).map((b) => ({ type: 'multipart/form-data; boundary=fuzzb0undary', bytes: Buffer.from(b) })),
+                fc
+                  .tuple(
+                    fc.constantFrom('file', 'image', 'file[]', ''),
+                    fc.uint8Array({ maxLength: 2048 }),
+                    fc.constantFrom('a.png', 'x', '../../x', '\u202E.png'),
+                  )
+                  .map(([field, bytes, name]) => ({
+                    type: 'multipart/form-data; boundary=fuzzb0undary',
+                    bytes: Buffer.concat([
+                      Buffer.from(
+                        `--fuzzb0undary\r\nContent-Disposition: form-data; name="${field}"; filename="${name}"\r\nContent-Type: image/png\r\n\r\n`,
+                      ),
+                      Buffer.from(bytes),
+                      Buffer.from('\r\n--fuzzb0undary--\r\n'),
+                    ]),
+                  })),
+                fc
+                  .uint8Array({ maxLength: 512 })
+                  .map((b) => ({ type: 'multipart/form-data; boundary=fuzzb0undary', bytes: Buffer.from(b) })),
                 fc.constant({ type: 'image/png', bytes: Buffer.from('not multipart') }),
                 fc.constant({
                   type: 'multipart/form-data; boundary=fuzzb0undary',
                   bytes: Buffer.concat([
-                    Buffer.from('--fuzzb0undary\r\nContent-Disposition: form-data; name="file"; filename="ok.png"\r\nContent-Type: image/png\r\n\r\n'),
+                    Buffer.from(
+                      '--fuzzb0undary\r\nContent-Disposition: form-data; name="file"; filename="ok.png"\r\nContent-Type: image/png\r\n\r\n',
+                    ),
                     validPng,
                     Buffer.from('\r\n--fuzzb0undary--\r\n'),
                   ]),
                 }),
               )
-            : fc.oneof({ arbitrary: fc.constant({}), weight: 4 }, { arbitrary: fc.jsonValue().map((v) => ({ type: 'application/json', bytes: Buffer.from(JSON.stringify(v) ?? '') })), weight: 1 });
+            : fc.oneof(
+                { arbitrary: fc.constant({}), weight: 4 },
+                {
+                  arbitrary: fc.jsonValue().map((v) => ({ type: 'application/json', bytes: Buffer.from(JSON.stringify(v) ?? '') })),
+                  weight: 1,
+                },
+              );
         const auth = fc.oneof(
           { arbitrary: fc.constant(suite.org.auth.Authorization), weight: 8 },
           { arbitrary: fc.constant(other.auth.Authorization), weight: 2 },
           { arbitrary: fc.constantFrom('', 'Bearer', 'Bearer sk_test_x', `Bearer sk_live_${'A'.repeat(43)}`, 'Basic YTpi'), weight: 1 },
         );
-        const idempotency = fc.oneof(fc.constant(randomUUID()), fc.uuid({ version: 4 }), fc.constantFrom('', 'not-a-uuid', randomUUID().toUpperCase()));
+        const idempotency = fc.oneof(
+          fc.constant(randomUUID()),
+          fc.uuid({ version: 4 }),
+          fc.constantFrom('', 'not-a-uuid', randomUUID().toUpperCase()),
+        );
         operations.push(
           fc.tuple(path, body, auth, idempotency).map(([p, b, a, key]) => ({
             method: method.toUpperCase(),
@@ -164,11 +223,16 @@ describe('fuzzing the partner API from its OpenAPI document', () => {
     }
     // Routes that do not exist, and methods the routes do not take.
     operations.push(
-      fc.tuple(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'), fc.constantFrom('/', '/v1', '/v1/', '/V1/scenes', '/v1/scenes/', '/v2/scenes', '/v1/operations', '/%E0%A4%A', '//v1//scenes')).map(([m, p]) => ({
-        method: m,
-        path: p,
-        headers: { authorization: suite.org.auth.Authorization },
-      })),
+      fc
+        .tuple(
+          fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'),
+          fc.constantFrom('/', '/v1', '/v1/', '/V1/scenes', '/v1/scenes/', '/v2/scenes', '/v1/operations', '/%E0%A4%A', '//v1//scenes'),
+        )
+        .map(([m, p]) => ({
+          method: m,
+          path: p,
+          headers: { authorization: suite.org.auth.Authorization },
+        })),
     );
     return fc.sample(fc.oneof(...operations), { seed: SEED, numRuns: REQUESTS });
   }

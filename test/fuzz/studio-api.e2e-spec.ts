@@ -54,7 +54,11 @@ describe('fuzzing the studio origin', () => {
       version.map((v) => ['GET', `/studio-api/v1/scene/versions/${v}/scene.glb`]),
       version.map((v) => ['GET', `/studio-api/v1/scene/versions/${v}/spec`]),
       fc
-        .oneof(fc.constantFrom(...sessionIds), fc.constantFrom(...HOSTILE_TEXT).map((t) => pct(t).slice(0, 3000) || 'x'), fc.constant(`es_${'A'.repeat(26)}`))
+        .oneof(
+          fc.constantFrom(...sessionIds),
+          fc.constantFrom(...HOSTILE_TEXT).map((t) => pct(t).slice(0, 3000) || 'x'),
+          fc.constant(`es_${'A'.repeat(26)}`),
+        )
         .map((id) => ['GET', `/embed/${id}`]),
     );
     const secret = fc.oneof(
@@ -64,21 +68,39 @@ describe('fuzzing the studio origin', () => {
     );
     const instruction = fc.oneof(fc.constantFrom(...HOSTILE_TEXT), fc.string({ maxLength: 300 }), fc.constant('Make the sky stormy'));
     const body = fc.oneof(
-      { arbitrary: instruction.map((i) => ({ type: 'application/json', bytes: Buffer.from(JSON.stringify({ instruction: i })) })), weight: 4 },
-      { arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => ({ type: 'application/json', bytes: Buffer.from(JSON.stringify(v) ?? 'null') })), weight: 1 },
+      {
+        arbitrary: instruction.map((i) => ({ type: 'application/json', bytes: Buffer.from(JSON.stringify({ instruction: i })) })),
+        weight: 4,
+      },
+      {
+        arbitrary: fc
+          .jsonValue({ maxDepth: 4 })
+          .map((v) => ({ type: 'application/json', bytes: Buffer.from(JSON.stringify(v) ?? 'null') })),
+        weight: 1,
+      },
       { arbitrary: fc.string({ maxLength: 200 }).map((s) => ({ type: 'application/json', bytes: Buffer.from(s) })), weight: 1 },
-      { arbitrary: fc.constantFrom('text/plain', 'multipart/form-data; boundary=x', '').map((type) => ({ type, bytes: Buffer.from('{"instruction":"x"}') })), weight: 1 },
-      { arbitrary: fc.constant({ type: 'application/json', bytes: Buffer.from(JSON.stringify({ instruction: 'x'.repeat(70 * 1024) })) }), weight: 1 },
+      {
+        arbitrary: fc
+          .constantFrom('text/plain', 'multipart/form-data; boundary=x', '')
+          .map((type) => ({ type, bytes: Buffer.from('{"instruction":"x"}') })),
+        weight: 1,
+      },
+      {
+        arbitrary: fc.constant({ type: 'application/json', bytes: Buffer.from(JSON.stringify({ instruction: 'x'.repeat(70 * 1024) })) }),
+        weight: 1,
+      },
     );
     return fc.sample(
-      fc.tuple(route, secret, body, fc.constantFrom('http://localhost:5173', 'https://evil.example', 'null', '')).map(([[method, path], s, b, origin]) => {
-        const headers: Record<string, string> = {};
-        if (s) headers.authorization = `Bearer ${s}`;
-        if (origin) headers.origin = origin;
-        const sendsBody = method === 'POST' || method === 'PUT';
-        if (sendsBody && b.type) headers['content-type'] = b.type;
-        return { method, path, headers, body: sendsBody ? b.bytes : undefined };
-      }),
+      fc
+        .tuple(route, secret, body, fc.constantFrom('http://localhost:5173', 'https://evil.example', 'null', ''))
+        .map(([[method, path], s, b, origin]) => {
+          const headers: Record<string, string> = {};
+          if (s) headers.authorization = `Bearer ${s}`;
+          if (origin) headers.origin = origin;
+          const sendsBody = method === 'POST' || method === 'PUT';
+          if (sendsBody && b.type) headers['content-type'] = b.type;
+          return { method, path, headers, body: sendsBody ? b.bytes : undefined };
+        }),
       { seed: SEED, numRuns: REQUESTS },
     );
   }

@@ -54,7 +54,9 @@ async function gradientJpeg(): Promise<Buffer> {
       raw[i + 2] = Math.round(30 + 210 * u);
     }
   }
-  return sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 85 })
+    .toBuffer();
 }
 
 function sourceOf(bytes: Buffer, format: SourceImageInput['format']): SourceImageInput {
@@ -79,7 +81,6 @@ const PROMPTS = [
   'a fishing village by the lake in the fog',
   'a cat playing the piano',
 ];
-
 
 describe('ProceduralSceneGenerator with the real image media', () => {
   const media = new SharpImageMedia();
@@ -280,7 +281,9 @@ describe('HttpSceneGenerator against a fake provider', () => {
 
     it.each(cases)('%s → %s (retryable: %s)', async (behaviour, code, retryable) => {
       fake.behaviour = behaviour;
-      const error = await sut().generate(request('a lake')).catch((e: unknown) => e);
+      const error = await sut()
+        .generate(request('a lake'))
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(GenerationError);
       expect(error).toMatchObject({ code, retryable });
       expect(fake.lastRequest!.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -291,14 +294,18 @@ describe('HttpSceneGenerator against a fake provider', () => {
 
     it('times out a provider that never answers: provider_timeout, retryable', async () => {
       fake.behaviour = 'hang';
-      const error = await sut({ timeoutMs: 300 }).generate(request('a lake')).catch((e: unknown) => e);
+      const error = await sut({ timeoutMs: 300 })
+        .generate(request('a lake'))
+        .catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'provider_timeout', retryable: true });
     });
 
     it.each(['oversized', 'oversized-chunked'] as const)('refuses an %s answer: generation_failed', async (behaviour) => {
       fake.behaviour = behaviour;
       fake.oversizeBytes = 2 * 1024 * 1024;
-      const error = await sut({ maxResponseBytes: 1024 * 1024 }).generate(request('a lake')).catch((e: unknown) => e);
+      const error = await sut({ maxResponseBytes: 1024 * 1024 })
+        .generate(request('a lake'))
+        .catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'generation_failed', retryable: false });
     });
 
@@ -315,9 +322,13 @@ describe('HttpSceneGenerator against a fake provider', () => {
 
     it('gives the same fixed message for every failure of a kind', async () => {
       fake.behaviour = 'server-error';
-      const a = (await sut().generate(request('a')).catch((e: unknown) => e)) as GenerationError;
+      const a = (await sut()
+        .generate(request('a'))
+        .catch((e: unknown) => e)) as GenerationError;
       fake.behaviour = 'rate-limited';
-      const b = (await sut().generate(request('b')).catch((e: unknown) => e)) as GenerationError;
+      const b = (await sut()
+        .generate(request('b'))
+        .catch((e: unknown) => e)) as GenerationError;
       expect(a.message).toBe(b.message);
       expect(a.message).toBe('The generation provider is unavailable. Try again later.');
     });

@@ -57,7 +57,9 @@ describe('image asset expiry', () => {
     const asset = await upload();
     clock.advance(DAY);
     await expect(
-      db().transaction((tx) => suite.api.app.get(ImageAssetsService).attachForScene(tx, suite.org.organizationId, asset.imageAssetId, clock.now())),
+      db().transaction((tx) =>
+        suite.api.app.get(ImageAssetsService).attachForScene(tx, suite.org.organizationId, asset.imageAssetId, clock.now()),
+      ),
     ).rejects.toMatchObject({ code: 'source_asset_not_found' });
   });
 
@@ -73,7 +75,11 @@ describe('image asset expiry', () => {
 
     for (const a of [expired, attached, live]) expect(await blobExists(a.imageAssetId)).toBe(true);
     await suite.worker.get(QueueService).add({ name: JobName.ImageAssetsPurgeExpired, data: {} });
-    await pollUntil(() => rowExists(expired.imageAssetId), (exists) => !exists, { what: 'the sweeper' });
+    await pollUntil(
+      () => rowExists(expired.imageAssetId),
+      (exists) => !exists,
+      { what: 'the sweeper' },
+    );
 
     expect(await blobExists(expired.imageAssetId)).toBe(false);
     expect(await rowExists(attached.imageAssetId)).toBe(true);

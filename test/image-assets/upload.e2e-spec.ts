@@ -210,14 +210,23 @@ describe('POST /v1/image-assets', () => {
     });
 
     it('requires authentication before reading anything', async () => {
-      const res = await suite.api.http().post('/v1/image-assets').attach('file', await image('png', 8, 8), 'a.png');
+      const res = await suite.api
+        .http()
+        .post('/v1/image-assets')
+        .attach('file', await image('png', 8, 8), 'a.png');
       expectProblem(res, 401, 'unauthenticated');
     });
   });
 
   describe('GET /v1/image-assets/{id}', () => {
     it('400 invalid_id for a malformed id', async () => {
-      for (const bad of ['nope', 'img_123', 'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE', 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHU', 'img_01jd3z8q4w6k2m9t5x7b1c0vhe']) {
+      for (const bad of [
+        'nope',
+        'img_123',
+        'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE',
+        'img_01JD3Z8Q4W6K2M9T5X7B1C0VHU',
+        'img_01jd3z8q4w6k2m9t5x7b1c0vhe',
+      ]) {
         expectProblem(await suite.api.http().get(`/v1/image-assets/${bad}`).set(suite.org.auth), 400, 'invalid_id');
       }
     });
@@ -264,7 +273,9 @@ describe('POST /v1/image-assets, read as a stream', () => {
       `POST /v1/image-assets HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${suite.org.auth.Authorization}\r\n` +
         'Content-Type: multipart/form-data; boundary=endless\r\nTransfer-Encoding: chunked\r\n\r\n',
     );
-    await conn.write(frame('--endless\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n'));
+    await conn.write(
+      frame('--endless\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n'),
+    );
     let answer: RawResponse | null = null;
     const answered = conn.response(60_000).then((r) => (answer = r));
     // A file that never ends: keep sending until the server answers (or 100 MiB).
@@ -325,8 +336,16 @@ describe('POST /v1/image-assets, read as a stream', () => {
     expect(res.status).toBe(400);
     expect(res.json()).toMatchObject({ code: 'bad_request', requestId: res.headers['x-request-id'] });
     await conn.closedPromise;
-    await pollUntil(async () => suite.api.app.get(UploadGate).inUse, (n) => n === 0, { what: 'the slot to be released' });
-    const after = await suite.api.http().post('/v1/image-assets').set(suite.org.auth).attach('file', await image('png', 8, 8), 'a.png');
+    await pollUntil(
+      async () => suite.api.app.get(UploadGate).inUse,
+      (n) => n === 0,
+      { what: 'the slot to be released' },
+    );
+    const after = await suite.api
+      .http()
+      .post('/v1/image-assets')
+      .set(suite.org.auth)
+      .attach('file', await image('png', 8, 8), 'a.png');
     expect(after.status).toBe(201);
   });
 });
@@ -344,13 +363,21 @@ describe('POST /v1/image-assets with one upload slot', () => {
     const first = multipartUpload(await image('png', 640, 360, { noise: true }), suite.org.auth.Authorization);
     const a = await RawConnection.open(port);
     await a.write(Buffer.concat([Buffer.from(first.head), first.body.subarray(0, first.body.length >> 1)]));
-    await pollUntil(async () => gate.inUse, (n) => n === 1, { what: 'the first upload to take the slot' });
+    await pollUntil(
+      async () => gate.inUse,
+      (n) => n === 1,
+      { what: 'the first upload to take the slot' },
+    );
 
     // B sends all of a 12 MiB upload at once; the server must not read it while A holds the slot.
     const second = multipartUpload(await pngOfExactSize(12 * MiB), suite.org.auth.Authorization);
     const b = await RawConnection.open(port);
     const bSent = b.write(Buffer.concat([Buffer.from(second.head), second.body]));
-    await pollUntil(async () => gate.waiting, (n) => n === 1, { what: 'the second upload to wait for the slot' });
+    await pollUntil(
+      async () => gate.waiting,
+      (n) => n === 1,
+      { what: 'the second upload to wait for the slot' },
+    );
     const bOnServer = serverSockets.find((s) => s.remotePort === b.socket.localPort)!;
     expect(bOnServer.bytesRead).toBeLessThan(1 * MiB);
 
@@ -375,7 +402,11 @@ describe('POST /v1/image-assets: a stalled upload', () => {
     const { head, body } = multipartUpload(await image('png', 320, 180, { noise: true }), suite.org.auth.Authorization);
     const stalled = await RawConnection.open(port());
     await stalled.write(Buffer.concat([Buffer.from(head), body.subarray(0, body.length >> 1)]));
-    await pollUntil(async () => gate.inUse, (n) => n === 1, { what: 'the upload to take a slot' });
+    await pollUntil(
+      async () => gate.inUse,
+      (n) => n === 1,
+      { what: 'the upload to take a slot' },
+    );
     const started = Date.now();
     const res = await stalled.response();
     expect(res.status).toBe(408);
@@ -401,21 +432,37 @@ describe('POST /v1/image-assets: fairness between organizations', () => {
       const conn = await RawConnection.open(port());
       await conn.write(Buffer.concat([Buffer.from(upload.head), upload.body.subarray(0, upload.body.length >> 1)]));
       holding.push(conn);
-      await pollUntil(async () => gate.inUse, (n) => n === holding.length, { what: 'the upload to take an idle slot' });
+      await pollUntil(
+        async () => gate.inUse,
+        (n) => n === holding.length,
+        { what: 'the upload to take an idle slot' },
+      );
     }
     const third = await RawConnection.open(port());
     await third.write(Buffer.concat([Buffer.from(mine[2].head), mine[2].body]));
-    await pollUntil(async () => gate.waiting, (n) => n === 1, { what: 'the third upload to wait' });
+    await pollUntil(
+      async () => gate.waiting,
+      (n) => n === 1,
+      { what: 'the third upload to wait' },
+    );
     // The other organization's upload queues behind it, also half sent once admitted.
     const theirs = multipartUpload(png, other.auth.Authorization);
     const theirConn = await RawConnection.open(port());
     await theirConn.write(Buffer.concat([Buffer.from(theirs.head), theirs.body.subarray(0, theirs.body.length >> 1)]));
-    await pollUntil(async () => gate.waiting, (n) => n === 2, { what: "the other organization's upload to wait" });
+    await pollUntil(
+      async () => gate.waiting,
+      (n) => n === 2,
+      { what: "the other organization's upload to wait" },
+    );
 
     // A slot frees: it goes to the other organization, under its share, not to the older third.
     await holding[0].write(mine[0].body.subarray(mine[0].body.length >> 1));
     expect((await holding[0].response()).status).toBe(201);
-    await pollUntil(async () => gate.heldBy(other.organizationId), (n) => n === 1, { what: "the other organization's upload to get the slot" });
+    await pollUntil(
+      async () => gate.heldBy(other.organizationId),
+      (n) => n === 1,
+      { what: "the other organization's upload to get the slot" },
+    );
     expect({ mine: gate.heldBy(suite.org.organizationId), waiting: gate.waiting }).toEqual({ mine: 1, waiting: 1 });
 
     await theirConn.write(theirs.body.subarray(theirs.body.length >> 1));

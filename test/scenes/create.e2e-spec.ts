@@ -26,7 +26,12 @@ describe('POST /v1/scenes', () => {
     expect(res.headers['idempotent-replayed']).toBeUndefined();
     const op = await suite.api.http().get(res.headers['location']).set(suite.org.auth);
     expect(op.status).toBe(200);
-    expect(op.body).toEqual({ operationId: res.body.operationId, status: 'processing', createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(op.body).toEqual({
+      operationId: res.body.operationId,
+      status: 'processing',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     // No worker runs in this file: the operation stays processing, so Retry-After is always there.
     expect(op.headers['retry-after']).toMatch(/^([1-9]|10)$/);
     expect(op.headers['cache-control']).toBe('no-store');
@@ -45,11 +50,21 @@ describe('POST /v1/scenes', () => {
       ['prompt with an unpaired surrogate', { prompt: 'a\ud800b' }, 'prompt', 'invalid_characters'],
       ['prompt with a bidirectional override', { prompt: 'a forest \u202Eby a lake' }, 'prompt', 'invalid_characters'],
       ['externalRef with an unpaired surrogate', { prompt: 'x', externalRef: 'ref-\udc00' }, 'externalRef', 'invalid_characters'],
-      ['externalRef of 60 000 characters, an e-mail shape without a dot', { prompt: 'x', externalRef: `${long(30_000)}@${long(29_999)}` }, 'externalRef', 'too_long'],
+      [
+        'externalRef of 60 000 characters, an e-mail shape without a dot',
+        { prompt: 'x', externalRef: `${long(30_000)}@${long(29_999)}` },
+        'externalRef',
+        'too_long',
+      ],
       ['externalRef empty', { prompt: 'x', externalRef: '' }, 'externalRef', 'too_short'],
       ['externalRef of 201 characters', { prompt: 'x', externalRef: long(201) }, 'externalRef', 'too_long'],
       ['externalRef an e-mail address', { prompt: 'x', externalRef: 'jane.doe@example.com' }, 'externalRef', 'looks_like_email'],
-      ['externalRef containing an e-mail address', { prompt: 'x', externalRef: 'user:jane@corp.example' }, 'externalRef', 'looks_like_email'],
+      [
+        'externalRef containing an e-mail address',
+        { prompt: 'x', externalRef: 'user:jane@corp.example' },
+        'externalRef',
+        'looks_like_email',
+      ],
       ['externalRef not a string', { prompt: 'x', externalRef: 12 }, 'externalRef', 'invalid_type'],
       ['sourceAssetId malformed', { prompt: 'x', sourceAssetId: 'img_nope' }, 'sourceAssetId', 'invalid_format'],
       ['an unknown field', { prompt: 'x', style: 'noir' }, 'style', 'unknown_field'],
@@ -129,7 +144,11 @@ describe('POST /v1/scenes', () => {
     it('a request that failed validation does not use up its key', async () => {
       const key = randomUUID();
       expectProblem(await createScene(suite.api, suite.org, { prompt: '' }, key), 422, 'validation_failed');
-      expectProblem(await createScene(suite.api, suite.org, { prompt: 'x', sourceAssetId: 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHE' }, key), 422, 'source_asset_not_found');
+      expectProblem(
+        await createScene(suite.api, suite.org, { prompt: 'x', sourceAssetId: 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHE' }, key),
+        422,
+        'source_asset_not_found',
+      );
       expect((await createScene(suite.api, suite.org, { prompt: 'now valid' }, key)).status).toBe(202);
     });
 
@@ -253,7 +272,11 @@ describe('POST /v1/scenes', () => {
     const other = await createOrganization(suite.api.app);
     const assetId = await uploadImage(suite.api, other, 1920, 1080);
     expect((await createScene(suite.api, other, { prompt: 'a', externalRef: 'taken' })).status).toBe(202);
-    expectProblem(await createScene(suite.api, other, { prompt: 'b', externalRef: 'taken', sourceAssetId: assetId }), 409, 'external_ref_conflict');
+    expectProblem(
+      await createScene(suite.api, other, { prompt: 'b', externalRef: 'taken', sourceAssetId: assetId }),
+      409,
+      'external_ref_conflict',
+    );
     expect(await countOperations(other.organizationId)).toBe(1);
     expect((await suite.api.http().get(`/v1/image-assets/${assetId}`).set(other.auth)).body.status).toBe('unattached');
   });

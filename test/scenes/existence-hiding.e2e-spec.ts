@@ -29,18 +29,50 @@ describe("existence hiding: another organization's ids look unknown", () => {
   };
 
   const routes: Array<[string, (id: (k: keyof typeof unknown) => string) => Promise<Response>]> = [
-    ['GET /v1/image-assets/{id}', (id) => suite.api.http().get(`/v1/image-assets/${id('imageAsset')}`).set(stranger.auth) as never],
-    ['GET /v1/operations/{id}', (id) => suite.api.http().get(`/v1/operations/${id('operation')}`).set(stranger.auth) as never],
-    ['GET /v1/scenes/{id}', (id) => suite.api.http().get(`/v1/scenes/${id('scene')}`).set(stranger.auth) as never],
-    ['DELETE /v1/scenes/{id}', (id) => suite.api.http().delete(`/v1/scenes/${id('scene')}`).set(stranger.auth) as never],
+    [
+      'GET /v1/image-assets/{id}',
+      (id) =>
+        suite.api
+          .http()
+          .get(`/v1/image-assets/${id('imageAsset')}`)
+          .set(stranger.auth) as never,
+    ],
+    [
+      'GET /v1/operations/{id}',
+      (id) =>
+        suite.api
+          .http()
+          .get(`/v1/operations/${id('operation')}`)
+          .set(stranger.auth) as never,
+    ],
+    [
+      'GET /v1/scenes/{id}',
+      (id) =>
+        suite.api
+          .http()
+          .get(`/v1/scenes/${id('scene')}`)
+          .set(stranger.auth) as never,
+    ],
+    [
+      'DELETE /v1/scenes/{id}',
+      (id) =>
+        suite.api
+          .http()
+          .delete(`/v1/scenes/${id('scene')}`)
+          .set(stranger.auth) as never,
+    ],
     [
       'GET /v1/scenes?externalRef=',
-      (id) => suite.api.http().get('/v1/scenes').query({ externalRef: id('scene') === ids.scene ? 'hidden-ref' : 'never-used-ref' }).set(stranger.auth) as never,
+      (id) =>
+        suite.api
+          .http()
+          .get('/v1/scenes')
+          .query({ externalRef: id('scene') === ids.scene ? 'hidden-ref' : 'never-used-ref' })
+          .set(stranger.auth) as never,
     ],
     [
       'POST /v1/scenes with sourceAssetId',
-      (id) =>
-        createScene(suite.api, stranger, { prompt: 'borrow', sourceAssetId: id('imageAsset') }) as never,
+      (id) => createScene(suite.api, stranger, { prompt: 'borrow', sourceAssetId: id('imageAsset') }) as never,
     ],
   ];
 

@@ -33,7 +33,9 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
 
   const db = () => suite.api.app.get(DataSource);
   const operationRow = async (id: string) =>
-    (await db().query(`SELECT status, version, error_code, error_message, error_retryable, scene_id FROM operations WHERE id = $1`, [id]))[0];
+    (
+      await db().query(`SELECT status, version, error_code, error_message, error_retryable, scene_id FROM operations WHERE id = $1`, [id])
+    )[0];
   const versionsOf = async (sceneId: string) =>
     Number((await db().query(`SELECT count(*) AS n FROM scene_versions WHERE scene_id = $1`, [sceneId]))[0].n);
 
@@ -127,7 +129,11 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
       const { scene_id: sceneId } = await operationRow(created.body.operationId);
       expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(suite.org.auth)).status).toBe(204);
       fake.release();
-      await pollUntil(() => jobState(created.body.operationId), (s) => s === 'completed' || s === 'failed', { what: 'the job to end' });
+      await pollUntil(
+        () => jobState(created.body.operationId),
+        (s) => s === 'completed' || s === 'failed',
+        { what: 'the job to end' },
+      );
 
       expectProblem(await suite.api.http().get(`/v1/scenes/${sceneId}`).set(suite.org.auth), 404, 'not_found');
       expectProblem(await suite.api.http().get(`/v1/operations/${created.body.operationId}`).set(suite.org.auth), 404, 'not_found');
@@ -175,11 +181,18 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
     it('a transient failure is retried and then succeeds', async () => {
       fake.behaviour = 'unavailable';
       const created = await createScene(suite.api, suite.org, { prompt: 'flaky provider' });
-      await pollUntil(() => operationRow(created.body.operationId), () => fake.requests.some((r) => (r.body as { prompt?: string }).prompt === 'flaky provider'), {
-        what: 'the first attempt',
-      });
+      await pollUntil(
+        () => operationRow(created.body.operationId),
+        () => fake.requests.some((r) => (r.body as { prompt?: string }).prompt === 'flaky provider'),
+        {
+          what: 'the first attempt',
+        },
+      );
       fake.behaviour = 'success';
-      expect((await awaitOperation(suite.api, suite.org, created.body.operationId)).body).toMatchObject({ status: 'succeeded', version: 1 });
+      expect((await awaitOperation(suite.api, suite.org, created.body.operationId)).body).toMatchObject({
+        status: 'succeeded',
+        version: 1,
+      });
     });
   });
 

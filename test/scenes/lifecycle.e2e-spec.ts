@@ -8,7 +8,10 @@ describe('scene lifecycle: create → poll → lookup → edit → delete', () =
   const suite = setUpSuite({ worker: {} });
 
   it('runs the whole partner flow', async () => {
-    const created = await createScene(suite.api, suite.org, { prompt: 'A foggy pine forest with a lake at sunset', externalRef: 'lifecycle-1' });
+    const created = await createScene(suite.api, suite.org, {
+      prompt: 'A foggy pine forest with a lake at sunset',
+      externalRef: 'lifecycle-1',
+    });
     expect(created.status).toBe(202);
     const { operationId } = created.body;
 
@@ -87,7 +90,10 @@ describe('scene lifecycle: create → poll → lookup → edit → delete', () =
     const assetId = await uploadImage(suite.api, suite.org, 1920, 1080);
     const a = await createScene(suite.api, suite.org, { prompt: 'Coastal town from my photo', sourceAssetId: assetId });
     const b = await createScene(suite.api, suite.org, { prompt: 'Coastal town from my photo', sourceAssetId: assetId });
-    const [da, db] = [await awaitOperation(suite.api, suite.org, a.body.operationId), await awaitOperation(suite.api, suite.org, b.body.operationId)];
+    const [da, db] = [
+      await awaitOperation(suite.api, suite.org, a.body.operationId),
+      await awaitOperation(suite.api, suite.org, b.body.operationId),
+    ];
     expect(da.body.status).toBe('succeeded');
     expect(db.body.status).toBe('succeeded');
     const scenes = suite.api.app.get(ScenesService);
@@ -101,7 +107,14 @@ describe('scene lifecycle: create → poll → lookup → edit → delete', () =
     expectProblem(await suite.api.http().get('/v1/scenes?externalRef=').set(suite.org.auth), 422, 'validation_failed');
     expectProblem(await suite.api.http().get('/v1/scenes?externalRef=a&externalRef=b').set(suite.org.auth), 422, 'validation_failed');
     expectProblem(await suite.api.http().get('/v1/scenes?externalRef=a%00b').set(suite.org.auth), 422, 'validation_failed');
-    expectProblem(await suite.api.http().get(`/v1/scenes?externalRef=${'r'.repeat(201)}`).set(suite.org.auth), 422, 'validation_failed');
+    expectProblem(
+      await suite.api
+        .http()
+        .get(`/v1/scenes?externalRef=${'r'.repeat(201)}`)
+        .set(suite.org.auth),
+      422,
+      'validation_failed',
+    );
     expectProblem(await suite.api.http().get('/v1/scenes?externalRef=nothing-has-this').set(suite.org.auth), 404, 'not_found');
   });
 
@@ -110,7 +123,9 @@ describe('scene lifecycle: create → poll → lookup → edit → delete', () =
     const sceneId = (await awaitOperation(suite.api, suite.org, created.body.operationId)).body.sceneId;
     // Back to the state of a scene whose first version is still being generated.
     await suite.api.app.get(DataSource).query(`UPDATE scenes SET status = 'generating', current_version = NULL WHERE id = $1`, [sceneId]);
-    await expect(suite.api.app.get(ScenesService).requestEdit(suite.org.organizationId, sceneId, 'night')).rejects.toMatchObject({ code: 'scene_not_ready' });
+    await expect(suite.api.app.get(ScenesService).requestEdit(suite.org.organizationId, sceneId, 'night')).rejects.toMatchObject({
+      code: 'scene_not_ready',
+    });
   });
 
   it('DELETE answers 204 for unknown and malformed-looking but valid ids, 400 for invalid ones', async () => {

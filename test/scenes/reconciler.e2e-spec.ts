@@ -36,7 +36,11 @@ describe('no accepted operation is lost', () => {
     try {
       const created = await createScene(suite.api, suite.org, { prompt: 'lost in a redis restart' });
       const id = created.body.operationId;
-      await pollUntil(() => queue.getJob(id), (job) => !!job, { what: 'the job to be enqueued' });
+      await pollUntil(
+        () => queue.getJob(id),
+        (job) => !!job,
+        { what: 'the job to be enqueued' },
+      );
       await queue.remove(id);
       expect(await queue.getJob(id)).toBeUndefined();
       await queue.resume();
@@ -52,7 +56,10 @@ describe('no accepted operation is lost', () => {
     const id = created.body.operationId;
     await awaitOperation(suite.api, suite.org, id);
     // Rewind the operation as if the handler had died after BullMQ recorded completion.
-    await db().query(`UPDATE operations SET status = 'processing', version = NULL, completed_at = NULL, updated_at = now() - interval '1 hour' WHERE id = $1`, [id]);
+    await db().query(
+      `UPDATE operations SET status = 'processing', version = NULL, completed_at = NULL, updated_at = now() - interval '1 hour' WHERE id = $1`,
+      [id],
+    );
     await suite.worker.get(OperationsReconciler).reconcile();
     const res = await suite.api.http().get(`/v1/operations/${id}`).set(suite.org.auth);
     expect(res.body).toMatchObject({ status: 'failed', error: { code: 'generation_failed', retryable: true } });

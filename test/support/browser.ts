@@ -4,7 +4,9 @@ import { Browser, chromium, ConsoleMessage, Page } from 'playwright-core';
 import { ROOT } from './processes';
 
 // Shared with the studio benchmark, which is plain JavaScript.
-const { chromiumLaunchOptions } = require('../../scripts/chromium') as { chromiumLaunchOptions: () => Parameters<typeof chromium.launch>[0] };
+const { chromiumLaunchOptions } = require('../../scripts/chromium') as {
+  chromiumLaunchOptions: () => Parameters<typeof chromium.launch>[0];
+};
 
 /** Debian's Chromium, headless, with WebGL through SwiftShader; never a downloaded browser. */
 export function launchChromium(): Promise<Browser> {

@@ -168,5 +168,10 @@ export async function imageStats(png: Buffer): Promise<{ width: number; height: 
     colors.add(((data[i] >> 3) << 10) | ((data[i + 1] >> 3) << 5) | (data[i + 2] >> 3));
   }
   const mean = sum / n;
-  return { width: info.width, height: info.height, lumaStdDev: Math.sqrt(Math.max(0, sumSq / n - mean * mean)), distinctColors: colors.size };
+  return {
+    width: info.width,
+    height: info.height,
+    lumaStdDev: Math.sqrt(Math.max(0, sumSq / n - mean * mean)),
+    distinctColors: colors.size,
+  };
 }

@@ -20,7 +20,14 @@ export class ApiModule {
   static forRoot(options: ApiModuleOptions = {}): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot({ app: 'api', ...options }), HealthModule, OrganizationsModule, ImageAssetsModule, ScenesModule, EmbedSessionsModule],
+      imports: [
+        CoreModule.forRoot({ app: 'api', ...options }),
+        HealthModule,
+        OrganizationsModule,
+        ImageAssetsModule,
+        ScenesModule,
+        EmbedSessionsModule,
+      ],
       controllers: [ImageAssetsController, ScenesController, OperationsController, EmbedSessionsController],
       providers: [UploadGate],
     };

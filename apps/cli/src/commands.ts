@@ -113,5 +113,9 @@ export async function originRemove(config: AppConfig, o: Json & { org: string; o
 
 export async function originList(config: AppConfig, o: Json & { org: string }): Promise<void> {
   const org = await withServices(config, (s) => s.getOrganization(o.org));
-  await printResult(!!o.json, { organizationId: org.organizationId, origins: org.origins }, org.origins.join('\n') || 'No approved origins.');
+  await printResult(
+    !!o.json,
+    { organizationId: org.organizationId, origins: org.origins },
+    org.origins.join('\n') || 'No approved origins.',
+  );
 }

@@ -19,37 +19,70 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
     (o: O) =>
       run((cfg) => command(cfg, o), !!o.json);
 
-  program.command('migrate').description('run pending database migrations')
+  program
+    .command('migrate')
+    .description('run pending database migrations')
     .option('--create-database', 'create the database first when it does not exist (local development)')
     .option(...json)
     .action(act(c.migrate));
 
   const org = program.command('org').description('organizations');
-  org.command('create').description('create an organization and its first API key')
+  org
+    .command('create')
+    .description('create an organization and its first API key')
     .requiredOption('--name <name>', 'display name')
     .option('--test', 'test organization: sk_test_ keys, may embed on http://localhost:<port>')
     .option('--origin <origin>', 'approved HTTPS origin (repeatable)', collect, [])
     .option(...json)
     .action(act(c.orgCreate));
-  org.command('list').description('list organizations and their origins').option(...json)
+  org
+    .command('list')
+    .description('list organizations and their origins')
+    .option(...json)
     .action(act(c.orgList));
-  org.command('bootstrap-local').description('create the local test organization if the database has none').option(...json)
+  org
+    .command('bootstrap-local')
+    .description('create the local test organization if the database has none')
+    .option(...json)
     .action(act(c.orgBootstrapLocal));
 
   const key = program.command('key').description('API keys');
-  key.command('create').description('issue a new API key').requiredOption('--org <organizationId>').option(...json)
+  key
+    .command('create')
+    .description('issue a new API key')
+    .requiredOption('--org <organizationId>')
+    .option(...json)
     .action(act(c.keyCreate));
-  key.command('revoke').description('revoke an API key').requiredOption('--key <keyId>').option(...json)
+  key
+    .command('revoke')
+    .description('revoke an API key')
+    .requiredOption('--key <keyId>')
+    .option(...json)
     .action(act(c.keyRevoke));
-  key.command('list').description('list keys of an organization (no secrets)').requiredOption('--org <organizationId>').option(...json)
+  key
+    .command('list')
+    .description('list keys of an organization (no secrets)')
+    .requiredOption('--org <organizationId>')
+    .option(...json)
     .action(act(c.keyList));
 
   const origin = program.command('origin').description('approved embed origins');
-  origin.command('add').requiredOption('--org <organizationId>').requiredOption('--origin <origin>').option(...json)
+  origin
+    .command('add')
+    .requiredOption('--org <organizationId>')
+    .requiredOption('--origin <origin>')
+    .option(...json)
     .action(act(c.originAdd));
-  origin.command('remove').requiredOption('--org <organizationId>').requiredOption('--origin <origin>').option(...json)
+  origin
+    .command('remove')
+    .requiredOption('--org <organizationId>')
+    .requiredOption('--origin <origin>')
+    .option(...json)
     .action(act(c.originRemove));
-  origin.command('list').requiredOption('--org <organizationId>').option(...json)
+  origin
+    .command('list')
+    .requiredOption('--org <organizationId>')
+    .option(...json)
     .action(act(c.originList));
   return program;
 }

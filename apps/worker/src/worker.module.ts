@@ -14,7 +14,13 @@ export class WorkerModule {
   static forRoot(options: WorkerModuleOptions = {}): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot({ app: 'worker', ...options }), HealthServiceModule, JobWorkerModule, ImageAssetsModule, ScenesWorkerModule],
+      imports: [
+        CoreModule.forRoot({ app: 'worker', ...options }),
+        HealthServiceModule,
+        JobWorkerModule,
+        ImageAssetsModule,
+        ScenesWorkerModule,
+      ],
     };
   }
 }

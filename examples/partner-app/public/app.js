@@ -34,7 +34,11 @@ window.addEventListener('message', (event) => {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     for (const [blob, name, label] of [
       [video, `take-${stamp}.webm`, 'video'],
-      [new Blob([JSON.stringify(cameraPath ?? {}, null, 2)], { type: 'application/json' }), `take-${stamp}.camera-path.json`, 'camera path'],
+      [
+        new Blob([JSON.stringify(cameraPath ?? {}, null, 2)], { type: 'application/json' }),
+        `take-${stamp}.camera-path.json`,
+        'camera path',
+      ],
     ]) {
       const a = document.createElement('a');
       a.href = URL.createObjectURL(blob);

@@ -11,7 +11,6 @@ export const EmbedSessionErrors = {
   /** For the studio: the secret is unknown or malformed. */
   unauthenticated: () => new DomainError(ErrorCode.Unauthenticated, 'This studio session is not valid.'),
   /** For the studio: a known secret of a session that ended (only its holder learns why). */
-  ended: (reason: EndedReason) =>
-    new DomainError(ErrorCode.SessionEnded, 'This studio session has ended.', { extensions: { reason } }),
+  ended: (reason: EndedReason) => new DomainError(ErrorCode.SessionEnded, 'This studio session has ended.', { extensions: { reason } }),
   forbidden: () => new DomainError(ErrorCode.Forbidden, "This session's mode does not allow this action."),
 };

@@ -15,11 +15,7 @@ const SECRET_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 export const hashSecret = (secret: string): string => sha256Hex(secret);
 
 /** Why a session no longer works, decided by time and state at each request; null while active. */
-export function endedReason(
-  s: Pick<EmbedSessionEntity, 'revokedAt' | 'expiresAt'>,
-  sceneDeleted: boolean,
-  now: Date,
-): EndedReason | null {
+export function endedReason(s: Pick<EmbedSessionEntity, 'revokedAt' | 'expiresAt'>, sceneDeleted: boolean, now: Date): EndedReason | null {
   if (s.revokedAt || sceneDeleted) return 'revoked';
   if (s.expiresAt <= now) return 'expired';
   return null;

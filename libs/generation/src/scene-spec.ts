@@ -24,19 +24,7 @@ export type Weather = (typeof WEATHERS)[number];
 export const TERRAIN_SHAPES = ['rolling', 'flat', 'dunes', 'peaks', 'coast'] as const;
 export type TerrainShape = (typeof TERRAIN_SHAPES)[number];
 
-export const PROP_KINDS = [
-  'tree',
-  'pine',
-  'palm',
-  'bush',
-  'rock',
-  'cactus',
-  'building',
-  'house',
-  'boat',
-  'snowman',
-  'lamp',
-] as const;
+export const PROP_KINDS = ['tree', 'pine', 'palm', 'bush', 'rock', 'cactus', 'building', 'house', 'boat', 'snowman', 'lamp'] as const;
 export type PropKind = (typeof PROP_KINDS)[number];
 
 export type Vec3 = [number, number, number];

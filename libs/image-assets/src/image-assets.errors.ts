@@ -16,7 +16,10 @@ export const ImageAssetErrors = {
       `The image is ${width}×${height} pixels; at most ${MAX_SIDE_PX} pixels per side and ${MAX_PIXELS.toLocaleString('en-US')} pixels in all are accepted.`,
     ),
   sourceNotFound: () =>
-    new DomainError(ErrorCode.SourceAssetNotFound, 'sourceAssetId does not name an image asset of this organization that is still available.'),
+    new DomainError(
+      ErrorCode.SourceAssetNotFound,
+      'sourceAssetId does not name an image asset of this organization that is still available.',
+    ),
   sourceTooSmall: (width: number, height: number) =>
     new DomainError(
       ErrorCode.SourceImageTooSmall,

@@ -9,12 +9,7 @@ import { SharpImageMedia } from './media/sharp-image-media';
 
 @Module({
   imports: [TypeOrmModule.forFeature([ImageAssetEntity])],
-  providers: [
-    ImageAssetsRepository,
-    ImageAssetsService,
-    ImageAssetsSweeper,
-    { provide: ImageMedia, useClass: SharpImageMedia },
-  ],
+  providers: [ImageAssetsRepository, ImageAssetsService, ImageAssetsSweeper, { provide: ImageMedia, useClass: SharpImageMedia }],
   exports: [ImageAssetsService, ImageMedia],
 })
 export class ImageAssetsModule {}

@@ -29,9 +29,12 @@ export class ImageAssetsService {
     private readonly clock: Clock,
     metrics: MetricsService,
   ) {
-    this.validationSeconds = metrics.histogram('image_validation_duration_seconds', 'Validation time of uploaded images', [
-      'outcome',
-    ] as const, [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]);
+    this.validationSeconds = metrics.histogram(
+      'image_validation_duration_seconds',
+      'Validation time of uploaded images',
+      ['outcome'] as const,
+      [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    );
   }
 
   /**

@@ -14,10 +14,7 @@ export function dimensionsExceeded(width: number, height: number): boolean {
 }
 
 /** Why an image cannot be a scene source (contract section 4), or null when it can. */
-export function sceneSourceProblem(
-  width: number,
-  height: number,
-): ErrorCode.SourceImageTooSmall | ErrorCode.SourceImageAspectRatio | null {
+export function sceneSourceProblem(width: number, height: number): ErrorCode.SourceImageTooSmall | ErrorCode.SourceImageAspectRatio | null {
   if (width < MIN_SOURCE_WIDTH || height < MIN_SOURCE_HEIGHT) return ErrorCode.SourceImageTooSmall;
   if (Math.abs(width / height - 16 / 9) / (16 / 9) > ASPECT_TOLERANCE) return ErrorCode.SourceImageAspectRatio;
   return null;

@@ -1,8 +1,8 @@
-import { AppConfig, createRedis, InjectRedis } from '@app/core';
+import { AppConfig, bearerToken, createRedis, InjectRedis } from '@app/core';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { bearerToken, hashApiKey, isWellFormedApiKey } from './api-key';
+import { hashApiKey, isWellFormedApiKey } from './api-key';
 import { ApiKeysRepository } from './organizations.repository';
 
 /** Who is calling: attached to every authenticated partner request. */
@@ -35,8 +35,7 @@ export class ApiKeyAuthenticator implements OnApplicationShutdown {
     @InjectRedis() private readonly redis: Redis,
   ) {
     this.channel = `${config.queuePrefix}:api-keys:revoked`;
-    this.cache =
-      config.apiKeyCacheTtlMs > 0 ? new LRUCache({ max: 50_000, ttl: config.apiKeyCacheTtlMs, ttlAutopurge: false }) : null;
+    this.cache = config.apiKeyCacheTtlMs > 0 ? new LRUCache({ max: 50_000, ttl: config.apiKeyCacheTtlMs, ttlAutopurge: false }) : null;
   }
 
   /** The principal for an Authorization header value, or null for a missing, malformed, unknown or revoked key. */

@@ -4,7 +4,6 @@ export type KeyEnvironment = 'test' | 'live';
 
 /** `sk_test_` or `sk_live_` followed by 32 random bytes in base64url (43 characters). */
 const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9_-]{43}$/;
-const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
 export function formatApiKey(environment: KeyEnvironment, random: Buffer): string {
   if (random.length !== 32) throw new Error('an API key needs 32 random bytes');
@@ -22,11 +21,4 @@ export function hashApiKey(key: string): string {
 
 export function displayPrefix(key: string): string {
   return key.slice(0, 'sk_test_'.length + 4);
-}
-
-/** The key from an `Authorization: Bearer …` header, or null when the header is absent or malformed. */
-export function bearerToken(header: string | string[] | undefined): string | null {
-  if (typeof header !== 'string') return null;
-  const m = BEARER.exec(header);
-  return m ? m[1] : null;
 }

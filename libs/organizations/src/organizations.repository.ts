@@ -30,9 +30,7 @@ export class OrganizationsRepository {
   }
 
   async origins(organizationId: string): Promise<string[]> {
-    const rows = await this.db
-      .getRepository(ApprovedOriginEntity)
-      .find({ where: { organizationId }, order: { origin: 'ASC' } });
+    const rows = await this.db.getRepository(ApprovedOriginEntity).find({ where: { organizationId }, order: { origin: 'ASC' } });
     return rows.map((r) => r.origin);
   }
 

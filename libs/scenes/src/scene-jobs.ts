@@ -41,9 +41,7 @@ export class SceneJobs {
    * if this fails (Redis down, process killed) the reconciler enqueues the operation later.
    */
   enqueueSoon(op: Pick<OperationEntity, 'id' | 'kind'>): void {
-    this.enqueue(op).catch((e: Error) =>
-      this.logger.warn(`could not enqueue ${op.id} now (${e.message}); the reconciler will`),
-    );
+    this.enqueue(op).catch((e: Error) => this.logger.warn(`could not enqueue ${op.id} now (${e.message}); the reconciler will`));
   }
 
   /** Seconds a poller should wait: 1 when the queue is empty, up to 10 as it fills. */

@@ -3,8 +3,7 @@ import { DomainError, ErrorCode } from '@app/core';
 export const SceneErrors = {
   externalRefConflict: () =>
     new DomainError(ErrorCode.ExternalRefConflict, 'An active scene of this organization already uses this externalRef.'),
-  notReady: () =>
-    new DomainError(ErrorCode.SceneNotReady, 'The scene has no version to edit yet; wait until its creation succeeds.'),
+  notReady: () => new DomainError(ErrorCode.SceneNotReady, 'The scene has no version to edit yet; wait until its creation succeeds.'),
 };
 
 const UNIQUE_VIOLATION = '23505';

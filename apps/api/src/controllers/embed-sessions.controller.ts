@@ -23,7 +23,10 @@ export class EmbedSessionsController {
       'The URL is returned by this call alone; its secret is in the fragment. Deliver it to the browser only through an ' +
       'authenticated response with `Cache-Control: private, no-store`, and never log it.',
   })
-  @ApiCreatedResponse({ type: EmbedSessionResponse, headers: { 'Cache-Control': { schema: { type: 'string', example: 'private, no-store' } } } })
+  @ApiCreatedResponse({
+    type: EmbedSessionResponse,
+    headers: { 'Cache-Control': { schema: { type: 'string', example: 'private, no-store' } } },
+  })
   @ApiProblems({
     400: '`invalid_json`.',
     404: 'The scene is unknown, deleted or not yours (`not_found`).',
@@ -39,12 +42,16 @@ export class EmbedSessionsController {
   @HttpCode(204)
   @ApiOperation({
     summary: 'Revoke an embed session',
-    description: "204 for every syntactically valid id — active, expired, revoked, unknown or another organization's. After it the URL no longer works.",
+    description:
+      "204 for every syntactically valid id — active, expired, revoked, unknown or another organization's. After it the URL no longer works.",
   })
   @ApiParam({ name: 'embedSessionId', example: 'es_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
   @ApiNoContentResponse({ description: 'Revoked, or nothing to revoke.' })
   @ApiProblems({ 400: '`invalid_id`.' })
-  async revoke(@Param('embedSessionId', new ParseIdPipe(IdPrefix.EmbedSession)) id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
+  async revoke(
+    @Param('embedSessionId', new ParseIdPipe(IdPrefix.EmbedSession)) id: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<void> {
     await this.sessions.revoke(principal.organizationId, id);
   }
 }

@@ -67,7 +67,7 @@ export class ImageAssetsController {
   }
 
   @Get(':imageAssetId')
-  @ApiOperation({ summary: 'Get an image asset', description: '404 once expired, and for another organization\'s asset.' })
+  @ApiOperation({ summary: 'Get an image asset', description: "404 once expired, and for another organization's asset." })
   @ApiParam({ name: 'imageAssetId', example: 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
   @ApiOkResponse({ type: ImageAssetResponse })
   @ApiProblems({ 400: 'Not a syntactically valid id (`invalid_id`).', 404: 'Unknown, expired or not yours (`not_found`).' })

@@ -20,13 +20,15 @@ export class OperationsController {
   @ApiOperation({
     summary: 'Poll an operation',
     description:
-      '`processing` carries `Retry-After` (whole seconds, 1 to 10, from the queue\'s current depth); `succeeded` carries the scene ' +
+      "`processing` carries `Retry-After` (whole seconds, 1 to 10, from the queue's current depth); `succeeded` carries the scene " +
       'and its version; `failed` a safe structured error. Always `Cache-Control: no-store`.',
   })
   @ApiParam({ name: 'operationId', example: 'op_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
   @ApiOkResponse({
     type: OperationResponse,
-    headers: { 'Retry-After': { description: 'Only while processing: seconds to wait before polling again.', schema: { type: 'integer' } } },
+    headers: {
+      'Retry-After': { description: 'Only while processing: seconds to wait before polling again.', schema: { type: 'integer' } },
+    },
   })
   @ApiProblems({ 400: '`invalid_id`.', 404: 'Unknown, not yours, or its scene was deleted (`not_found`).' })
   async get(

@@ -2,7 +2,20 @@ import { DomainError, IdPrefix, JsonBodyGuard, ParseIdPipe, parseIdempotencyKey 
 import { OperationAcceptedResponse } from '@app/operations';
 import { Principal } from '@app/organizations';
 import { CreateSceneDto, FindSceneQuery, SceneResponse, ScenesService } from '@app/scenes';
-import { Body, Controller, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  createParamDecorator,
+  Delete,
+  ExecutionContext,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiAcceptedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
@@ -61,7 +74,7 @@ export class ScenesController {
   @Get()
   @ApiOperation({
     summary: 'Find a scene by externalRef',
-    description: 'Exact lookup among the organization\'s active scenes; not a list or a search.',
+    description: "Exact lookup among the organization's active scenes; not a list or a search.",
   })
   @ApiOkResponse({ type: SceneResponse })
   @ApiProblems({ 404: 'No active scene has this externalRef (`not_found`).', 422: 'externalRef missing or empty (`validation_failed`).' })
@@ -87,7 +100,7 @@ export class ScenesController {
   @ApiOperation({
     summary: 'Delete a scene',
     description:
-      '204 for every syntactically valid id (own, unknown, another organization\'s, already deleted). At once: the scene is gone from ' +
+      "204 for every syntactically valid id (own, unknown, another organization's, already deleted). At once: the scene is gone from " +
       'every endpoint, its active embed sessions are revoked, and no running generation brings it back.',
   })
   @ApiParam({ name: 'sceneId', example: 'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })

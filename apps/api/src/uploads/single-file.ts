@@ -54,8 +54,14 @@ class UploadBody extends PassThrough {
     super();
     this.headers = request.headers;
     // A body that stops arriving, or arrives too slowly, gives its slot back.
-    this.idleTimer = setTimeout(() => this.detach(timedOut(`No part of the upload arrived for ${timeouts.idleMs / 1000} s.`)), timeouts.idleMs);
-    this.totalTimer = setTimeout(() => this.detach(timedOut(`The upload did not arrive within ${timeouts.totalMs / 1000} s.`)), timeouts.totalMs);
+    this.idleTimer = setTimeout(
+      () => this.detach(timedOut(`No part of the upload arrived for ${timeouts.idleMs / 1000} s.`)),
+      timeouts.idleMs,
+    );
+    this.totalTimer = setTimeout(
+      () => this.detach(timedOut(`The upload did not arrive within ${timeouts.totalMs / 1000} s.`)),
+      timeouts.totalMs,
+    );
     request.on('data', this.count);
     request.on('error', this.fail);
     request.on('close', this.requestClosed);
@@ -109,7 +115,9 @@ export async function readSingleFile(request: Request, response: Response, limit
   try {
     await new Promise<void>((resolve, reject) =>
       // multer reports its failures as Error objects (MulterError and the stream's own).
-      parse(stand, response, (error?: unknown) => (error ? reject(error instanceof Error ? error : new Error('upload parse failed')) : resolve())),
+      parse(stand, response, (error?: unknown) =>
+        error ? reject(error instanceof Error ? error : new Error('upload parse failed')) : resolve(),
+      ),
     );
   } catch (e) {
     body.detach();

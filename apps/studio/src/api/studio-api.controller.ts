@@ -44,13 +44,17 @@ export class StudioApiController {
     @Param('version', ParseIntPipe) version: number,
     @Res() res: Response,
   ): Promise<void> {
-    const bytes = scene.version !== null && version >= 1 && version <= scene.version ? await this.scenes.readSceneFile(scene.id, version) : null;
+    const bytes =
+      scene.version !== null && version >= 1 && version <= scene.version ? await this.scenes.readSceneFile(scene.id, version) : null;
     if (!bytes) throw DomainError.notFound();
     res.set({ 'content-type': 'model/gltf-binary', 'cache-control': 'no-store' }).send(bytes);
   }
 
   @Get('scene/versions/:version/spec')
-  async spec(@StudioSession() { scene }: SessionWithScene, @Param('version', ParseIntPipe) version: number): Promise<Record<string, unknown>> {
+  async spec(
+    @StudioSession() { scene }: SessionWithScene,
+    @Param('version', ParseIntPipe) version: number,
+  ): Promise<Record<string, unknown>> {
     const spec = scene.version !== null && version >= 1 && version <= scene.version ? await this.scenes.readSpec(scene.id, version) : null;
     if (!spec) throw DomainError.notFound();
     return spec;

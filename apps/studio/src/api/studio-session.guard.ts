@@ -1,5 +1,5 @@
+import { bearerToken } from '@app/core';
 import { EmbedSessionErrors, EmbedSessionsService, SessionWithScene, capabilitiesOf } from '@app/embed-sessions';
-import { bearerToken } from '@app/organizations';
 import { CanActivate, createParamDecorator, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';

@@ -105,7 +105,12 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
       stream.status = state!.sceneStatus;
       stream.version = state!.sceneVersion;
       stream.progress = state!.sceneProgress;
-      this.send(stream, 'scene.status', { status: stream.status, version: stream.version, progress: stream.progress, error: state!.sceneError });
+      this.send(stream, 'scene.status', {
+        status: stream.status,
+        version: stream.version,
+        progress: stream.progress,
+        error: state!.sceneError,
+      });
     }
     const editsAt = state!.editsUpdatedAt?.getTime() ?? null;
     if (editsAt !== stream.editsUpdatedAt) {

@@ -24,11 +24,7 @@ export interface OpsServerDependencies {
  * never faces partners or browsers (API_OPS_PORT, STUDIO_OPS_PORT, WORKER_PORT). A plain Express
  * app, apart from the Nest application, with the same request ids, headers and problem details.
  */
-export function startOpsServer(
-  deps: OpsServerDependencies,
-  port: number,
-  host: string,
-): Promise<Server> {
+export function startOpsServer(deps: OpsServerDependencies, port: number, host: string): Promise<Server> {
   const app = createExpressInstance();
   app.use((req: Request, res: Response, next) => {
     req.requestId = requestIdFor(req);

@@ -1,3 +1,4 @@
+export * from './bearer-token';
 export * from './http-app';
 export * from './json-body';
 export * from './json-body.guard';

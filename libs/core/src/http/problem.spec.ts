@@ -33,12 +33,18 @@ describe(mapError.name, () => {
     ['PostgreSQL refusing connections', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
     ['a connection lost mid-query', new Error('Connection terminated unexpectedly')],
     ['the pool waiting in vain', new Error('timeout exceeded when trying to connect')],
-    ['PostgreSQL shutting down, wrapped by TypeORM', { name: 'QueryFailedError', message: 'terminating connection due to administrator command', driverError: { code: '57P01' } }],
+    [
+      'PostgreSQL shutting down, wrapped by TypeORM',
+      { name: 'QueryFailedError', message: 'terminating connection due to administrator command', driverError: { code: '57P01' } },
+    ],
     ['too many connections', { driverError: { code: '53300' } }],
     ['a connection exception (class 08)', { driverError: { code: '08006' } }],
     ['Redis gone', new Error('Connection is closed.')],
     ['Redis frozen', new Error('Command timed out')],
-    ['Redis retries spent', Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' })],
+    [
+      'Redis retries spent',
+      Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' }),
+    ],
   ])('maps %s to 503 unavailable with Retry-After, not 500', (_, error) => {
     const mapped = mapError(error);
     expect(mapped).toMatchObject({ code: ErrorCode.Unavailable, unexpected: false, dependencyDown: true, retryAfterSeconds: 5 });

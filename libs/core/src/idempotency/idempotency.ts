@@ -60,10 +60,9 @@ export class IdempotencyStore {
    * `complete` in the same transaction.
    */
   async begin(tx: EntityManager, organizationId: string, key: string, print: string): Promise<StoredResponse | null> {
-    const [{ locked }]: { locked: boolean }[] = await tx.query(
-      `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7)) AS locked`,
-      [`${organizationId}:${key}`],
-    );
+    const [{ locked }]: { locked: boolean }[] = await tx.query(`SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7)) AS locked`, [
+      `${organizationId}:${key}`,
+    ]);
     if (!locked) {
       throw new DomainError(
         ErrorCode.IdempotencyRequestInProgress,
@@ -71,12 +70,17 @@ export class IdempotencyStore {
         { retryAfterSeconds: 1 },
       );
     }
-    const rows: { fingerprint: string; response_status: number; response_body: Record<string, unknown>; response_headers: Record<string, string>; expires_at: Date }[] =
-      await tx.query(
-        `SELECT fingerprint, response_status, response_body, response_headers, expires_at
+    const rows: {
+      fingerprint: string;
+      response_status: number;
+      response_body: Record<string, unknown>;
+      response_headers: Record<string, string>;
+      expires_at: Date;
+    }[] = await tx.query(
+      `SELECT fingerprint, response_status, response_body, response_headers, expires_at
            FROM idempotency_keys WHERE organization_id = $1 AND key = $2`,
-        [organizationId, key],
-      );
+      [organizationId, key],
+    );
     const now = this.clock.now();
     if (rows.length === 0) return null;
     const row = rows[0];
@@ -99,7 +103,16 @@ export class IdempotencyStore {
     await tx.query(
       `INSERT INTO idempotency_keys (organization_id, key, fingerprint, response_status, response_body, response_headers, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [organizationId, key, print, response.status, JSON.stringify(response.body), JSON.stringify(response.headers), now, new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS)],
+      [
+        organizationId,
+        key,
+        print,
+        response.status,
+        JSON.stringify(response.body),
+        JSON.stringify(response.headers),
+        now,
+        new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
+      ],
     );
   }
 

@@ -13,9 +13,7 @@ export const IdPrefix = {
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 
 const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
-const patterns = new Map<IdPrefix, RegExp>(
-  Object.values(IdPrefix).map((p) => [p, new RegExp(`^${p}_${ULID_PATTERN}$`)]),
-);
+const patterns = new Map<IdPrefix, RegExp>(Object.values(IdPrefix).map((p) => [p, new RegExp(`^${p}_${ULID_PATTERN}$`)]));
 
 /** "Syntactically valid" in the contract's sense: the prefix and a 26-character Crockford ULID. */
 export function isValidId(prefix: IdPrefix, value: unknown): value is string {

@@ -22,8 +22,10 @@ export class MetricsService {
   }
 
   histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets?: number[]): Histogram<L> {
-    return (this.registry.getSingleMetric(name) as Histogram<L>) ??
-      new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(name) as Histogram<L>) ??
+      new Histogram({ name, help, labelNames, buckets, registers: [this.registry] })
+    );
   }
 
   counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
@@ -36,10 +38,7 @@ export class MetricsService {
     labelNames: readonly L[],
     collect?: (this: Gauge<L>) => Promise<void> | void,
   ): Gauge<L> {
-    return (
-      (this.registry.getSingleMetric(name) as Gauge<L>) ??
-      new Gauge({ name, help, labelNames, collect, registers: [this.registry] })
-    );
+    return (this.registry.getSingleMetric(name) as Gauge<L>) ?? new Gauge({ name, help, labelNames, collect, registers: [this.registry] });
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

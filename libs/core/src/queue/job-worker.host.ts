@@ -66,11 +66,12 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
     private readonly queues: QueueService,
     metrics: MetricsService,
   ) {
-    this.jobDuration = metrics.histogram('job_duration_seconds', 'Job processing time by queue, job name and outcome', [
-      'queue',
-      'job',
-      'outcome',
-    ] as const, [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]);
+    this.jobDuration = metrics.histogram(
+      'job_duration_seconds',
+      'Job processing time by queue, job name and outcome',
+      ['queue', 'job', 'outcome'] as const,
+      [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    );
     const producers = this.queues;
     // Collected on each scrape; registered once, nothing to keep.
     metrics.gauge('queue_jobs', 'Jobs per queue and state', ['queue', 'state'] as const, async function () {
@@ -178,9 +179,7 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
       return false;
     }
     this.deferrals.set(job.id!, consecutive + 1);
-    this.logger.warn(
-      `job ${job.id} (${job.name}) waits for a dependency (${cause.message}); next try in ${delayMs} ms, no attempt spent`,
-    );
+    this.logger.warn(`job ${job.id} (${job.name}) waits for a dependency (${cause.message}); next try in ${delayMs} ms, no attempt spent`);
     return true;
   }
 }

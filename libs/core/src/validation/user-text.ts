@@ -95,8 +95,18 @@ function rule(name: string, code: string, valid: (v: string) => boolean, message
 export function UserText(rules: UserTextRules): PropertyDecorator {
   const { min, max } = rules;
   const checks = [
-    rule('minCodePoints', 'too_short', (v) => codePointsUpTo(v, max) >= min, (p) => `${p} must be at least ${min} character${min === 1 ? '' : 's'} long`),
-    rule('maxCodePoints', 'too_long', (v) => codePointsUpTo(v, max) <= max, (p) => `${p} must be at most ${max} characters long`),
+    rule(
+      'minCodePoints',
+      'too_short',
+      (v) => codePointsUpTo(v, max) >= min,
+      (p) => `${p} must be at least ${min} character${min === 1 ? '' : 's'} long`,
+    ),
+    rule(
+      'maxCodePoints',
+      'too_long',
+      (v) => codePointsUpTo(v, max) <= max,
+      (p) => `${p} must be at most ${max} characters long`,
+    ),
     rule(
       'validCharacters',
       'invalid_characters',
@@ -105,7 +115,14 @@ export function UserText(rules: UserTextRules): PropertyDecorator {
     ),
   ];
   if (rules.notBlank) {
-    checks.push(rule('notBlank', 'blank', (v) => v.length === 0 || outOfBound(v, max) || v.trim().length > 0, (p) => `${p} must contain more than whitespace`));
+    checks.push(
+      rule(
+        'notBlank',
+        'blank',
+        (v) => v.length === 0 || outOfBound(v, max) || v.trim().length > 0,
+        (p) => `${p} must contain more than whitespace`,
+      ),
+    );
   }
   if (rules.notEmailLike) {
     checks.push(

@@ -21,7 +21,8 @@ export class EmbedSessionResponse {
 
   @ApiProperty({
     example: 'http://localhost:3001/embed/es_01JD3Z8Q4W6K2M9T5X7B1C0VHE#kq3…',
-    description: 'A bearer secret: its secret is in the fragment. Returned by this call alone; deliver it only through an authenticated, private, no-store response.',
+    description:
+      'A bearer secret: its secret is in the fragment. Returned by this call alone; deliver it only through an authenticated, private, no-store response.',
   })
   url: string;
 

@@ -173,11 +173,7 @@ export class GeometryBuilder {
         const u = (i / W) * Math.PI * 2;
         // One shared point per pole, so the surface stays closed.
         const r = radius * (j === 0 || j === H ? 0.85 : prng.range(0.75, 1.15));
-        row.push([
-          centre[0] + r * Math.sin(v) * Math.cos(u),
-          centre[1] + r * Math.cos(v) * 0.8,
-          centre[2] + r * Math.sin(v) * Math.sin(u),
-        ]);
+        row.push([centre[0] + r * Math.sin(v) * Math.cos(u), centre[1] + r * Math.cos(v) * 0.8, centre[2] + r * Math.sin(v) * Math.sin(u)]);
       }
       grid.push(row);
     }

@@ -62,7 +62,10 @@ describe(writeSceneGlb.name, () => {
       expect(node.getTranslation()).toEqual(preset.position);
     }
 
-    const terrain = root.listMeshes().find((m) => m.getName() === 'terrain')!.listPrimitives()[0];
+    const terrain = root
+      .listMeshes()
+      .find((m) => m.getName() === 'terrain')!
+      .listPrimitives()[0];
     expect(terrain.getAttribute('COLOR_0')).not.toBeNull();
     expect(terrain.getAttribute('NORMAL')).not.toBeNull();
     expect(terrain.getIndices()!.getCount()).toBe(spec.terrain.segments * spec.terrain.segments * 6);

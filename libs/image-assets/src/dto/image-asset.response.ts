@@ -16,7 +16,10 @@ export class ImageAssetResponse {
   @ApiProperty({ example: 123456, description: 'Size of the uploaded file in bytes.' })
   sizeBytes: number;
 
-  @ApiProperty({ example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', description: 'Lowercase hex SHA-256 of the uploaded bytes.' })
+  @ApiProperty({
+    example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    description: 'Lowercase hex SHA-256 of the uploaded bytes.',
+  })
   sha256: string;
 
   @ApiProperty({ enum: ['unattached', 'attached'] })
@@ -28,6 +31,11 @@ export class ImageAssetResponse {
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: '24 hours after upload; null once attached to a scene.' })
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: '24 hours after upload; null once attached to a scene.',
+  })
   expiresAt: string | null;
 }

@@ -128,7 +128,7 @@ export class StudioApiClient {
 async function readProblem(res: Response): Promise<Problem | null> {
   try {
     const body: unknown = await res.json();
-    return body && typeof body === 'object' ? (body) : null;
+    return body && typeof body === 'object' ? body : null;
   } catch {
     return null;
   }

@@ -51,31 +51,42 @@ export class EditPanel {
         input: () => this.refreshButton(),
       },
     });
-    this.submitButton = h('button', { className: 'button button-primary', attrs: { type: 'submit', id: 'edit-submit' } }, [icon([...ICONS.send]), 'Apply edit']);
-
-    const form = h('form', {
-      className: 'edit-form',
-      attrs: { 'aria-label': 'Edit the scene', novalidate: true },
-      on: {
-        submit: (event) => {
-          event.preventDefault();
-          void this.send();
-        },
-      },
-    }, [
-      h('label', { className: 'field-label', attrs: { for: 'edit-instruction' }, text: 'Edit instruction' }),
-      this.textarea,
-      this.readyHint,
-      this.formError,
-      h('div', { className: 'form-actions' }, [this.submitButton]),
+    this.submitButton = h('button', { className: 'button button-primary', attrs: { type: 'submit', id: 'edit-submit' } }, [
+      icon([...ICONS.send]),
+      'Apply edit',
     ]);
 
-    this.element = h('div', { className: 'panel-stack' }, [
-      section('Scene', [this.sceneCard.element]),
-      hasSourceImage ? section('Source image', [this.imageSlot]) : null,
-      section('Edit the scene', [form], 'edit-form-title'),
-      section('History', [this.empty, this.list]),
-    ].filter((x): x is HTMLElement => x !== null));
+    const form = h(
+      'form',
+      {
+        className: 'edit-form',
+        attrs: { 'aria-label': 'Edit the scene', novalidate: true },
+        on: {
+          submit: (event) => {
+            event.preventDefault();
+            void this.send();
+          },
+        },
+      },
+      [
+        h('label', { className: 'field-label', attrs: { for: 'edit-instruction' }, text: 'Edit instruction' }),
+        this.textarea,
+        this.readyHint,
+        this.formError,
+        h('div', { className: 'form-actions' }, [this.submitButton]),
+      ],
+    );
+
+    this.element = h(
+      'div',
+      { className: 'panel-stack' },
+      [
+        section('Scene', [this.sceneCard.element]),
+        hasSourceImage ? section('Source image', [this.imageSlot]) : null,
+        section('Edit the scene', [form], 'edit-form-title'),
+        section('History', [this.empty, this.list]),
+      ].filter((x): x is HTMLElement => x !== null),
+    );
     this.imageSlot.append(h('div', { className: 'image-placeholder', text: 'Loading the source image…' }));
     this.refreshButton();
   }
@@ -85,7 +96,10 @@ export class EditPanel {
       this.imageSlot.replaceChildren(h('p', { className: 'empty', text: 'The source image could not be loaded.' }));
       return;
     }
-    const img = h('img', { className: 'source-image', attrs: { src: url, alt: 'The source image this scene was generated from', decoding: 'async' } });
+    const img = h('img', {
+      className: 'source-image',
+      attrs: { src: url, alt: 'The source image this scene was generated from', decoding: 'async' },
+    });
     this.imageSlot.replaceChildren(img);
   }
 

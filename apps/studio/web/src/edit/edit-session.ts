@@ -99,7 +99,10 @@ export class EditSession {
       operationId: update.operationId,
       instruction: update.instruction ?? previous?.instruction ?? '',
       // A stale list (read before the turn finished) must not turn a finished turn back.
-      status: previous && previous.status !== 'processing' && update.status === 'processing' ? previous.status : (update.status ?? previous?.status ?? 'processing'),
+      status:
+        previous && previous.status !== 'processing' && update.status === 'processing'
+          ? previous.status
+          : (update.status ?? previous?.status ?? 'processing'),
       version: update.version ?? previous?.version ?? null,
       error: update.error ?? previous?.error ?? null,
       createdAt: update.createdAt ?? previous?.createdAt ?? new Date().toISOString(),

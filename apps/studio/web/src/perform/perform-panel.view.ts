@@ -40,7 +40,10 @@ export interface TakeLinks {
  */
 export class PerformPanel {
   readonly element: HTMLElement;
-  private readonly presetGroup = h('div', { className: 'preset-grid', attrs: { role: 'group', 'aria-label': 'Camera presets', id: 'camera-presets' } });
+  private readonly presetGroup = h('div', {
+    className: 'preset-grid',
+    attrs: { role: 'group', 'aria-label': 'Camera presets', id: 'camera-presets' },
+  });
   private readonly navOrbit: HTMLInputElement;
   private readonly navFly: HTMLInputElement;
   private readonly focal: HTMLInputElement;
@@ -58,7 +61,11 @@ export class PerformPanel {
   private readonly rollValue = h('span', { className: 'value', attrs: { 'aria-hidden': 'true' } });
   private readonly recordButton: HTMLButtonElement;
   private readonly markerButton: HTMLButtonElement;
-  private readonly timer = h('span', { className: 'record-timer', attrs: { id: 'record-timer', role: 'timer', 'aria-label': 'Recording time' }, text: '0:00' });
+  private readonly timer = h('span', {
+    className: 'record-timer',
+    attrs: { id: 'record-timer', role: 'timer', 'aria-label': 'Recording time' },
+    text: '0:00',
+  });
   private readonly takesList = h('ul', { className: 'take-list', attrs: { id: 'recordings', 'aria-label': 'Recordings' } });
   private readonly takesEmpty = h('p', { className: 'empty', text: 'Takes you record appear here, with their camera paths.' });
   private readonly takesHint = h('p', {
@@ -94,26 +101,39 @@ export class PerformPanel {
     this.aperture.addEventListener('input', () => this.rig.setFNumber(F_STOPS[Number(this.aperture.value)]));
     this.roll = slider('roll', -ROLL_LIMIT_DEG, ROLL_LIMIT_DEG, 0.5);
     this.roll.addEventListener('input', () => this.rig.setRollDeg(Number(this.roll.value)));
-    const level = h('button', { className: 'button button-small', attrs: { type: 'button', id: 'roll-reset', 'aria-label': 'Level the horizon (roll 0°)' }, text: 'Level', on: { click: () => this.rig.setRollDeg(0) } });
+    const level = h('button', {
+      className: 'button button-small',
+      attrs: { type: 'button', id: 'roll-reset', 'aria-label': 'Level the horizon (roll 0°)' },
+      text: 'Level',
+      on: { click: () => this.rig.setRollDeg(0) },
+    });
 
     this.recordButton = h('button', {
       className: 'button record-button',
       attrs: { type: 'button', id: 'record-toggle', 'aria-pressed': 'false', disabled: !recordingSupported },
       on: { click: () => this.hooks.toggleRecording() },
     });
-    this.markerButton = h('button', {
-      className: 'button',
-      attrs: { type: 'button', id: 'marker-drop', 'aria-disabled': 'true' },
-      on: { click: () => this.hooks.dropMarker() },
-    }, [icon([...ICONS.marker]), 'Drop marker']);
-
-    this.spaceMouseButton = h('button', {
-      className: 'button',
-      attrs: { type: 'button', id: 'spacemouse-connect' },
-      on: {
-        click: () => void this.connectSpaceMouse(),
+    this.markerButton = h(
+      'button',
+      {
+        className: 'button',
+        attrs: { type: 'button', id: 'marker-drop', 'aria-disabled': 'true' },
+        on: { click: () => this.hooks.dropMarker() },
       },
-    }, [icon([...ICONS.gamepad]), 'Connect 3D mouse']);
+      [icon([...ICONS.marker]), 'Drop marker'],
+    );
+
+    this.spaceMouseButton = h(
+      'button',
+      {
+        className: 'button',
+        attrs: { type: 'button', id: 'spacemouse-connect' },
+        on: {
+          click: () => void this.connectSpaceMouse(),
+        },
+      },
+      [icon([...ICONS.gamepad]), 'Connect 3D mouse'],
+    );
 
     const navigation = h('fieldset', { className: 'segmented' }, [
       h('legend', { className: 'field-label', text: 'Navigation' }),
@@ -124,7 +144,11 @@ export class PerformPanel {
     ]);
 
     this.element = h('div', { className: 'panel-stack' }, [
-      section('Camera', [navigation, h('p', { className: 'field-label', text: 'Presets', attrs: { 'aria-hidden': 'true' } }), this.presetGroup]),
+      section('Camera', [
+        navigation,
+        h('p', { className: 'field-label', text: 'Presets', attrs: { 'aria-hidden': 'true' } }),
+        this.presetGroup,
+      ]),
       section('Lens', [
         field('focal-length', 'Focal length', this.focal, this.focalValue),
         this.fovReadout,
@@ -142,11 +166,7 @@ export class PerformPanel {
         this.takesList,
         this.takesHint,
       ]),
-      section('Controllers', [
-        this.gamepadStatus,
-        this.spaceMouseButton,
-        this.spaceMouseStatus,
-      ]),
+      section('Controllers', [this.gamepadStatus, this.spaceMouseButton, this.spaceMouseStatus]),
     ]);
 
     this.setRecording(false, 0);
@@ -212,11 +232,32 @@ export class PerformPanel {
     const item = h('li', { className: 'take', attrs: { 'data-take': take.index } }, [
       h('p', { className: 'take-title' }, [
         h('strong', { text: `Take ${take.index}` }),
-        h('span', { className: 'take-meta', text: ` · ${formatDuration(take.durationMs)} · ${formatBytes(take.video.size)} · ${take.path.markers.length} marker${take.path.markers.length === 1 ? '' : 's'}` }),
+        h('span', {
+          className: 'take-meta',
+          text: ` · ${formatDuration(take.durationMs)} · ${formatBytes(take.video.size)} · ${take.path.markers.length} marker${take.path.markers.length === 1 ? '' : 's'}`,
+        }),
       ]),
       h('div', { className: 'take-links' }, [
-        h('a', { className: 'button button-small', attrs: { href: links.videoUrl, download: `${name}.webm`, 'aria-label': `Download take ${take.index} video (WebM)` } }, [icon([...ICONS.download]), 'Video']),
-        h('a', { className: 'button button-small', attrs: { href: links.pathUrl, download: `${name}-camera-path.json`, 'aria-label': `Download take ${take.index} camera path (JSON)` } }, [icon([...ICONS.download]), 'Camera path']),
+        h(
+          'a',
+          {
+            className: 'button button-small',
+            attrs: { href: links.videoUrl, download: `${name}.webm`, 'aria-label': `Download take ${take.index} video (WebM)` },
+          },
+          [icon([...ICONS.download]), 'Video'],
+        ),
+        h(
+          'a',
+          {
+            className: 'button button-small',
+            attrs: {
+              href: links.pathUrl,
+              download: `${name}-camera-path.json`,
+              'aria-label': `Download take ${take.index} camera path (JSON)`,
+            },
+          },
+          [icon([...ICONS.download]), 'Camera path'],
+        ),
       ]),
     ]);
     this.takesList.prepend(item);

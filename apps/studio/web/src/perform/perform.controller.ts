@@ -50,14 +50,18 @@ export class PerformController implements PerformActions {
   constructor(private readonly host: PerformHost) {
     const { viewport } = host;
     const rig = viewport.rig;
-    this.panel = new PerformPanel(rig, {
-      setNavigation: (mode) => rig.setNavigation(mode),
-      goToPreset: (index) => this.goToPreset(index),
-      setDepthOfField: (enabled) => this.setDepthOfField(enabled),
-      toggleRecording: () => this.toggleRecording(),
-      dropMarker: () => this.dropMarker(),
-      connectSpaceMouse: () => this.spaceMouse.connect(),
-    }, TakeRecorder.supported);
+    this.panel = new PerformPanel(
+      rig,
+      {
+        setNavigation: (mode) => rig.setNavigation(mode),
+        goToPreset: (index) => this.goToPreset(index),
+        setDepthOfField: (enabled) => this.setDepthOfField(enabled),
+        toggleRecording: () => this.toggleRecording(),
+        dropMarker: () => this.dropMarker(),
+        connectSpaceMouse: () => this.spaceMouse.connect(),
+      },
+      TakeRecorder.supported,
+    );
 
     this.controls = new ViewportControls(viewport.canvas, rig, this, (x, y) => this.pick(x, y));
     this.gamepad = new GamepadInput(rig, this, (status) => {
@@ -92,7 +96,13 @@ export class PerformController implements PerformActions {
       gamepad: this.gamepad.current,
       spaceMouse: this.spaceMouse.status,
       lastTake: last
-        ? { durationMs: last.durationMs, mimeType: last.mimeType, sizeBytes: last.video.size, pathSamples: last.path.samples.length, markers: last.path.markers.length }
+        ? {
+            durationMs: last.durationMs,
+            mimeType: last.mimeType,
+            sizeBytes: last.video.size,
+            pathSamples: last.path.samples.length,
+            markers: last.path.markers.length,
+          }
         : null,
     };
   }

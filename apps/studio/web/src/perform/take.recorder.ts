@@ -137,7 +137,9 @@ export class TakeRecorder {
       t: round(performance.now() - this.startedAt, 1),
       label,
       position: pose ? [round(pose.position.x), round(pose.position.y), round(pose.position.z)] : [0, 0, 0],
-      quaternion: pose ? [round(pose.quaternion.x, 6), round(pose.quaternion.y, 6), round(pose.quaternion.z, 6), round(pose.quaternion.w, 6)] : [0, 0, 0, 1],
+      quaternion: pose
+        ? [round(pose.quaternion.x, 6), round(pose.quaternion.y, 6), round(pose.quaternion.z, 6), round(pose.quaternion.w, 6)]
+        : [0, 0, 0, 1],
     });
     return label;
   }

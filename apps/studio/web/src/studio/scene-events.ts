@@ -38,7 +38,9 @@ export function parseServerEvent(event: ServerSentEvent): StudioServerEvent | nu
       // The studio server sends the whole history (`{turns: [...]}`); a single turn, bare or as
       // `{turn}`, is accepted too.
       const candidates: unknown[] = Array.isArray(data.turns) ? data.turns : [isObject(data.turn) ? data.turn : data];
-      const turns = candidates.filter((t): t is Partial<EditTurn> & { operationId: string } => isObject(t) && typeof t.operationId === 'string');
+      const turns = candidates.filter(
+        (t): t is Partial<EditTurn> & { operationId: string } => isObject(t) && typeof t.operationId === 'string',
+      );
       return turns.length > 0 ? { type: 'edit.updated', turns } : null;
     }
     case 'session.ended':

@@ -44,23 +44,47 @@ export class StudioShell {
 
   constructor(private readonly options: ShellOptions) {
     this.activeTab = options.capabilities.edit ? 'edit' : 'perform';
-    this.helpButton = h('button', {
-      className: 'icon-button',
-      attrs: { type: 'button', id: 'help-toggle', 'aria-label': 'Help', 'aria-expanded': 'false', 'aria-controls': 'help-panel' },
-      on: { click: () => options.onHelp(this.helpButton) },
-    }, [icon([...ICONS.help])]);
-    this.fullscreenButton = h('button', {
-      className: 'icon-button',
-      attrs: { type: 'button', id: 'fullscreen-toggle', 'aria-label': 'Enter full screen', 'aria-pressed': 'false', hidden: !document.fullscreenEnabled },
-      on: { click: () => void this.toggleFullscreen() },
-    }, [icon([...ICONS.fullscreen])]);
+    this.helpButton = h(
+      'button',
+      {
+        className: 'icon-button',
+        attrs: { type: 'button', id: 'help-toggle', 'aria-label': 'Help', 'aria-expanded': 'false', 'aria-controls': 'help-panel' },
+        on: { click: () => options.onHelp(this.helpButton) },
+      },
+      [icon([...ICONS.help])],
+    );
+    this.fullscreenButton = h(
+      'button',
+      {
+        className: 'icon-button',
+        attrs: {
+          type: 'button',
+          id: 'fullscreen-toggle',
+          'aria-label': 'Enter full screen',
+          'aria-pressed': 'false',
+          hidden: !document.fullscreenEnabled,
+        },
+        on: { click: () => void this.toggleFullscreen() },
+      },
+      [icon([...ICONS.fullscreen])],
+    );
     document.addEventListener('fullscreenchange', () => this.syncFullscreen());
     // In a small frame the viewport needs the room more than the controls do.
-    this.panelToggle = h('button', {
-      className: 'icon-button',
-      attrs: { type: 'button', id: 'panel-toggle', 'aria-label': 'Controls panel', 'aria-controls': 'side-panel', 'aria-expanded': 'true' },
-      on: { click: () => this.setPanelOpen(this.side.hidden) },
-    }, [icon([...ICONS.panel])]);
+    this.panelToggle = h(
+      'button',
+      {
+        className: 'icon-button',
+        attrs: {
+          type: 'button',
+          id: 'panel-toggle',
+          'aria-label': 'Controls panel',
+          'aria-controls': 'side-panel',
+          'aria-expanded': 'true',
+        },
+        on: { click: () => this.setPanelOpen(this.side.hidden) },
+      },
+      [icon([...ICONS.panel])],
+    );
 
     const brand = h('div', { className: 'brand' }, [
       h('span', { className: 'brand-mark', attrs: { 'aria-hidden': 'true' } }),
@@ -88,7 +112,10 @@ export class StudioShell {
       canvasHint,
     ]);
 
-    this.element = h('div', { className: 'studio-layout' }, [header, h('main', { className: 'studio-main' }, [this.viewportArea, this.side])]);
+    this.element = h('div', { className: 'studio-layout' }, [
+      header,
+      h('main', { className: 'studio-main' }, [this.viewportArea, this.side]),
+    ]);
     this.setPanelOpen(true);
   }
 
@@ -101,12 +128,16 @@ export class StudioShell {
     for (const name of ['edit', 'perform'] as const) {
       const content = panels[name];
       if (!content) continue;
-      const panel = h('section', {
-        className: 'workflow-panel',
-        attrs: both
-          ? { id: `panel-${name}`, role: 'tabpanel', 'aria-labelledby': `tab-${name}` }
-          : { id: `panel-${name}`, 'aria-label': name === 'edit' ? 'Edit' : 'Perform' },
-      }, [content]);
+      const panel = h(
+        'section',
+        {
+          className: 'workflow-panel',
+          attrs: both
+            ? { id: `panel-${name}`, role: 'tabpanel', 'aria-labelledby': `tab-${name}` }
+            : { id: `panel-${name}`, 'aria-label': name === 'edit' ? 'Edit' : 'Perform' },
+        },
+        [content],
+      );
       this.side.append(panel);
       this.panels.set(name, panel);
     }
@@ -136,10 +167,18 @@ export class StudioShell {
     const busy = overlay.kind === 'generating' || overlay.kind === 'loading';
     this.overlay.replaceChildren(
       h('div', { className: 'overlay-card' }, [
-        busy ? h('div', { className: 'progress', attrs: { 'aria-hidden': 'true', 'data-mode': 'indeterminate' } }, [h('div', { className: 'progress-bar' })]) : null,
+        busy
+          ? h('div', { className: 'progress', attrs: { 'aria-hidden': 'true', 'data-mode': 'indeterminate' } }, [
+              h('div', { className: 'progress-bar' }),
+            ])
+          : null,
         h('p', { className: 'overlay-text', text: overlay.text }),
         overlay.kind === 'load-error'
-          ? h('button', { className: 'button button-primary', attrs: { type: 'button', id: 'scene-retry' }, on: { click: overlay.retry } }, [icon([...ICONS.retry]), 'Try again'])
+          ? h(
+              'button',
+              { className: 'button button-primary', attrs: { type: 'button', id: 'scene-retry' }, on: { click: overlay.retry } },
+              [icon([...ICONS.retry]), 'Try again'],
+            )
           : null,
       ]),
     );

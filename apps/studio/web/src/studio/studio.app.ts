@@ -45,7 +45,15 @@ export class StudioApp {
   session: StudioSession | null = null;
   endedReason: EndedReason | null = null;
   readonly bridge = new ParentBridge();
-  readonly scene: SceneDisplayState = { status: 'generating', version: null, loadedVersion: null, loadingVersion: null, loadError: null, error: null, progress: null };
+  readonly scene: SceneDisplayState = {
+    status: 'generating',
+    version: null,
+    loadedVersion: null,
+    loadingVersion: null,
+    loadError: null,
+    error: null,
+    progress: null,
+  };
   viewport: StudioViewport | null = null;
   perform: PerformController | null = null;
   edits: EditSession | null = null;
@@ -134,7 +142,12 @@ export class StudioApp {
     this.root.dataset.mode = session.mode;
 
     const help = new HelpPanel(theme.helpText, caps, (open) => this.shell?.setHelpExpanded(open));
-    const shell = new StudioShell({ partnerName: theme.partnerName, mode: session.mode, capabilities: caps, onHelp: (b) => help.toggle(b) });
+    const shell = new StudioShell({
+      partnerName: theme.partnerName,
+      mode: session.mode,
+      capabilities: caps,
+      onHelp: (b) => help.toggle(b),
+    });
     this.shell = shell;
     this.sizeNotice = new SizeNotice(caps.edit ? MINIMUM_SIZE.edit : MINIMUM_SIZE.perform);
 
@@ -142,7 +155,11 @@ export class StudioApp {
       this.viewport = new StudioViewport(shell.viewportFrame);
       this.configureCanvas(this.viewport.canvas, caps.perform);
       this.viewport.onContextChange = (lost) =>
-        shell.setOverlay(lost ? { kind: 'unavailable', text: 'The graphics context was lost. It will come back by itself in a moment.' } : { kind: 'none' });
+        shell.setOverlay(
+          lost
+            ? { kind: 'unavailable', text: 'The graphics context was lost. It will come back by itself in a moment.' }
+            : { kind: 'none' },
+        );
     } catch {
       this.viewport = null;
     }
@@ -158,7 +175,9 @@ export class StudioApp {
     }
     if (caps.edit) {
       this.editPanel = new EditPanel(
-        { submit: (instruction) => this.edits?.submit(instruction) ?? Promise.resolve({ ok: false, message: 'Editing is not available.' }) },
+        {
+          submit: (instruction) => this.edits?.submit(instruction) ?? Promise.resolve({ ok: false, message: 'Editing is not available.' }),
+        },
         session.scene.hasSourceImage,
       );
       this.edits = new EditSession(api, {
@@ -176,7 +195,11 @@ export class StudioApp {
     this.root.replaceChildren(shell.element, this.sizeNotice.element, help.element, this.live.element, this.screen.element);
     this.setPhase('active');
 
-    this.bridge.post('ready', { embedSessionId: session.embedSessionId, mode: session.mode, scene: { status: session.scene.status, version: session.scene.version } });
+    this.bridge.post('ready', {
+      embedSessionId: session.embedSessionId,
+      mode: session.mode,
+      scene: { status: session.scene.status, version: session.scene.version },
+    });
     if (!this.viewport) this.bridge.post('error', { code: 'webgl_unavailable', message: NO_WEBGL });
     this.applySceneState(session.scene);
 
@@ -335,7 +358,9 @@ export class StudioApp {
     const rig = viewport.rig;
     const fov = fieldOfView(rig.focalLengthMm, FRAME_ASPECT);
     const dof = viewport.depthOfFieldActive ? ` · ${formatFNumber(rig.fNumber)} · ${formatDistance(rig.focusDistanceM)}` : '';
-    this.shell.setLensReadout(`${Math.round(rig.focalLengthMm)} mm · ${fov.horizontalDeg.toFixed(1)}°×${fov.verticalDeg.toFixed(1)}°${dof}`);
+    this.shell.setLensReadout(
+      `${Math.round(rig.focalLengthMm)} mm · ${fov.horizontalDeg.toFixed(1)}°×${fov.verticalDeg.toFixed(1)}°${dof}`,
+    );
   }
 
   private setPhase(phase: StudioPhase): void {
@@ -352,13 +377,21 @@ export class StudioApp {
 function endedDownloads(takes: readonly TakeLinks[]): HTMLElement {
   return h('div', { className: 'ended-downloads' }, [
     h('p', { className: 'state-text', text: 'Your recordings stay available here until you close this page:' }),
-    h('ul', { className: 'take-list', attrs: { 'aria-label': 'Recordings' } }, takes.map(({ take, videoUrl, pathUrl }) =>
-      h('li', { className: 'take' }, [
-        h('strong', { text: `Take ${take.index}` }),
-        h('a', { className: 'button button-small', attrs: { href: videoUrl, download: `take-${take.index}.webm` }, text: 'Video' }),
-        h('a', { className: 'button button-small', attrs: { href: pathUrl, download: `take-${take.index}-camera-path.json` }, text: 'Camera path' }),
-      ]),
-    )),
+    h(
+      'ul',
+      { className: 'take-list', attrs: { 'aria-label': 'Recordings' } },
+      takes.map(({ take, videoUrl, pathUrl }) =>
+        h('li', { className: 'take' }, [
+          h('strong', { text: `Take ${take.index}` }),
+          h('a', { className: 'button button-small', attrs: { href: videoUrl, download: `take-${take.index}.webm` }, text: 'Video' }),
+          h('a', {
+            className: 'button button-small',
+            attrs: { href: pathUrl, download: `take-${take.index}-camera-path.json` },
+            text: 'Camera path',
+          }),
+        ]),
+      ),
+    ),
   ]);
 }
 

@@ -59,35 +59,55 @@ export class HelpPanel {
   private readonly closeButton: HTMLButtonElement;
   private opener: HTMLElement | null = null;
 
-  constructor(helpText: string | null, capabilities: { edit: boolean; perform: boolean }, private readonly onToggle: (open: boolean) => void) {
-    this.closeButton = h('button', {
-      className: 'icon-button',
-      attrs: { type: 'button', 'aria-label': 'Close help' },
-      on: { click: () => this.close() },
-    }, [icon([...ICONS.close])]);
+  constructor(
+    helpText: string | null,
+    capabilities: { edit: boolean; perform: boolean },
+    private readonly onToggle: (open: boolean) => void,
+  ) {
+    this.closeButton = h(
+      'button',
+      {
+        className: 'icon-button',
+        attrs: { type: 'button', 'aria-label': 'Close help' },
+        on: { click: () => this.close() },
+      },
+      [icon([...ICONS.close])],
+    );
 
     const sections: HTMLElement[] = [];
     if (helpText) sections.push(h('section', { className: 'help-section' }, [h('p', { className: 'help-partner-text', text: helpText })]));
     if (capabilities.edit) sections.push(bindingSection('Editing', EDITING));
     if (capabilities.perform) {
-      sections.push(bindingSection('Keyboard', KEYBOARD), bindingSection('Mouse and touch', POINTER), bindingSection('Gamepad', GAMEPAD), bindingSection('3D mouse', SPACE_MOUSE));
+      sections.push(
+        bindingSection('Keyboard', KEYBOARD),
+        bindingSection('Mouse and touch', POINTER),
+        bindingSection('Gamepad', GAMEPAD),
+        bindingSection('3D mouse', SPACE_MOUSE),
+      );
     }
 
-    this.element = h('div', {
-      className: 'help-panel',
-      attrs: { id: 'help-panel', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': 'help-title', hidden: true },
-      on: {
-        keydown: (event) => {
-          if (event.key === 'Escape') {
-            event.stopPropagation();
-            this.close();
-          }
+    this.element = h(
+      'div',
+      {
+        className: 'help-panel',
+        attrs: { id: 'help-panel', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': 'help-title', hidden: true },
+        on: {
+          keydown: (event) => {
+            if (event.key === 'Escape') {
+              event.stopPropagation();
+              this.close();
+            }
+          },
         },
       },
-    }, [
-      h('div', { className: 'help-header' }, [h('h2', { className: 'help-title', text: 'Help', attrs: { id: 'help-title' } }), this.closeButton]),
-      h('div', { className: 'help-body' }, sections),
-    ]);
+      [
+        h('div', { className: 'help-header' }, [
+          h('h2', { className: 'help-title', text: 'Help', attrs: { id: 'help-title' } }),
+          this.closeButton,
+        ]),
+        h('div', { className: 'help-body' }, sections),
+      ],
+    );
   }
 
   get isOpen(): boolean {
@@ -117,6 +137,10 @@ export class HelpPanel {
 function bindingSection(title: string, bindings: Binding[]): HTMLElement {
   return h('section', { className: 'help-section' }, [
     h('h3', { className: 'help-section-title', text: title }),
-    h('dl', { className: 'bindings' }, bindings.flatMap((b) => [h('dt', {}, [h('kbd', { text: b.keys })]), h('dd', { text: b.action })])),
+    h(
+      'dl',
+      { className: 'bindings' },
+      bindings.flatMap((b) => [h('dt', {}, [h('kbd', { text: b.keys })]), h('dd', { text: b.action })]),
+    ),
   ]);
 }

@@ -2,7 +2,10 @@ import { h } from './dom';
 
 /** One polite live region for the whole studio: status changes are read out, not just shown. */
 export class LiveAnnouncer {
-  readonly element = h('div', { className: 'sr-only', attrs: { role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true', id: 'studio-live' } });
+  readonly element = h('div', {
+    className: 'sr-only',
+    attrs: { role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true', id: 'studio-live' },
+  });
   private timer: number | undefined;
 
   announce(text: string): void {

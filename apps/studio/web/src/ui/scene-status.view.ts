@@ -25,8 +25,10 @@ export function describeScene(state: SceneDisplayState): { label: string; detail
     return { label: `Generating…${pct}`, detail: 'Your scene is being generated. It appears here as soon as it is ready.', tone: 'busy' };
   }
   if (state.loadError) return { label: 'Could not load', detail: state.loadError, tone: 'bad' };
-  if (state.loadingVersion !== null) return { label: `Loading v${state.loadingVersion}…`, detail: `Loading version ${state.loadingVersion}.`, tone: 'busy' };
-  if (state.loadedVersion !== null) return { label: `Ready · v${state.loadedVersion}`, detail: `Showing version ${state.loadedVersion}.`, tone: 'ok' };
+  if (state.loadingVersion !== null)
+    return { label: `Loading v${state.loadingVersion}…`, detail: `Loading version ${state.loadingVersion}.`, tone: 'busy' };
+  if (state.loadedVersion !== null)
+    return { label: `Ready · v${state.loadedVersion}`, detail: `Showing version ${state.loadedVersion}.`, tone: 'ok' };
   return { label: 'Ready', detail: 'The scene is ready.', tone: 'ok' };
 }
 
@@ -54,9 +56,11 @@ export class SceneStatusCard {
   readonly element = h('div', { className: 'scene-card' });
   private readonly title = h('p', { className: 'scene-card-title' });
   private readonly detail = h('p', { className: 'scene-card-detail' });
-  private readonly progress = h('div', { className: 'progress', attrs: { role: 'progressbar', 'aria-label': 'Scene generation progress' } }, [
-    h('div', { className: 'progress-bar' }),
-  ]);
+  private readonly progress = h(
+    'div',
+    { className: 'progress', attrs: { role: 'progressbar', 'aria-label': 'Scene generation progress' } },
+    [h('div', { className: 'progress-bar' })],
+  );
 
   constructor() {
     this.element.append(this.title, this.detail, this.progress);

@@ -20,16 +20,20 @@ export class SizeNotice {
   height = 0;
 
   constructor(private readonly minimum: MinimumSize) {
-    const dismiss = h('button', {
-      className: 'icon-button',
-      attrs: { type: 'button', 'aria-label': 'Dismiss size notice' },
-      on: {
-        click: () => {
-          this.dismissed = true;
-          this.element.hidden = true;
+    const dismiss = h(
+      'button',
+      {
+        className: 'icon-button',
+        attrs: { type: 'button', 'aria-label': 'Dismiss size notice' },
+        on: {
+          click: () => {
+            this.dismissed = true;
+            this.element.hidden = true;
+          },
         },
       },
-    }, [icon([...ICONS.close])]);
+      [icon([...ICONS.close])],
+    );
     this.element.append(this.text, dismiss);
     this.observer = new ResizeObserver(() => this.measure());
     this.observer.observe(document.documentElement);

@@ -22,7 +22,10 @@ export class StateScreen {
   }
 
   showError(message: string, onRetry: () => void): void {
-    const retry = h('button', { className: 'button button-primary', attrs: { type: 'button' }, on: { click: onRetry } }, [icon([...ICONS.retry]), 'Try again']);
+    const retry = h('button', { className: 'button button-primary', attrs: { type: 'button' }, on: { click: onRetry } }, [
+      icon([...ICONS.retry]),
+      'Try again',
+    ]);
     this.render('error', [
       h('h1', { className: 'state-title', text: 'The studio could not open' }),
       h('p', { className: 'state-text', text: message, attrs: { role: 'alert' } }),

@@ -9,7 +9,10 @@ export const DEFAULT_THEME: StudioTheme = {
 
 /** Fills in docs/embed.md's defaults for anything missing or malformed. */
 export function normalizeTheme(theme: Partial<StudioTheme> | null | undefined): StudioTheme {
-  const accent = typeof theme?.accentColor === 'string' && /^#[0-9a-f]{6}$/i.test(theme.accentColor) ? theme.accentColor.toLowerCase() : DEFAULT_THEME.accentColor;
+  const accent =
+    typeof theme?.accentColor === 'string' && /^#[0-9a-f]{6}$/i.test(theme.accentColor)
+      ? theme.accentColor.toLowerCase()
+      : DEFAULT_THEME.accentColor;
   const scheme: ColorScheme = theme?.colorScheme === 'light' ? 'light' : 'dark';
   const name = typeof theme?.partnerName === 'string' && theme.partnerName.trim() !== '' ? theme.partnerName.trim() : null;
   const help = typeof theme?.helpText === 'string' && theme.helpText.trim() !== '' ? theme.helpText : null;
@@ -35,7 +38,8 @@ export function applyTheme(root: HTMLElement, theme: StudioTheme): void {
 function accentForText(theme: StudioTheme, r: number, g: number, b: number): string {
   const lum = relativeLuminance(r, g, b);
   if (theme.colorScheme === 'light' && lum > 0.35) return `rgb(${Math.round(r * 0.55)} ${Math.round(g * 0.55)} ${Math.round(b * 0.55)})`;
-  if (theme.colorScheme === 'dark' && lum < 0.08) return `rgb(${Math.round(r + (255 - r) * 0.5)} ${Math.round(g + (255 - g) * 0.5)} ${Math.round(b + (255 - b) * 0.5)})`;
+  if (theme.colorScheme === 'dark' && lum < 0.08)
+    return `rgb(${Math.round(r + (255 - r) * 0.5)} ${Math.round(g + (255 - g) * 0.5)} ${Math.round(b + (255 - b) * 0.5)})`;
   return theme.accentColor;
 }
 
