@@ -1,4 +1,4 @@
-import { BlobStore, Clock, isInfrastructureError, JobName, OnJob } from '@app/core';
+import { BlobStore, Clock, isInfrastructureError, JobData, JobName, OnJob } from '@app/core';
 import { GenerationError, GenerationRequest, SceneGenerator, SceneSpec, SourceImageInput } from '@app/generation';
 import { ImageAssetsService } from '@app/image-assets';
 import { OperationEntity, OperationError, OperationFailures, OperationsRepository } from '@app/operations';
@@ -31,12 +31,12 @@ export class SceneGenerationProcessor {
   ) {}
 
   @OnJob(JobName.SceneGenerate)
-  generate(data: { operationId: string }, job: Job): Promise<unknown> {
+  generate(data: JobData<JobName.SceneGenerate>, job: Job): Promise<unknown> {
     return this.run(data.operationId, job);
   }
 
   @OnJob(JobName.SceneEdit)
-  edit(data: { operationId: string }, job: Job): Promise<unknown> {
+  edit(data: JobData<JobName.SceneEdit>, job: Job): Promise<unknown> {
     return this.run(data.operationId, job);
   }
 

@@ -7,7 +7,7 @@ import { AppConfig } from '../config';
 import { isInfrastructureError } from '../errors';
 import { MetricsService } from '../metrics';
 import { createRedis } from '../redis';
-import { OnJob } from './job-handler.decorator';
+import { JOB_HANDLER } from './job-handler.decorator';
 import { JOB_QUEUE, JOB_SCHEDULES, JobName, QueueName } from './queue.constants';
 import { QueueService } from './queue.service';
 
@@ -135,7 +135,7 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
       const instance = wrapper.instance as Record<string, unknown> | undefined;
       if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
       for (const method of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance) as object)) {
-        const name = this.discovery.getMetadataByDecorator(OnJob, wrapper, method);
+        const name = this.discovery.getMetadataByDecorator(JOB_HANDLER, wrapper, method);
         if (!name) continue;
         found.push(name);
         this.handlers.set(name, (instance[method] as Handler).bind(instance));
