@@ -1,18 +1,15 @@
-import { AppConfig, Clock, DomainError, IdGenerator, IdPrefix, RandomSource, sha256Hex } from '@app/core';
+import { AppConfig, Clock, DomainError, IdGenerator, IdPrefix, RandomSource } from '@app/core';
 import { OrganizationsService, Principal } from '@app/organizations';
 import { SceneDeletionHooks, ScenesService } from '@app/scenes';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { CreateEmbedSessionDto } from './dto/create-embed-session.dto';
 import { EmbedSessionResponse } from './dto/embed-session.response';
 import { DEFAULT_THEME, EmbedSessionEntity, EmbedTheme } from './embed-session.entity';
+import { hashEmbedSecret, isWellFormedEmbedSecret, newEmbedSecret } from './embed-secret';
 import { EmbedSessionErrors, EndedReason } from './embed-sessions.errors';
 import { EmbedSessionsRepository, SessionWithScene, WatchedState } from './embed-sessions.repository';
 
 const DEFAULT_LIFETIME_SECONDS = 3600;
-/** 32 random bytes in base64url. */
-const SECRET_FORMAT = /^[A-Za-z0-9_-]{43}$/;
-
-export const hashSecret = (secret: string): string => sha256Hex(secret);
 
 /** Why a session no longer works, decided by time and state at each request; null while active. */
 export function endedReason(s: Pick<EmbedSessionEntity, 'revokedAt' | 'expiresAt'>, sceneDeleted: boolean, now: Date): EndedReason | null {
@@ -46,7 +43,7 @@ export class EmbedSessionsService implements OnModuleInit {
       throw EmbedSessionErrors.originNotAllowed();
     }
     const now = this.clock.now();
-    const secret = this.random.bytes(32).toString('base64url');
+    const secret = newEmbedSecret(this.random);
     const theme: EmbedTheme = {
       partnerName: dto.theme?.partnerName ?? DEFAULT_THEME.partnerName,
       accentColor: (dto.theme?.accentColor ?? DEFAULT_THEME.accentColor).toLowerCase(),
@@ -60,7 +57,7 @@ export class EmbedSessionsService implements OnModuleInit {
       origin: dto.origin,
       mode: dto.mode,
       theme,
-      secretHash: hashSecret(secret),
+      secretHash: hashEmbedSecret(secret),
       createdAt: now,
       expiresAt: new Date(now.getTime() + (dto.expiresInSeconds ?? DEFAULT_LIFETIME_SECONDS) * 1000),
       revokedAt: null,
@@ -94,8 +91,8 @@ export class EmbedSessionsService implements OnModuleInit {
 
   /** The studio API's check on every call: the secret names an active session. */
   async authenticate(secret: string | null): Promise<SessionWithScene> {
-    if (!secret || !SECRET_FORMAT.test(secret)) throw EmbedSessionErrors.unauthenticated();
-    const found = await this.sessions.findBySecretHash(hashSecret(secret));
+    if (!secret || !isWellFormedEmbedSecret(secret)) throw EmbedSessionErrors.unauthenticated();
+    const found = await this.sessions.findBySecretHash(hashEmbedSecret(secret));
     if (!found) throw EmbedSessionErrors.unauthenticated();
     const reason = endedReason(found.session, found.scene.deleted, this.clock.now());
     if (reason) throw EmbedSessionErrors.ended(reason);
