@@ -69,6 +69,11 @@ export class ScenesRepository {
     await tx.query(`UPDATE scenes SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL`, [id, at]);
   }
 
+  /** Marks the scene as changed (a new edit was requested), inside the caller's transaction. */
+  async touch(tx: EntityManager, id: string, at: Date): Promise<void> {
+    await tx.query(`UPDATE scenes SET updated_at = $2 WHERE id = $1`, [id, at]);
+  }
+
   async markReady(tx: EntityManager, id: string, version: number, at: Date): Promise<void> {
     await tx.query(
       `UPDATE scenes SET status = 'ready', current_version = GREATEST(COALESCE(current_version, 0), $2), updated_at = $3 WHERE id = $1`,

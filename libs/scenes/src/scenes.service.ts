@@ -114,7 +114,7 @@ export class ScenesService {
       if (scene.status !== 'ready' || scene.currentVersion === null) throw SceneErrors.notReady();
       const created = newOperation(this.ids.generate(IdPrefix.Operation), organizationId, sceneId, 'scene.edit', instruction, now);
       await this.operations.insert(tx, created);
-      await tx.query(`UPDATE scenes SET updated_at = $2 WHERE id = $1`, [sceneId, now]);
+      await this.scenes.touch(tx, sceneId, now);
       return created;
     });
     this.jobs.enqueueSoon(op);
