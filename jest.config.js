@@ -37,6 +37,14 @@ module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
     {
+      // Domain services wired as in the api, on a cloned database, without HTTP (test/service).
+      ...common,
+      displayName: 'service',
+      testMatch: ['<rootDir>/test/service/**/*.service-spec.ts'],
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+    },
+    {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
