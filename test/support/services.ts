@@ -15,13 +15,19 @@ export interface ServiceSuite {
  * The service tier: the domain libs wired as the api wires them (CoreModule and the lib modules),
  * on this file's own database cloned from the migrated template, called directly. Faster than the
  * e2e tier (no HTTP, no processes) and truer than unit specs (real SQL, constraints, transactions).
+ * `extraImports`: more modules, such as the worker's job handlers (`ScenesWorkerModule`).
  */
-export function setUpServices(): ServiceSuite {
+export function setUpServices(extraImports: unknown[] = []): ServiceSuite {
   const suite = {} as ServiceSuite;
   beforeAll(async () => {
     suite.env = await createTestEnvironment();
     const moduleRef = await Test.createTestingModule({
-      imports: [CoreModule.forRoot({ app: 'api', config: suite.env.config }), ImageAssetsModule, EmbedSessionsModule],
+      imports: [
+        CoreModule.forRoot({ app: 'api', config: suite.env.config }),
+        ImageAssetsModule,
+        EmbedSessionsModule,
+        ...(extraImports as never[]),
+      ],
     }).compile();
     suite.app = await moduleRef.init();
   });

@@ -1,0 +1,71 @@
+import { EmbedSessionsService } from '@app/embed-sessions';
+import { OperationsService } from '@app/operations';
+import { SceneGenerationProcessor, ScenesService, ScenesWorkerModule } from '@app/scenes';
+import type { Job } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import { createOrganization, TestOrganization } from '../factories/organization.factory';
+import { setUpServices } from '../support/services';
+
+/** What the processor reads of a BullMQ job: the first of three attempts. */
+const firstAttempt = { attemptsMade: 0, opts: { attempts: 3 } } as Job;
+
+describe('generation and edits on a real database, the worker side called directly', () => {
+  const suite = setUpServices([ScenesWorkerModule]);
+  let org: TestOrganization;
+  const scenes = () => suite.app.get(ScenesService);
+  const processor = () => suite.app.get(SceneGenerationProcessor);
+  const operations = () => suite.app.get(OperationsService);
+
+  beforeAll(async () => {
+    org = await createOrganization(suite.app);
+  });
+
+  async function readyScene(externalRef: string): Promise<string> {
+    const created = await scenes().create(org.organizationId, randomUUID(), { prompt: 'A pine forest by a lake', externalRef });
+    const operationId = (created.response.body as { operationId: string }).operationId;
+    await processor().generate({ operationId }, firstAttempt);
+    return (await scenes().findByExternalRef(org.organizationId, externalRef))!.sceneId;
+  }
+
+  it('a generation job writes version 1 once, even when it runs twice', async () => {
+    const created = await scenes().create(org.organizationId, randomUUID(), { prompt: 'A harbour at dawn', externalRef: 'gen-1' });
+    const operationId = (created.response.body as { operationId: string }).operationId;
+    await processor().generate({ operationId }, firstAttempt);
+    expect(await processor().generate({ operationId }, firstAttempt)).toEqual({ skipped: 'succeeded' });
+
+    expect(await operations().get(org.organizationId, operationId)).toMatchObject({ status: 'succeeded', version: 1 });
+    const scene = (await scenes().findByExternalRef(org.organizationId, 'gen-1'))!;
+    expect(scene).toMatchObject({ status: 'ready', version: 1 });
+    expect((await scenes().readSceneFile(scene.sceneId, 1))!.subarray(0, 4).toString('latin1')).toBe('glTF');
+    expect(await scenes().readSceneFile(scene.sceneId, 2)).toBeNull();
+  });
+
+  it('an edit makes version 2 and shows in the edit turns; a generating scene refuses edits', async () => {
+    const sceneId = await readyScene('gen-edit');
+    const edit = await scenes().requestEdit(org.organizationId, sceneId, 'Make it winter');
+    expect((await scenes().editTurns(sceneId)).map((t) => [t.instruction, t.status])).toEqual([['Make it winter', 'processing']]);
+    await processor().edit({ operationId: edit.operationId }, firstAttempt);
+    expect(await scenes().editTurns(sceneId)).toEqual([
+      expect.objectContaining({ instruction: 'Make it winter', status: 'succeeded', version: 2 }),
+    ]);
+    expect(await scenes().get(org.organizationId, sceneId)).toMatchObject({ version: 2 });
+
+    await scenes().create(org.organizationId, randomUUID(), { prompt: 'Not yet', externalRef: 'gen-pending' });
+    const pending = (await scenes().findByExternalRef(org.organizationId, 'gen-pending'))!.sceneId;
+    await expect(scenes().requestEdit(org.organizationId, pending, 'Too early')).rejects.toMatchObject({ code: 'scene_not_ready' });
+  });
+
+  it("the studio's watch sees a session's scene change version and end when the scene is deleted", async () => {
+    const sceneId = await readyScene('gen-watch');
+    const principal = { organizationId: org.organizationId, keyId: org.keyId, isTest: true };
+    const sessions = suite.app.get(EmbedSessionsService);
+    const session = await sessions.create(principal, { sceneId, origin: 'http://localhost:5173', mode: 'edit' });
+    expect(await sessions.watch([session.embedSessionId])).toEqual([
+      expect.objectContaining({ id: session.embedSessionId, sceneStatus: 'ready', sceneVersion: 1, sceneDeleted: false }),
+    ]);
+    await scenes().delete(org.organizationId, sceneId);
+    const [after] = await sessions.watch([session.embedSessionId]);
+    expect(after.sceneDeleted).toBe(true);
+    expect(after.revokedAt).toBeInstanceOf(Date);
+  });
+});
