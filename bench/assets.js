@@ -239,7 +239,11 @@ function summarize(load, fileBytes) {
     const key = r.status ? String(r.status) : `error ${r.error}`;
     statuses[key] = (statuses[key] || 0) + 1;
   }
-  const lat = (sel) => all201.map(sel);
+  /** p50, p90 and max of one duration over the uploads that succeeded. */
+  const spread = (duration) => {
+    const ms = all201.map(duration);
+    return { p50: percentile(ms, 50), p90: percentile(ms, 90), max: percentile(ms, 100) };
+  };
   return {
     uploadsPerSecond: ok.length / (windowMs / 1000),
     mibPerSecond: (ok.length * fileBytes) / MiB / (windowMs / 1000),
@@ -252,45 +256,10 @@ function summarize(load, fileBytes) {
     // The server leaves a waiting upload unread, so its body cannot be sent in full.
     waited: load.results.filter((r) => r.sent - r.started > WAITED_MS).length,
     failed: load.results.filter((r) => r.status !== 201).length,
-    latency: {
-      p50: percentile(
-        lat((r) => r.ended - r.started),
-        50,
-      ),
-      p90: percentile(
-        lat((r) => r.ended - r.started),
-        90,
-      ),
-      max: percentile(
-        lat((r) => r.ended - r.started),
-        100,
-      ),
-    },
+    latency: spread((r) => r.ended - r.started),
     // Until the last body byte reached the kernel: an upload waiting for a slot is not read.
-    send: {
-      p50: percentile(
-        lat((r) => r.sent - r.started),
-        50,
-      ),
-      p90: percentile(
-        lat((r) => r.sent - r.started),
-        90,
-      ),
-      max: percentile(
-        lat((r) => r.sent - r.started),
-        100,
-      ),
-    },
-    afterSend: {
-      p50: percentile(
-        lat((r) => r.ended - r.sent),
-        50,
-      ),
-      p90: percentile(
-        lat((r) => r.ended - r.sent),
-        90,
-      ),
-    },
+    send: spread((r) => r.sent - r.started),
+    afterSend: spread((r) => r.ended - r.sent),
     validate: all201.map((r) => serverTimingValidate(r.headers)).filter(Number.isFinite),
   };
 }
