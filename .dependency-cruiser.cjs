@@ -1,18 +1,10 @@
 /**
  * Import boundaries, checked by `npm run lint` (dependency-cruiser). The lib chain is the one in
- * the README: each lib may import only the libs listed for it; libs never import apps; an app
- * never imports another app; the studio's web page imports only types from the server code;
- * no cycles anywhere.
+ * the README, kept in scripts/architecture.cjs: each lib may import only the libs listed for it;
+ * libs never import apps; an app never imports another app; the studio's web page imports only
+ * types from the server code; no cycles anywhere.
  */
-const LIB_DEPENDENCIES = {
-  core: [],
-  'image-assets': ['core'],
-  generation: ['core', 'image-assets'],
-  operations: ['core'],
-  organizations: ['core'],
-  scenes: ['core', 'generation', 'image-assets', 'operations'],
-  'embed-sessions': ['core', 'organizations', 'scenes'],
-};
+const { LIB_DEPENDENCIES } = require('./scripts/architecture.cjs');
 
 module.exports = {
   forbidden: [
@@ -27,8 +19,8 @@ module.exports = {
     {
       name: 'web-page-imports-only-types-from-the-server',
       severity: 'error',
-      from: { path: '^apps/studio/web/' },
-      to: { path: '^(libs|apps/(api|cli|worker|studio/src))/', dependencyTypesNot: ['type-only'] },
+      from: { path: '^apps/studio-web/' },
+      to: { path: '^(libs|apps)/', pathNot: '^apps/studio-web/', dependencyTypesNot: ['type-only'] },
     },
     ...Object.entries(LIB_DEPENDENCIES).map(([lib, allowed]) => ({
       name: `lib-chain-${lib}`,

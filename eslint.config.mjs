@@ -10,9 +10,9 @@ const promiseRules = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', '**/node_modules/**', 'apps/studio/web/dist/**', 'coverage/**', '**/*.js', '**/*.mjs', '**/*.mts'] },
+  { ignores: ['dist/**', '**/node_modules/**', 'apps/studio-web/dist/**', 'coverage/**', '**/*.js', '**/*.mjs', '**/*.mts'] },
   {
-    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts', 'apps/studio/web/src/**/*.ts'],
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
     ignores: ['**/*.spec.ts', 'libs/*/src/testing/**'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
@@ -28,5 +28,13 @@ export default tseslint.config(
     extends: [tseslint.configs.base],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: promiseRules,
+  },
+  {
+    // The studio page's specs are not in its tsconfig.json (the page's build type-checks without
+    // jest's globals); they have their own project, which the project service cannot find.
+    files: ['apps/studio-web/src/**/*.spec.ts'],
+    languageOptions: {
+      parserOptions: { projectService: false, project: './apps/studio-web/tsconfig.spec.json', tsconfigRootDir: import.meta.dirname },
+    },
   },
 );

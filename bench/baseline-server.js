@@ -155,9 +155,9 @@ async function authenticate(req) {
 // ---------------------------------------------------------------------------------------------
 // Polling
 
-// OperationsRepository.findVisible's statement, columns included.
-const OPERATION_SQL = `SELECT o.id, o.organization_id, o.scene_id, o.kind, o.status, o.instruction, o.version, o.error_code,
-       o.error_message, o.error_retryable, o.progress, o.enqueued_at, o.created_at, o.updated_at, o.completed_at
+// OperationsRepository.findVisible's statement, columns included (what a partner sees, no more).
+const OPERATION_SQL = `SELECT o.id, o.scene_id, o.status, o.version, o.error_code, o.error_message, o.error_retryable,
+       o.progress, o.stage, o.created_at, o.updated_at, o.completed_at
   FROM operations o JOIN scenes s ON s.id = o.scene_id
  WHERE o.id = $1 AND o.organization_id = $2 AND s.deleted_at IS NULL`;
 
@@ -170,7 +170,7 @@ async function suggestedPollDelaySeconds() {
   if (now - depth.at > 1000) {
     depth.at = now;
     try {
-      const counts = await scenesQueue.getJobCounts('waiting', 'delayed', 'prioritized', 'active');
+      const counts = await scenesQueue.getJobCounts('waiting', 'prioritized', 'active');
       depth.waiting = Object.values(counts).reduce((a, b) => a + b, 0);
     } catch {
       depth.waiting = 0;
@@ -184,7 +184,9 @@ async function suggestedPollDelaySeconds() {
 function operationJson(op) {
   const createdAt = op.created_at.toISOString();
   const updatedAt = op.updated_at.toISOString();
-  if (op.status === 'processing') return { operationId: op.id, status: 'processing', createdAt, updatedAt };
+  if (op.status === 'processing') {
+    return { operationId: op.id, status: 'processing', progress: op.progress ?? 0, stage: op.stage ?? 'queued', createdAt, updatedAt };
+  }
   if (op.status === 'succeeded') {
     return {
       operationId: op.id,
@@ -242,11 +244,10 @@ class Refused extends Error {
   }
 }
 
-/** IdempotencyStore.begin without the advisory lock: the record to replay, or null. */
+/** IdempotentRequests.run without the advisory lock: the result to replay, or null. */
 async function findIdempotencyRecord(client, organizationId, key, print) {
   const { rows } = await client.query(
-    `SELECT fingerprint, response_status, response_body, response_headers, expires_at
-       FROM idempotency_keys WHERE organization_id = $1 AND key = $2`,
+    `SELECT fingerprint, result, expires_at FROM idempotency_keys WHERE organization_id = $1 AND key = $2`,
     [organizationId, key],
   );
   if (rows.length === 0) return null;
@@ -256,7 +257,7 @@ async function findIdempotencyRecord(client, organizationId, key, print) {
     return null;
   }
   if (row.fingerprint !== print) throw new Refused(422, 'idempotency_key_reused');
-  return { status: row.response_status, body: row.response_body, headers: row.response_headers };
+  return row.result;
 }
 
 /** SceneJobs.enqueue: the job, then the operation marked enqueued; a failure is left to the reconciler. */
@@ -288,14 +289,14 @@ async function createScene(req, res) {
   const now = new Date();
   const organizationId = key.organizationId;
   let created = null;
-  let response;
+  let result;
   let replayed = false;
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
     const replay = await findIdempotencyRecord(client, organizationId, idempotencyKey, print);
     if (replay) {
-      response = replay;
+      result = replay;
       replayed = true;
     } else {
       const sceneId = `scn_${ulid()}`;
@@ -308,28 +309,14 @@ async function createScene(req, res) {
       );
       await client.query(
         `INSERT INTO operations (id, organization_id, scene_id, kind, status, instruction, version, error_code, error_message,
-                                 error_retryable, progress, enqueued_at, created_at, updated_at, completed_at)
-         VALUES ($1, $2, $3, 'scene.create', 'processing', NULL, NULL, NULL, NULL, NULL, 0, NULL, $4, $4, NULL)`,
+                                 error_retryable, progress, stage, enqueued_at, created_at, updated_at, completed_at)
+         VALUES ($1, $2, $3, 'scene.create', 'processing', NULL, NULL, NULL, NULL, NULL, 0, 'queued', NULL, $4, $4, NULL)`,
         [operationId, organizationId, sceneId, now],
       );
-      response = {
-        status: 202,
-        body: { operationId, status: 'processing', createdAt: now.toISOString() },
-        headers: { location: `/v1/operations/${operationId}` },
-      };
+      result = { operationId, status: 'processing', createdAt: now.toISOString() };
       await client.query(
-        `INSERT INTO idempotency_keys (organization_id, key, fingerprint, response_status, response_body, response_headers, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          organizationId,
-          idempotencyKey,
-          print,
-          response.status,
-          JSON.stringify(response.body),
-          JSON.stringify(response.headers),
-          now,
-          new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
-        ],
+        `INSERT INTO idempotency_keys (organization_id, key, fingerprint, result, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [organizationId, idempotencyKey, print, JSON.stringify(result), now, new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS)],
       );
       created = operationId;
     }
@@ -341,7 +328,8 @@ async function createScene(req, res) {
   } finally {
     client.release();
   }
-  send(res, response.status, response.body, replayed ? { ...response.headers, 'idempotent-replayed': 'true' } : response.headers);
+  const headers = { location: `/v1/operations/${result.operationId}` };
+  send(res, 202, result, replayed ? { ...headers, 'idempotent-replayed': 'true' } : headers);
   if (created) enqueue(created).catch((e) => warn(`could not enqueue ${created} now (${e.message}); the reconciler will`));
 }
 

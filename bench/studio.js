@@ -34,7 +34,7 @@ const BUDGET_BYTES = 300 * 1024;
 const VIEWPORT = { width: 1280, height: 720 };
 const PROMPT = 'A calm lake among pines at sunset, a wooden cabin on the shore';
 const LOAD_TIMEOUT_MS = 60_000;
-const WEB_DIR = join(h.ROOT, 'dist/apps/studio/web');
+const WEB_DIR = join(h.ROOT, 'dist/apps/studio-web');
 
 const options = h.parseArgs(process.argv.slice(2), {
   loads: 10,
@@ -113,7 +113,7 @@ h.runBench(async () => {
 function ensureStudioBuilt() {
   h.ensureBuilt();
   if (existsSync(join(WEB_DIR, 'index.html')) && existsSync(join(WEB_DIR, 'assets'))) return;
-  log('dist/apps/studio/web is missing: npm run build:studio');
+  log('dist/apps/studio-web is missing: npm run build:studio');
   const r = spawnSync('npm', ['run', '--silent', 'build:studio'], { cwd: h.ROOT, stdio: ['ignore', 2, 2] });
   if (r.status !== 0) throw new Error(`npm run build:studio failed (exit ${r.status})`);
 }

@@ -8,7 +8,7 @@ const { gzipSync } = require('node:zlib');
 
 const BUDGET_BYTES = 300 * 1024;
 const root = join(__dirname, '..');
-const assets = join(root, 'dist/apps/studio/web/assets');
+const assets = join(root, 'dist/apps/studio-web/assets');
 
 function listFiles(dir) {
   return readdirSync(dir).flatMap((name) => {

@@ -6,7 +6,7 @@ const { readdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const zlib = require('node:zlib');
 
-const dir = join(__dirname, '..', 'dist', 'apps', 'studio', 'web', 'assets');
+const dir = join(__dirname, '..', 'dist', 'apps', 'studio-web', 'assets');
 for (const name of readdirSync(dir).filter((n) => /\.(js|css|svg|json)$/.test(n))) {
   const bytes = readFileSync(join(dir, name));
   writeFileSync(join(dir, `${name}.br`), zlib.brotliCompressSync(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));

@@ -282,14 +282,17 @@ async function prepareStack({ apps = ['api'], logLevel = 'warn', orgName = 'Benc
  * environment; resolves once its /readyz answers 200. `stdoutFile`: see startNode. `port`: a
  * second process of the same app (another build, say) listens there instead of on the stack's
  * port; everything else in its environment stays the stack's (same database, same queue prefix,
- * same PUBLIC_API_URL, so both answer alike). `label` names it in errors and cleanup.
+ * same PUBLIC_API_URL, so both answer alike). `label` names it in errors and cleanup; `env` adds
+ * to (or overrides) the stack's environment for this process only.
  */
-async function startApp(stack, app, { dist = 'dist', stdoutFile, port = stack.ports[app], label = app } = {}) {
+async function startApp(stack, app, { dist = 'dist', stdoutFile, port = stack.ports[app], label = app, env: extra = {} } = {}) {
   // A second process gets any free ops port (0), not the first one's.
-  const env =
-    port === stack.ports[app]
+  const env = {
+    ...(port === stack.ports[app]
       ? stack.env
-      : { ...stack.env, [PORT_VARIABLES[app]]: String(port), ...(OPS_PORT_VARIABLES[app] ? { [OPS_PORT_VARIABLES[app]]: '0' } : {}) };
+      : { ...stack.env, [PORT_VARIABLES[app]]: String(port), ...(OPS_PORT_VARIABLES[app] ? { [OPS_PORT_VARIABLES[app]]: '0' } : {}) }),
+    ...extra,
+  };
   const proc = startNode(label, resolve(ROOT, dist, `apps/${app}/src/main.js`), [], env, { stdoutFile });
   await waitFor200(proc, port, '/readyz');
   return proc;

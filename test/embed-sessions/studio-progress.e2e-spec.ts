@@ -20,7 +20,16 @@ describe('the studio shows generation progress and a failed creation safely', ()
     // One attempt, so a provider that never answers fails the operation after its timeout.
     api: { config: { GENERATION_ATTEMPTS: '1' } },
     studio: {},
-    worker: { config: { GENERATOR: 'http', GENERATION_PROVIDER_URL: fake.url, GENERATION_PROVIDER_TIMEOUT_MS: '1500' } },
+    worker: {
+      config: {
+        GENERATOR: 'http',
+        GENERATION_PROVIDER_URL: fake.url,
+        GENERATION_PROVIDER_TIMEOUT_MS: '1500',
+        // Polls close together: the test waits for the provider's progress to show.
+        GENERATION_POLL_INTERVAL_MS: '50',
+        GENERATION_POLL_MAX_MS: '100',
+      },
+    },
   }));
 
   afterAll(async () => {
@@ -28,7 +37,7 @@ describe('the studio shows generation progress and a failed creation safely', ()
   });
 
   async function sessionForNewScene(prompt: string) {
-    const requested = fake.nextRequest();
+    const requested = fake.nextRequest((r) => r.path === '/v2/generations');
     const created = await createScene(suite.api, suite.org, { prompt });
     const sceneId = (
       await suite.api.app.get(DataSource).query(`SELECT scene_id FROM operations WHERE id = $1`, [created.body.operationId])
@@ -38,16 +47,36 @@ describe('the studio shows generation progress and a failed creation safely', ()
     return { requested, sceneId, bearer: { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` } };
   }
 
-  it('reports progress while generating, then success', async () => {
-    fake.behaviour = 'gated';
+  it("reports the provider's progress and the stage while generating, then success", async () => {
+    fake.submitBehaviour = 'accept';
+    fake.jobBehaviour = 'gated';
+    fake.gatedProgress = 0.5;
     fake.hold();
     const { requested, bearer } = await sessionForNewScene('progress please');
-    await requested; // the worker is waiting on the provider
-    const during = await suite.studio.http().get('/studio-api/v1/session').set(bearer);
-    expect(during.body.scene).toEqual({ status: 'generating', version: null, hasSourceImage: false, progress: 0.25, error: null });
+    await requested;
+    // 0.05 once submitted, then the provider's half of the generating span (0.05 to 0.85).
+    const during = await pollUntil(
+      async () => (await suite.studio.http().get('/studio-api/v1/session').set(bearer)).body.scene,
+      (scene) => scene.progress === 0.45,
+      { what: "the provider's progress to show" },
+    );
+    expect(during).toEqual({
+      status: 'generating',
+      version: null,
+      hasSourceImage: false,
+      progress: 0.45,
+      stage: 'generating',
+      error: null,
+    });
     const stream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, bearer);
     try {
-      expect((await stream.next('scene.status')).data).toEqual({ status: 'generating', version: null, progress: 0.25, error: null });
+      expect((await stream.next('scene.status')).data).toEqual({
+        status: 'generating',
+        version: null,
+        progress: 0.45,
+        stage: 'generating',
+        error: null,
+      });
       fake.release();
       await pollUntil(
         async () => stream.events.filter((e) => e.event === 'scene.status').map((e) => e.data),
@@ -58,6 +87,7 @@ describe('the studio shows generation progress and a failed creation safely', ()
         status: 'ready',
         version: 1,
         progress: null,
+        stage: null,
         error: null,
       });
     } finally {
@@ -66,7 +96,7 @@ describe('the studio shows generation progress and a failed creation safely', ()
   });
 
   it("shows a failed creation with the operation's safe error, never the provider's words", async () => {
-    fake.behaviour = 'hang';
+    fake.submitBehaviour = 'hang';
     const { requested, bearer } = await sessionForNewScene('this will time out');
     await requested;
     const stream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, bearer);
@@ -81,6 +111,7 @@ describe('the studio shows generation progress and a failed creation safely', ()
         status: 'failed',
         version: null,
         progress: null,
+        stage: null,
         error: { code: 'provider_timeout', message: expect.any(String), retryable: true },
       });
       const session = await suite.studio.http().get('/studio-api/v1/session').set(bearer);

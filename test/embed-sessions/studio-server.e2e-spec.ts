@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ManualClock } from '@app/core';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
@@ -164,6 +165,8 @@ describe('the studio origin: page, studio API and server push', () => {
       ['session', 'get', '/studio-api/v1/session', undefined, { edit: 200, perform: 200, edit_and_perform: 200 }],
       ['scene file', 'get', '/studio-api/v1/scene/versions/1/scene.glb', undefined, { edit: 200, perform: 200, edit_and_perform: 200 }],
       ['scene spec', 'get', '/studio-api/v1/scene/versions/1/spec', undefined, { edit: 200, perform: 200, edit_and_perform: 200 }],
+      ['file list', 'get', '/studio-api/v1/scene/versions/1/artifacts', undefined, { edit: 200, perform: 200, edit_and_perform: 200 }],
+      ['one file', 'get', '/studio-api/v1/scene/versions/1/artifacts/mesh', undefined, { edit: 200, perform: 200, edit_and_perform: 200 }],
       ['source image', 'get', '/studio-api/v1/source-image', undefined, { edit: 200, perform: 403, edit_and_perform: 200 }],
       ['edit history', 'get', '/studio-api/v1/edits', undefined, { edit: 200, perform: 403, edit_and_perform: 200 }],
       [
@@ -205,7 +208,7 @@ describe('the studio origin: page, studio API and server push', () => {
           expiresAt: expect.any(String),
           theme: { partnerName: 'Acme', accentColor: '#123abc', colorScheme: 'light', helpText: 'Hi' },
           capabilities,
-          scene: { status: 'ready', version: 1, hasSourceImage: false, progress: null, error: null },
+          scene: { status: 'ready', version: 1, hasSourceImage: false, progress: null, stage: null, error: null },
         });
       }
     });
@@ -235,6 +238,22 @@ describe('the studio origin: page, studio API and server push', () => {
       });
       expectProblem(await suite.studio.http().get('/studio-api/v1/scene/versions/2/scene.glb').set(s.bearer), 404, 'not_found');
       expectProblem(await suite.studio.http().get('/studio-api/v1/scene/versions/0/spec').set(s.bearer), 404, 'not_found');
+
+      // The same GLB through the artifacts list, with its size and digest.
+      const list = await suite.studio.http().get('/studio-api/v1/scene/versions/1/artifacts').set(s.bearer);
+      expect(list.headers['cache-control']).toBe('no-store');
+      const digest = createHash('sha256')
+        .update(glb.body as Buffer)
+        .digest('hex');
+      expect(list.body).toEqual({
+        version: 1,
+        artifacts: [{ kind: 'mesh', contentType: 'model/gltf-binary', bytes: (glb.body as Buffer).length, sha256: digest }],
+      });
+      const mesh = await suite.studio.http().get('/studio-api/v1/scene/versions/1/artifacts/mesh').set(s.bearer);
+      expect(mesh.headers['etag']).toBe(`"${digest}"`);
+      expectProblem(await suite.studio.http().get('/studio-api/v1/scene/versions/1/artifacts/splat').set(s.bearer), 404, 'not_found');
+      expectProblem(await suite.studio.http().get('/studio-api/v1/scene/versions/2/artifacts').set(s.bearer), 404, 'not_found');
+      expectProblem(await suite.studio.http().get('/studio-api/v1/scene/versions/2/artifacts/mesh').set(s.bearer), 404, 'not_found');
     });
 
     it("a session never reaches another organization's scene or files", async () => {
@@ -254,7 +273,7 @@ describe('the studio origin: page, studio API and server push', () => {
         expect(stream.status).toBe(200);
         expect(stream.headers!.get('content-type')).toBe('text/event-stream; charset=utf-8');
         expect(stream.headers!.get('cache-control')).toBe('no-store');
-        expect((await stream.next('scene.status')).data).toEqual({ status: 'ready', version: 1, progress: null, error: null });
+        expect((await stream.next('scene.status')).data).toEqual({ status: 'ready', version: 1, progress: null, stage: null, error: null });
         const revokedAt = Date.now();
         await suite.api.http().delete(`/v1/embed-sessions/${s.id}`).set(suite.org.auth);
         const ended = await stream.next('session.ended', 3000);

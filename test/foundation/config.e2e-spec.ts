@@ -19,6 +19,18 @@ describe('configuration at boot', () => {
     expect(r.stderr).toContain(name);
   });
 
+  it.each([
+    ['worldlabs', 'WORLDLABS_API_KEY'],
+    ['meshy', 'MESHY_API_KEY'],
+    ['http', 'GENERATION_PROVIDER_URL'],
+  ])('a worker with GENERATOR=%s and no %s refuses to start, naming the variable', async (generator, name) => {
+    const r = await run(process.execPath, [join(ROOT, 'dist/apps/worker/src/main.js')], {
+      env: { ...process.env, GENERATOR: generator, [name]: '' },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${name} must be set when GENERATOR is "${generator}"`);
+  });
+
   it('never echoes the value of a bad variable (it may hold a password)', async () => {
     const r = await run(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
       env: { ...process.env, DATABASE_URL: 'mysql://admin:hunter2@db/x' },

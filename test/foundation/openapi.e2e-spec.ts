@@ -36,6 +36,29 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('documents every partner route by its contract path, the cancel custom method included', () => {
+    const routes = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(routes.sort()).toEqual(
+      [
+        'DELETE /v1/embed-sessions/{embedSessionId}',
+        'DELETE /v1/scenes/{sceneId}',
+        'GET /v1/image-assets/{imageAssetId}',
+        'GET /v1/operations/{operationId}',
+        'GET /v1/scenes',
+        'GET /v1/scenes/{sceneId}',
+        'POST /v1/embed-sessions',
+        'POST /v1/image-assets',
+        'POST /v1/operations/{operationId}:cancel',
+        'POST /v1/scenes',
+      ].sort(),
+    );
+    const processing = doc.components.schemas.OperationResponse.properties;
+    expect(processing.progress).toMatchObject({ type: 'number', minimum: 0, maximum: 1 });
+    expect(processing.stage.enum).toEqual(['queued', 'generating', 'downloading', 'storing']);
+  });
+
   it('passes spectral:oas without errors', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
     const file = join(dir, 'openapi.json');

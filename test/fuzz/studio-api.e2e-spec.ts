@@ -53,6 +53,16 @@ describe('fuzzing the studio origin', () => {
       ),
       version.map((v) => ['GET', `/studio-api/v1/scene/versions/${v}/scene.glb`]),
       version.map((v) => ['GET', `/studio-api/v1/scene/versions/${v}/spec`]),
+      version.map((v) => ['GET', `/studio-api/v1/scene/versions/${v}/artifacts`]),
+      fc
+        .tuple(
+          version,
+          fc.oneof(
+            fc.constantFrom('mesh', 'splat', 'collider', 'panorama', 'thumbnail', 'MESH', '..', '%2e%2e'),
+            fc.string({ maxLength: 40 }).map(pct),
+          ),
+        )
+        .map(([v, kind]) => ['GET', `/studio-api/v1/scene/versions/${v}/artifacts/${kind || 'x'}`]),
       fc
         .oneof(
           fc.constantFrom(...sessionIds),

@@ -4,18 +4,20 @@ import {
   GenerationRequest,
   HttpSceneGenerator,
   ProceduralSceneGenerator,
+  SceneSpec,
   SourceImageInput,
 } from '@app/generation';
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { validateBytes } from 'gltf-validator';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import sharp from 'sharp';
 import { image } from '../factories/images';
-import { FakeGenerationProvider, PROVIDER_MARKER, ProviderBehaviour } from '../support/fake-generation-provider';
+import { FakeGenerationProvider, PROVIDER_MARKER, ResultBehaviour, SubmitBehaviour } from '../support/fake-generation-provider';
+import { pollUntil } from '../support/poll';
 
 // No database and no apps here: generators are exercised directly, with the real sharp-backed
 // ImageMedia, the real glTF tooling and, for the http provider, a real HTTP server.
@@ -69,8 +71,13 @@ const request = (prompt: string, overrides: Partial<GenerationRequest> = {}): Ge
   prompt,
   source: null,
   edit: null,
+  // Each request its own key: the fake dedupes submits by it, as the protocol asks.
+  idempotencyKey: `op_${randomUUID()}`,
   ...overrides,
 });
+
+/** The procedural generator's one file: its GLB. */
+const glbOf = (scene: GeneratedScene): Buffer => scene.artifacts.find((a) => a.kind === 'mesh')!.bytes;
 
 const PROMPTS = [
   'a dense forest at night',
@@ -99,11 +106,11 @@ describe('ProceduralSceneGenerator with the real image media', () => {
     });
 
     it('is a valid glTF 2.0 binary according to the Khronos validator', async () => {
-      await expectValidGltf(scene.glb);
+      await expectValidGltf(glbOf(scene));
     });
 
     it('holds meshes with materials, and a named camera node per preset', async () => {
-      const doc = await readBack(scene.glb);
+      const doc = await readBack(glbOf(scene));
       const meshes = doc.getRoot().listMeshes();
       expect(meshes.length).toBeGreaterThanOrEqual(3);
       for (const mesh of meshes) {
@@ -124,7 +131,7 @@ describe('ProceduralSceneGenerator with the real image media', () => {
     });
 
     it('stays small', () => {
-      expect(scene.glb.length).toBeLessThan(2 * 1024 * 1024);
+      expect(glbOf(scene).length).toBeLessThan(2 * 1024 * 1024);
     });
   });
 
@@ -146,18 +153,20 @@ describe('ProceduralSceneGenerator with the real image media', () => {
     for (const req of [request('snowy mountains at dawn'), request('a lake at sunset', { source: gradient })]) {
       const [a, b] = await Promise.all([sut.generate(req), other.generate(req)]);
       expect(JSON.stringify(a.spec)).toBe(JSON.stringify(b.spec));
-      expect(a.glb.equals(b.glb)).toBe(true);
+      expect(glbOf(a).equals(glbOf(b))).toBe(true);
     }
   });
 
   it('gives different scenes for different prompts', async () => {
     const scenes = await Promise.all(PROMPTS.map((p) => sut.generate(request(p))));
-    expect(new Set(scenes.map((s) => sha256(s.glb))).size).toBe(PROMPTS.length);
+    expect(new Set(scenes.map((s) => sha256(glbOf(s)))).size).toBe(PROMPTS.length);
     expect(new Set(scenes.map((s) => JSON.stringify(s.spec))).size).toBe(PROMPTS.length);
   });
 
   it('turns a 1920×1080 source into a textured backdrop and a palette taken from the image', async () => {
-    const { spec, glb } = await sut.generate(request('a forest by the lake', { source: gradient }));
+    const forest = await sut.generate(request('a forest by the lake', { source: gradient }));
+    const { spec } = forest;
+    const glb = glbOf(forest);
     await expectValidGltf(glb);
     expect(glb.length).toBeLessThan(2 * 1024 * 1024);
 
@@ -189,36 +198,62 @@ describe('ProceduralSceneGenerator with the real image media', () => {
   it('applies edits and writes a valid GLB for the new version', async () => {
     const v1 = await sut.generate(request('a fishing village by the lake with boats', { source: gradient }));
     const instruction = 'make it night, add fog and remove the boats';
-    const v2 = await sut.generate(request(v1.spec.prompt, { version: 2, source: gradient, edit: { previousSpec: v1.spec, instruction } }));
+    const v2 = await sut.generate(request(v1.spec.prompt, { version: 2, source: gradient, edit: { previous: v1.spec, instruction } }));
     expect(v2.spec).toMatchObject({ timeOfDay: 'night', palette: v1.spec.palette });
     expect(v2.spec.fog).not.toBeNull();
     expect(v2.spec.props.some((p) => p.kind === 'boat')).toBe(false);
     expect(v2.spec.edits.map((e) => e.version)).toEqual([2]);
-    await expectValidGltf(v2.glb);
-    expect((await readBack(v2.glb)).getRoot().listTextures()).toHaveLength(1);
+    await expectValidGltf(glbOf(v2));
+    expect((await readBack(glbOf(v2))).getRoot().listTextures()).toHaveLength(1);
 
     const v3 = await sut.generate(
-      request(v1.spec.prompt, { version: 3, source: gradient, edit: { previousSpec: v2.spec, instruction: 'something unheard of' } }),
+      request(v1.spec.prompt, { version: 3, source: gradient, edit: { previous: v2.spec, instruction: 'something unheard of' } }),
     );
     expect(v3.spec.edits).toEqual([...v2.spec.edits, { version: 3, instruction: 'something unheard of', changes: [] }]);
-    expect(v3.glb.equals(v2.glb)).toBe(false);
-    await expectValidGltf(v3.glb);
+    expect(glbOf(v3).equals(glbOf(v2))).toBe(false);
+    await expectValidGltf(glbOf(v3));
   });
 });
 
-describe('HttpSceneGenerator against a fake provider', () => {
+describe('HttpSceneGenerator (protocol v2) against a fake provider', () => {
   const KEY = 'pk_test_3d1f0c';
   const procedural = new ProceduralSceneGenerator(new SharpImageMedia());
   let fake: FakeGenerationProvider;
   let source: SourceImageInput;
 
-  const sut = (options: { timeoutMs?: number; maxResponseBytes?: number; baseUrl?: string } = {}) =>
+  const sut = (options: { timeoutMs?: number; maxArtifactBytes?: number; baseUrl?: string } = {}) =>
     new HttpSceneGenerator({
       baseUrl: options.baseUrl ?? fake.url,
       apiKey: KEY,
       timeoutMs: options.timeoutMs ?? 10_000,
-      maxResponseBytes: options.maxResponseBytes,
+      maxArtifactBytes: options.maxArtifactBytes ?? 64 * 1024 * 1024,
     });
+
+  /** Submits, then polls until the job is no longer running; the poll's final answer and the job. */
+  async function runToEnd(generator: HttpSceneGenerator, req: GenerationRequest) {
+    const outcome = await generator.submit(req);
+    if (!('job' in outcome)) throw new Error('expected a job');
+    const last = await pollUntil(
+      () => generator.poll(outcome.job),
+      (p) => p.status !== 'running',
+      { what: 'the job to finish' },
+    );
+    return { job: outcome.job, last };
+  }
+
+  const failureOf = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (e: unknown) => e,
+    );
+
+  /** Nothing the provider said, anywhere in the error (message, stack or cause), and never the key. */
+  function expectSafe(error: unknown): void {
+    expect(error).toBeInstanceOf(GenerationError);
+    expect((error as Error).message).not.toContain(PROVIDER_MARKER);
+    expect(inspect(error, { depth: 10 })).not.toContain(PROVIDER_MARKER);
+    expect(inspect(error, { depth: 10 })).not.toContain(KEY);
+  }
 
   beforeAll(async () => {
     fake = await FakeGenerationProvider.start(procedural);
@@ -230,83 +265,173 @@ describe('HttpSceneGenerator against a fake provider', () => {
   });
 
   beforeEach(() => {
-    fake.behaviour = 'success';
+    fake.submitBehaviour = 'accept';
+    fake.jobBehaviour = 'succeed';
+    fake.jobDurationMs = 0;
+    fake.result = 'ok';
+    fake.pollsFailing = false;
   });
 
-  it('sends the documented request with the bearer key, and returns the provider scene', async () => {
+  it('submits the documented request with the bearer key and the Idempotency-Key, then fetches the checked result', async () => {
     const req = request('a beach at sunset', { source });
-    const result = await sut().generate(req);
+    const { job, last } = await runToEnd(sut(), req);
+    expect(last).toEqual({ status: 'succeeded' });
 
-    expect(fake.lastRequest).toMatchObject({ method: 'POST', path: '/v1/generations' });
-    expect(fake.lastRequest!.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(fake.lastRequest!.headers['content-type']).toBe('application/json');
-    expect(fake.lastRequest!.body).toEqual({
+    const submit = fake.submitsFor('a beach at sunset')[0];
+    expect(submit).toMatchObject({ method: 'POST', path: '/v2/generations' });
+    expect(submit.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(submit.headers['idempotency-key']).toBe(req.idempotencyKey);
+    expect(submit.body).toEqual({
       sceneId: req.sceneId,
       version: 1,
       prompt: 'a beach at sunset',
       instruction: null,
-      previousSpec: null,
+      previousView: null,
       sourceImage: { format: 'jpeg', width: 1920, height: 1080, sha256: source.sha256, dataBase64: source.bytes.toString('base64') },
     });
 
+    const result = await sut().fetch(job, req);
     const direct = await procedural.generate(req);
     expect(result.spec).toEqual(direct.spec);
-    expect(result.glb.equals(direct.glb)).toBe(true);
-    await expectValidGltf(result.glb);
+    expect(result.artifacts.map((a) => [a.kind, a.contentType])).toEqual([['mesh', 'model/gltf-binary']]);
+    expect(glbOf(result).equals(glbOf(direct))).toBe(true);
+    // The file was fetched without the API key: it is a URL the provider handed out.
+    const download = fake.requests.find((r) => r.path === `/files/${job.id}/mesh`)!;
+    expect(download.headers.authorization).toBeUndefined();
   });
 
-  it('sends the instruction and the previous spec for an edit', async () => {
+  it('a repeated submit with the same Idempotency-Key is the same job at the provider', async () => {
+    const req = request('submitted twice', { idempotencyKey: 'op_01JD3Z8Q4W6K2M9T5X7B1C0ZZZ' });
+    const a = await sut().submit(req);
+    const b = await sut().submit(req);
+    expect(a).toEqual(b);
+    expect(fake.submitsFor('submitted twice')).toHaveLength(2);
+    expect(fake.jobsFor('submitted twice')).toHaveLength(1);
+  });
+
+  it("reports the job's progress while it runs, clamped to 0..1", async () => {
+    fake.jobBehaviour = 'gated';
+    fake.gatedProgress = 0.4;
+    const outcome = await sut().submit(request('slow world'));
+    if (!('job' in outcome)) throw new Error('expected a job');
+    expect(await sut().poll(outcome.job)).toEqual({ status: 'running', progress: 0.4 });
+    fake.gatedProgress = 7;
+    expect(await sut().poll(outcome.job)).toEqual({ status: 'running', progress: 1 });
+    fake.release();
+    expect(await sut().poll(outcome.job)).toEqual({ status: 'succeeded' });
+    fake.hold();
+  });
+
+  it('sends the instruction and the previous view for an edit', async () => {
     const v1 = await procedural.generate(request('a forest'));
-    const result = await sut({ baseUrl: `${fake.url}/` }).generate(
-      request('a forest', { version: 2, edit: { previousSpec: v1.spec, instruction: 'make it night' } }),
-    );
-    expect(fake.lastRequest!.body).toMatchObject({ version: 2, instruction: 'make it night', previousSpec: v1.spec, sourceImage: null });
-    expect(fake.lastRequest!.path).toBe('/v1/generations');
-    expect(result.spec.timeOfDay).toBe('night');
+    const req = request('a forest', { version: 2, edit: { previous: v1.spec, instruction: 'make it night' } });
+    const { job } = await runToEnd(sut({ baseUrl: `${fake.url}/` }), req);
+    expect(fake.submitsFor('a forest')[0].body).toMatchObject({
+      version: 2,
+      instruction: 'make it night',
+      previousView: v1.spec,
+      sourceImage: null,
+    });
+    const result = await sut().fetch(job, req);
+    expect((result.spec as SceneSpec).timeOfDay).toBe('night');
+  });
+
+  it('a result without a view gets a neutral one framing nothing in particular', async () => {
+    fake.result = 'no-view';
+    const req = request('no view given');
+    const { job } = await runToEnd(sut(), req);
+    const result = await sut().fetch(job, req);
+    expect(result.spec).toMatchObject({ schemaVersion: 1, prompt: 'no view given', fog: null, edits: [] });
+    expect(result.spec.cameras.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('cancels a job at the provider; an unknown job is not an error', async () => {
+    fake.jobBehaviour = 'never';
+    const outcome = await sut().submit(request('to be cancelled'));
+    if (!('job' in outcome)) throw new Error('expected a job');
+    expect(await sut().cancel(outcome.job)).toBe(true);
+    expect(fake.jobs.get(outcome.job.id)?.cancelled).toBe(true);
+    expect(await sut().cancel({ id: 'gen_unknown' })).toBe(false);
+    // A cancelled job reads as failed, should anyone poll it.
+    expect(await sut().poll(outcome.job)).toMatchObject({ status: 'failed' });
   });
 
   describe('maps every failure to a safe GenerationError', () => {
-    const cases: Array<[ProviderBehaviour, GenerationError['code'], boolean]> = [
+    const submitCases: Array<[SubmitBehaviour, GenerationError['code'], boolean]> = [
       ['server-error', 'provider_unavailable', true],
       ['unavailable', 'provider_unavailable', true],
       ['rate-limited', 'provider_unavailable', true],
       ['bad-request', 'provider_rejected', false],
       ['unauthorized', 'provider_rejected', false],
+      ['quota', 'provider_quota_exceeded', false],
       ['garbage-json', 'generation_failed', false],
-      ['json-array', 'generation_failed', false],
-      ['invalid-spec', 'generation_failed', false],
-      ['invalid-glb', 'generation_failed', false],
-      ['invalid-base64', 'generation_failed', false],
+      ['no-id', 'generation_failed', false],
     ];
 
-    it.each(cases)('%s → %s (retryable: %s)', async (behaviour, code, retryable) => {
-      fake.behaviour = behaviour;
-      const error = await sut()
-        .generate(request('a lake'))
-        .catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(GenerationError);
+    it.each(submitCases)('a submit answered %s → %s (retryable: %s)', async (behaviour, code, retryable) => {
+      fake.submitBehaviour = behaviour;
+      const error = await failureOf(sut().submit(request('a lake')));
       expect(error).toMatchObject({ code, retryable });
-      expect(fake.lastRequest!.headers.authorization).toBe(`Bearer ${KEY}`);
-      // Nothing the provider said, anywhere in the error: message, stack or cause.
-      expect((error as Error).message).not.toContain(PROVIDER_MARKER);
-      expect(inspect(error, { depth: 10 })).not.toContain(PROVIDER_MARKER);
+      expectSafe(error);
     });
 
-    it('times out a provider that never answers: provider_timeout, retryable', async () => {
-      fake.behaviour = 'hang';
-      const error = await sut({ timeoutMs: 300 })
-        .generate(request('a lake'))
-        .catch((e: unknown) => e);
+    it('passes on the pause a rate-limited provider asks for', async () => {
+      fake.submitBehaviour = 'rate-limited';
+      expect(await failureOf(sut().submit(request('a lake')))).toMatchObject({ code: 'provider_unavailable', retryAfterMs: 7000 });
+    });
+
+    it('a job that fails at the provider → generation_failed in our words, retryable as the provider says', async () => {
+      fake.jobBehaviour = 'fail';
+      const { last } = await runToEnd(sut(), request('doomed job'));
+      expect(last).toMatchObject({ status: 'failed', error: { code: 'generation_failed', retryable: true } });
+      if (last.status === 'failed') expectSafe(last.error);
+    });
+
+    it('a provider briefly away while polling → provider_unavailable, retryable', async () => {
+      fake.jobBehaviour = 'never';
+      const outcome = await sut().submit(request('polled while away'));
+      if (!('job' in outcome)) throw new Error('expected a job');
+      fake.pollsFailing = true;
+      const error = await failureOf(sut().poll(outcome.job));
+      expect(error).toMatchObject({ code: 'provider_unavailable', retryable: true });
+      expectSafe(error);
+    });
+
+    const resultCases: Array<[ResultBehaviour, number]> = [
+      ['corrupt-glb', 64 * 1024 * 1024],
+      ['invalid-view', 64 * 1024 * 1024],
+      ['no-files', 64 * 1024 * 1024],
+      ['oversized', 1024 * 1024],
+      ['oversized-chunked', 1024 * 1024],
+    ];
+
+    it.each(resultCases)('a result with %s → generation_failed, not retryable', async (behaviour, maxArtifactBytes) => {
+      fake.result = behaviour;
+      const req = request(`result ${behaviour}`);
+      const { job } = await runToEnd(sut(), req);
+      const error = await failureOf(sut({ maxArtifactBytes }).fetch(job, req));
+      expect(error).toMatchObject({ code: 'generation_failed', retryable: false });
+      expectSafe(error);
+    });
+
+    it('a large file arriving steadily is not cut off by the call timeout; one that stalls is (provider_timeout)', async () => {
+      fake.result = 'slow-file';
+      const req = request('a slow download');
+      const { job } = await runToEnd(sut(), req);
+      // 800 ms of transfer against a 300 ms timeout: the timeout counts silence, not the whole transfer.
+      const result = await sut({ timeoutMs: 300 }).fetch(job, req);
+      expect(result.artifacts[0].bytes.subarray(0, 4).toString('latin1')).toBe('glTF');
+
+      fake.result = 'stalled-file';
+      const error = await failureOf(sut({ timeoutMs: 300 }).fetch(job, req));
       expect(error).toMatchObject({ code: 'provider_timeout', retryable: true });
     });
 
-    it.each(['oversized', 'oversized-chunked'] as const)('refuses an %s answer: generation_failed', async (behaviour) => {
-      fake.behaviour = behaviour;
-      fake.oversizeBytes = 2 * 1024 * 1024;
-      const error = await sut({ maxResponseBytes: 1024 * 1024 })
-        .generate(request('a lake'))
-        .catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: 'generation_failed', retryable: false });
+    it('times out a provider that never answers: provider_timeout, retryable', async () => {
+      fake.submitBehaviour = 'hang';
+      const error = await failureOf(sut({ timeoutMs: 300 }).submit(request('a lake')));
+      expect(error).toMatchObject({ code: 'provider_timeout', retryable: true });
+      expectSafe(error);
     });
 
     it('reports a provider that is not listening as provider_unavailable, retryable', async () => {
@@ -314,31 +439,25 @@ describe('HttpSceneGenerator against a fake provider', () => {
       await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
       const { port } = closed.address() as AddressInfo;
       await new Promise<void>((resolve) => closed.close(() => resolve()));
-      const error = await sut({ baseUrl: `http://127.0.0.1:${port}` })
-        .generate(request('a lake'))
-        .catch((e: unknown) => e);
+      const error = await failureOf(sut({ baseUrl: `http://127.0.0.1:${port}` }).submit(request('a lake')));
       expect(error).toMatchObject({ code: 'provider_unavailable', retryable: true });
     });
 
     it('gives the same fixed message for every failure of a kind', async () => {
-      fake.behaviour = 'server-error';
-      const a = (await sut()
-        .generate(request('a'))
-        .catch((e: unknown) => e)) as GenerationError;
-      fake.behaviour = 'rate-limited';
-      const b = (await sut()
-        .generate(request('b'))
-        .catch((e: unknown) => e)) as GenerationError;
+      fake.submitBehaviour = 'server-error';
+      const a = (await failureOf(sut().submit(request('a')))) as GenerationError;
+      fake.submitBehaviour = 'rate-limited';
+      const b = (await failureOf(sut().submit(request('b')))) as GenerationError;
       expect(a.message).toBe(b.message);
       expect(a.message).toBe('The generation provider is unavailable. Try again later.');
     });
   });
 
   it("rethrows the caller's own abort rather than blaming the provider", async () => {
-    fake.behaviour = 'hang';
+    fake.submitBehaviour = 'hang';
     const controller = new AbortController();
     const received = fake.nextRequest();
-    const pending = sut().generate(request('a lake'), controller.signal);
+    const pending = sut().submit(request('a lake'), controller.signal);
     await received;
     const reason = new Error('scene deleted');
     controller.abort(reason);

@@ -1,4 +1,4 @@
-import { ManualClock, QueueName, QueueService } from '@app/core';
+import { fingerprint, ManualClock, QueueName, QueueService } from '@app/core';
 import { pollUntil } from '../support/poll';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -29,6 +29,8 @@ describe('POST /v1/scenes', () => {
     expect(op.body).toEqual({
       operationId: res.body.operationId,
       status: 'processing',
+      progress: 0,
+      stage: 'queued',
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
@@ -132,6 +134,31 @@ describe('POST /v1/scenes', () => {
       expect(again.headers['location']).toBe(first.headers['location']);
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(first.headers['idempotent-replayed']).toBeUndefined();
+    });
+
+    it('a record stored under the route\'s scope "POST /v1/scenes" (as before results were kept) replays', async () => {
+      // Records fingerprinted before the scope came from the route template must keep replaying
+      // within their window: the scope the api computes has to be exactly this string.
+      const key = randomUUID();
+      const body = { prompt: 'A stored record', externalRef: 'stored-1' };
+      const result = { operationId: 'op_01JD3Z8Q4W6K2M9T5X7B1C0VHE', status: 'processing', createdAt: clock.now().toISOString() };
+      await db().query(
+        `INSERT INTO idempotency_keys (organization_id, key, fingerprint, result, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [
+          suite.org.organizationId,
+          key,
+          fingerprint('POST /v1/scenes', body),
+          JSON.stringify(result),
+          clock.now(),
+          new Date(clock.now().getTime() + 60_000),
+        ],
+      );
+      const res = await createScene(suite.api, suite.org, body, key);
+      expect(res.status).toBe(202);
+      expect(res.body).toEqual(result);
+      expect(res.headers['location']).toBe(`/v1/operations/${result.operationId}`);
+      expect(res.headers['idempotent-replayed']).toBe('true');
     });
 
     it('the same key with another body → 422 idempotency_key_reused', async () => {

@@ -46,6 +46,14 @@ describe("existence hiding: another organization's ids look unknown", () => {
           .set(stranger.auth) as never,
     ],
     [
+      'POST /v1/operations/{id}:cancel',
+      (id) =>
+        suite.api
+          .http()
+          .post(`/v1/operations/${id('operation')}:cancel`)
+          .set(stranger.auth) as never,
+    ],
+    [
       'GET /v1/scenes/{id}',
       (id) =>
         suite.api
@@ -91,9 +99,11 @@ describe("existence hiding: another organization's ids look unknown", () => {
     expect(foreign.status === 404 || foreign.status === 204 || foreign.status === 422).toBe(true);
   });
 
-  it("the owner still sees everything after the stranger's attempts (a foreign DELETE did nothing)", async () => {
+  it("the owner still sees everything after the stranger's attempts (a foreign DELETE or cancel did nothing)", async () => {
     expect((await suite.api.http().get(`/v1/scenes/${ids.scene}`).set(owner.auth)).status).toBe(200);
-    expect((await suite.api.http().get(`/v1/operations/${ids.operation}`).set(owner.auth)).status).toBe(200);
+    const op = await suite.api.http().get(`/v1/operations/${ids.operation}`).set(owner.auth);
+    expect(op.status).toBe(200);
+    expect(op.body.status).toBe('succeeded');
     expect((await suite.api.http().get(`/v1/image-assets/${ids.imageAsset}`).set(owner.auth)).status).toBe(200);
   });
 });

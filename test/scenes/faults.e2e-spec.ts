@@ -27,19 +27,32 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
   });
 
   beforeEach(() => {
-    fake.behaviour = 'success';
+    fake.submitBehaviour = 'accept';
+    fake.jobBehaviour = 'succeed';
+    fake.jobDurationMs = 0;
+    fake.result = 'ok';
     fake.hold();
   });
 
   const db = () => suite.api.app.get(DataSource);
   const operationRow = async (id: string) =>
     (
-      await db().query(`SELECT status, version, error_code, error_message, error_retryable, scene_id FROM operations WHERE id = $1`, [id])
+      await db().query(
+        `SELECT status, version, error_code, error_message, error_retryable, scene_id, provider_job, provider_cancelled_at
+           FROM operations WHERE id = $1`,
+        [id],
+      )
     )[0];
   const versionsOf = async (sceneId: string) =>
     Number((await db().query(`SELECT count(*) AS n FROM scene_versions WHERE scene_id = $1`, [sceneId]))[0].n);
+  const submitted = (id: string) =>
+    pollUntil(
+      () => operationRow(id),
+      (row) => row.provider_job !== null,
+      { what: `the provider job of ${id} to be recorded` },
+    );
 
-  /** Worker settings for fault tests: the http generator against the fake, quick stall detection. */
+  /** Worker settings for fault tests: the http generator against the fake, quick polls and stall detection. */
   const workerEnv = (extra: Record<string, string> = {}) => ({
     DATABASE_URL: suite.env.databaseUrl,
     QUEUE_PREFIX: suite.env.queuePrefix,
@@ -47,6 +60,8 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
     GENERATION_PROVIDER_URL: fake.url,
     GENERATION_PROVIDER_API_KEY: 'pk_fake',
     GENERATION_BACKOFF_MS: '50',
+    GENERATION_POLL_INTERVAL_MS: '50',
+    GENERATION_POLL_MAX_MS: '200',
     WORKER_LOCK_DURATION_MS: '1500',
     WORKER_STALLED_INTERVAL_MS: '500',
     RECONCILE_INTERVAL_MS: '200',
@@ -56,24 +71,23 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
     ...extra,
   });
 
-  it('a worker killed with SIGKILL mid-job: another worker completes the operation, once', async () => {
-    fake.behaviour = 'gated';
+  it('a worker killed with SIGKILL while the provider works: another worker resumes that job, never submitting again', async () => {
+    fake.jobBehaviour = 'gated';
     const first = new ServiceProcess('worker', workerEnv({ WORKER_PORT: String(await freePort()) }));
     let second: ServiceProcess | null = null;
     try {
       await first.waitForOutput(/worker health and metrics/);
-      const requested = fake.nextRequest();
       const created = await createScene(suite.api, suite.org, { prompt: 'killed mid-job' });
-      await requested;
+      await submitted(created.body.operationId);
       const killed = await first.stop('SIGKILL');
       expect(killed.signal).toBe('SIGKILL');
 
-      fake.behaviour = 'success';
+      fake.release();
       second = new ServiceProcess('worker', workerEnv({ WORKER_PORT: String(await freePort()) }));
       const done = await awaitOperation(suite.api, suite.org, created.body.operationId, 30_000);
       expect(done.body).toMatchObject({ status: 'succeeded', version: 1 });
       expect(await versionsOf(done.body.sceneId)).toBe(1);
-      expect(fake.requests.filter((r) => (r.body as { prompt?: string }).prompt === 'killed mid-job')).toHaveLength(2);
+      expect(fake.submitsFor('killed mid-job')).toHaveLength(1);
     } finally {
       fake.release();
       await first.stop('SIGKILL');
@@ -81,23 +95,61 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
     }
   });
 
-  it('SIGTERM lets the running job finish before the worker exits', async () => {
-    fake.behaviour = 'gated';
+  it('a worker killed during its submit: the retried submit carries the same Idempotency-Key, so the provider runs one job', async () => {
+    fake.submitBehaviour = 'gated';
+    const first = new ServiceProcess('worker', workerEnv({ WORKER_PORT: String(await freePort()) }));
+    let second: ServiceProcess | null = null;
+    try {
+      await first.waitForOutput(/worker health and metrics/);
+      const requested = fake.nextRequest((r) => r.path === '/v2/generations');
+      const created = await createScene(suite.api, suite.org, { prompt: 'killed while submitting' });
+      await requested;
+      await first.stop('SIGKILL');
+      // The provider goes on with the job it was asked for; our worker never heard its id.
+      fake.release();
+      await pollUntil(
+        async () => fake.jobsFor('killed while submitting').length,
+        (n) => n === 1,
+        { what: 'the provider to start the job' },
+      );
+      expect((await operationRow(created.body.operationId)).provider_job).toBeNull();
+
+      fake.submitBehaviour = 'accept';
+      second = new ServiceProcess('worker', workerEnv({ WORKER_PORT: String(await freePort()) }));
+      const done = await awaitOperation(suite.api, suite.org, created.body.operationId, 30_000);
+      expect(done.body).toMatchObject({ status: 'succeeded', version: 1 });
+      const submits = fake.submitsFor('killed while submitting');
+      expect(submits).toHaveLength(2);
+      expect(new Set(submits.map((r) => r.headers['idempotency-key']))).toEqual(new Set([created.body.operationId]));
+      expect(fake.jobsFor('killed while submitting')).toHaveLength(1);
+    } finally {
+      fake.release();
+      await first.stop('SIGKILL');
+      await second?.stop('SIGTERM');
+    }
+  });
+
+  it('SIGTERM lets the step in flight finish: the submit is recorded before the worker exits', async () => {
+    fake.submitBehaviour = 'gated';
+    fake.jobBehaviour = 'never';
     const worker = new ServiceProcess('worker', workerEnv({ WORKER_PORT: String(await freePort()) }));
     try {
       await worker.waitForOutput(/worker health and metrics/);
-      const requested = fake.nextRequest();
+      const requested = fake.nextRequest((r) => r.path === '/v2/generations');
       const created = await createScene(suite.api, suite.org, { prompt: 'graceful stop' });
       await requested;
       worker.child.kill('SIGTERM');
       await worker.waitForOutput(/shutting down \(SIGTERM\)/);
       expect(worker.child.exitCode).toBeNull();
-      expect((await operationRow(created.body.operationId)).status).toBe('processing');
       fake.release();
       const exit = await worker.exited;
       expect(exit.signal === 'SIGTERM' || exit.code === 0).toBe(true);
-      // It finished the job before it went.
-      expect((await operationRow(created.body.operationId)).status).toBe('succeeded');
+      // The submit it was waiting on finished and was recorded: the next worker polls that job.
+      expect(await operationRow(created.body.operationId)).toMatchObject({
+        status: 'processing',
+        provider_job: { id: expect.any(String) },
+      });
+      expect(fake.jobsFor('graceful stop')).toHaveLength(1);
     } finally {
       fake.release();
       await worker.stop('SIGKILL');
@@ -121,12 +173,10 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
       return job ? job.getState() : 'missing';
     };
 
-    it('deletion during generation: the scene never comes back and its files are discarded', async () => {
-      fake.behaviour = 'gated';
-      const requested = fake.nextRequest();
+    it('deletion during generation: the scene never comes back, its files are discarded, its provider job cancelled', async () => {
+      fake.jobBehaviour = 'gated';
       const created = await createScene(suite.api, suite.org, { prompt: 'deleted while generating', externalRef: 'doomed' });
-      await requested;
-      const { scene_id: sceneId } = await operationRow(created.body.operationId);
+      const { scene_id: sceneId, provider_job: job } = await submitted(created.body.operationId);
       expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(suite.org.auth)).status).toBe(204);
       fake.release();
       await pollUntil(
@@ -141,12 +191,28 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
       expect(await versionsOf(sceneId)).toBe(0);
       const blobs = await db().query(`SELECT count(*) AS n FROM blobs WHERE key LIKE $1`, [`scenes/${sceneId}/%`]);
       expect(Number(blobs[0].n)).toBe(0);
+      expect(fake.jobs.get((job as { id: string }).id)?.cancelled).toBe(true);
       expect((await createScene(suite.api, suite.org, { prompt: 'x', externalRef: 'doomed' })).status).toBe(202);
     });
 
-    it('a job that always fails ends failed with a safe error after its attempts', async () => {
-      fake.behaviour = 'server-error';
-      const before = fake.requests.length;
+    it('a partner cancels while the provider works: failed `cancelled` at once, and the provider job cancelled promptly', async () => {
+      fake.jobBehaviour = 'never';
+      const created = await createScene(suite.api, suite.org, { prompt: 'cancel me', externalRef: 'cancelled-ref' });
+      const { provider_job: job } = await submitted(created.body.operationId);
+      const res = await suite.api.http().post(`/v1/operations/${created.body.operationId}:cancel`).set(suite.org.auth);
+      expect(res.status).toBe(200);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.body).toMatchObject({ status: 'failed', error: { code: 'cancelled', retryable: true } });
+      await pollUntil(
+        async () => fake.jobs.get((job as { id: string }).id)?.cancelled,
+        (cancelled) => cancelled === true,
+        { what: 'the provider job to be cancelled' },
+      );
+      expect((await createScene(suite.api, suite.org, { prompt: 'again', externalRef: 'cancelled-ref' })).status).toBe(202);
+    });
+
+    it('a job that always fails to submit ends failed with a safe error after its attempts', async () => {
+      fake.submitBehaviour = 'server-error';
       const created = await createScene(suite.api, suite.org, { prompt: 'always fails', externalRef: 'will-fail' });
       const done = await awaitOperation(suite.api, suite.org, created.body.operationId);
       expect(done.body).toEqual({
@@ -159,36 +225,32 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
       });
       expect(JSON.stringify(done.body)).not.toContain(PROVIDER_MARKER);
       expect(JSON.stringify(done.body)).not.toMatch(/at \w|Error:|stack|500/);
-      const attempts = fake.requests.slice(before).filter((r) => (r.body as { prompt?: string }).prompt === 'always fails');
-      expect(attempts).toHaveLength(3); // GENERATION_ATTEMPTS
+      expect(fake.submitsFor('always fails')).toHaveLength(3); // GENERATION_ATTEMPTS
       // A failed creation is not an active scene: 404, and its externalRef is free.
       const { scene_id: sceneId } = await operationRow(created.body.operationId);
       expectProblem(await suite.api.http().get(`/v1/scenes/${sceneId}`).set(suite.org.auth), 404, 'not_found');
       expectProblem(await suite.api.http().get('/v1/scenes').query({ externalRef: 'will-fail' }).set(suite.org.auth), 404, 'not_found');
-      fake.behaviour = 'success';
+      fake.submitBehaviour = 'accept';
       expect((await createScene(suite.api, suite.org, { prompt: 'second try', externalRef: 'will-fail' })).status).toBe(202);
     });
 
     it('a permanent provider refusal fails at once, not retryable', async () => {
-      fake.behaviour = 'bad-request';
-      const before = fake.requests.length;
+      fake.submitBehaviour = 'bad-request';
       const created = await createScene(suite.api, suite.org, { prompt: 'refused' });
       const done = await awaitOperation(suite.api, suite.org, created.body.operationId);
       expect(done.body.error).toEqual({ code: 'provider_rejected', message: expect.any(String), retryable: false });
-      expect(fake.requests.slice(before).filter((r) => (r.body as { prompt?: string }).prompt === 'refused')).toHaveLength(1);
+      expect(fake.submitsFor('refused')).toHaveLength(1);
     });
 
     it('a transient failure is retried and then succeeds', async () => {
-      fake.behaviour = 'unavailable';
+      fake.submitBehaviour = 'unavailable';
       const created = await createScene(suite.api, suite.org, { prompt: 'flaky provider' });
       await pollUntil(
-        () => operationRow(created.body.operationId),
-        () => fake.requests.some((r) => (r.body as { prompt?: string }).prompt === 'flaky provider'),
-        {
-          what: 'the first attempt',
-        },
+        async () => fake.submitsFor('flaky provider').length,
+        (n) => n >= 1,
+        { what: 'the first attempt' },
       );
-      fake.behaviour = 'success';
+      fake.submitBehaviour = 'accept';
       expect((await awaitOperation(suite.api, suite.org, created.body.operationId)).body).toMatchObject({
         status: 'succeeded',
         version: 1,

@@ -19,7 +19,14 @@ describe('scene lifecycle: create → poll → lookup → edit → delete', () =
     const first = await suite.api.http().get(`/v1/operations/${operationId}`).set(suite.org.auth);
     expect(first.headers['cache-control']).toBe('no-store');
     if (first.body.status === 'processing') {
-      expect(first.body).toEqual({ operationId, status: 'processing', createdAt: expect.any(String), updatedAt: expect.any(String) });
+      expect(first.body).toEqual({
+        operationId,
+        status: 'processing',
+        progress: expect.any(Number),
+        stage: expect.stringMatching(/^(queued|generating|downloading|storing)$/),
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      });
       const retryAfter = Number(first.headers['retry-after']);
       expect(Number.isInteger(retryAfter)).toBe(true);
       expect(retryAfter).toBeGreaterThanOrEqual(1);

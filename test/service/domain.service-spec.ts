@@ -1,7 +1,7 @@
 import { DomainError } from '@app/core';
 import { EmbedSessionsService } from '@app/embed-sessions';
 import { ImageAssetsService } from '@app/image-assets';
-import { OperationsService } from '@app/operations';
+import { OperationsService } from '@app/scenes';
 import { ScenesService } from '@app/scenes';
 import { randomUUID } from 'node:crypto';
 import { image } from '../factories/images';
@@ -14,8 +14,8 @@ describe('the domain services on a real database', () => {
   let other: TestOrganization;
   const scenes = () => suite.app.get(ScenesService);
   const create = (orgId: string, body: { prompt: string; externalRef?: string; sourceAssetId?: string }, key = randomUUID()) =>
-    scenes().create(orgId, key, body);
-  const operationIdOf = (r: Awaited<ReturnType<typeof create>>) => (r.response.body as { operationId: string }).operationId;
+    scenes().create(orgId, { key, scope: 'POST /v1/scenes' }, body);
+  const operationIdOf = (r: Awaited<ReturnType<typeof create>>) => r.value.operationId;
 
   beforeAll(async () => {
     org = await createOrganization(suite.app);
@@ -26,7 +26,7 @@ describe('the domain services on a real database', () => {
     it('creates a scene and its processing operation, visible to its organization only', async () => {
       const created = await create(org.organizationId, { prompt: 'A harbour at dawn', externalRef: 'svc-1' });
       expect(created.replayed).toBe(false);
-      expect(created.response.status).toBe(202);
+      expect(created.value).toMatchObject({ status: 'processing', createdAt: expect.any(String) });
       const op = await suite.app.get(OperationsService).get(org.organizationId, operationIdOf(created));
       expect(op).toMatchObject({ operationId: operationIdOf(created), status: 'processing' });
       expect(await suite.app.get(OperationsService).get(other.organizationId, operationIdOf(created))).toBeNull();

@@ -1,5 +1,5 @@
 import { EmbedSessionsService } from '@app/embed-sessions';
-import { OperationsService } from '@app/operations';
+import { OperationsService } from '@app/scenes';
 import { SceneGenerationProcessor, ScenesService, ScenesWorkerModule } from '@app/scenes';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
@@ -10,26 +10,27 @@ import { setUpServices } from '../support/services';
 const firstAttempt = { attemptsMade: 0, opts: { attempts: 3 } } as Job;
 
 describe('generation and edits on a real database, the worker side called directly', () => {
-  const suite = setUpServices([ScenesWorkerModule]);
+  const suite = setUpServices({ imports: [ScenesWorkerModule] });
   let org: TestOrganization;
   const scenes = () => suite.app.get(ScenesService);
   const processor = () => suite.app.get(SceneGenerationProcessor);
   const operations = () => suite.app.get(OperationsService);
+  const newKey = () => ({ key: randomUUID(), scope: 'POST /v1/scenes' });
 
   beforeAll(async () => {
     org = await createOrganization(suite.app);
   });
 
   async function readyScene(externalRef: string): Promise<string> {
-    const created = await scenes().create(org.organizationId, randomUUID(), { prompt: 'A pine forest by a lake', externalRef });
-    const operationId = (created.response.body as { operationId: string }).operationId;
+    const created = await scenes().create(org.organizationId, newKey(), { prompt: 'A pine forest by a lake', externalRef });
+    const operationId = created.value.operationId;
     await processor().generate({ operationId }, firstAttempt);
     return (await scenes().findByExternalRef(org.organizationId, externalRef))!.sceneId;
   }
 
   it('a generation job writes version 1 once, even when it runs twice', async () => {
-    const created = await scenes().create(org.organizationId, randomUUID(), { prompt: 'A harbour at dawn', externalRef: 'gen-1' });
-    const operationId = (created.response.body as { operationId: string }).operationId;
+    const created = await scenes().create(org.organizationId, newKey(), { prompt: 'A harbour at dawn', externalRef: 'gen-1' });
+    const operationId = created.value.operationId;
     await processor().generate({ operationId }, firstAttempt);
     expect(await processor().generate({ operationId }, firstAttempt)).toEqual({ skipped: 'succeeded' });
 
@@ -50,7 +51,7 @@ describe('generation and edits on a real database, the worker side called direct
     ]);
     expect(await scenes().get(org.organizationId, sceneId)).toMatchObject({ version: 2 });
 
-    await scenes().create(org.organizationId, randomUUID(), { prompt: 'Not yet', externalRef: 'gen-pending' });
+    await scenes().create(org.organizationId, newKey(), { prompt: 'Not yet', externalRef: 'gen-pending' });
     const pending = (await scenes().findByExternalRef(org.organizationId, 'gen-pending'))!.sceneId;
     await expect(scenes().requestEdit(org.organizationId, pending, 'Too early')).rejects.toMatchObject({ code: 'scene_not_ready' });
   });
@@ -61,11 +62,14 @@ describe('generation and edits on a real database, the worker side called direct
     const sessions = suite.app.get(EmbedSessionsService);
     const session = await sessions.create(principal, { sceneId, origin: 'http://localhost:5173', mode: 'edit' });
     expect(await sessions.watch([session.embedSessionId])).toEqual([
-      expect.objectContaining({ id: session.embedSessionId, sceneStatus: 'ready', sceneVersion: 1, sceneDeleted: false }),
+      expect.objectContaining({
+        id: session.embedSessionId,
+        scene: expect.objectContaining({ status: 'ready', version: 1, deleted: false }),
+      }),
     ]);
     await scenes().delete(org.organizationId, sceneId);
     const [after] = await sessions.watch([session.embedSessionId]);
-    expect(after.sceneDeleted).toBe(true);
+    expect(after.scene.deleted).toBe(true);
     expect(after.revokedAt).toBeInstanceOf(Date);
   });
 });

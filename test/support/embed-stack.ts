@@ -1,4 +1,4 @@
-import { Clock } from '@app/core';
+import { Clock, ConfigOverrides } from '@app/core';
 import { LogCapture } from '@app/core/testing';
 import { INestApplicationContext } from '@nestjs/common';
 import { Browser } from 'playwright-core';
@@ -28,6 +28,8 @@ export interface EmbedStackOptions {
   /** Given to the api and the studio (the worker keeps real time). */
   clock?: Clock;
   logs?: { api?: LogCapture; studio?: LogCapture; worker?: LogCapture };
+  /** The worker's settings (another generator, say), read when the stack starts. */
+  worker?: () => ConfigOverrides;
 }
 
 /**
@@ -45,7 +47,7 @@ export function setUpEmbedStack(options: EmbedStackOptions = {}): EmbedStack {
     const config = { PUBLIC_EMBED_ORIGIN: stack.embedOrigin };
     stack.api = await startApi(stack.env, { clock: options.clock, logs: options.logs?.api, config });
     stack.studio = await startStudio(stack.env, { clock: options.clock, logs: options.logs?.studio, port: studioPort, config });
-    stack.worker = await startWorker(stack.env, { logs: options.logs?.worker });
+    stack.worker = await startWorker(stack.env, { logs: options.logs?.worker, config: options.worker?.() });
     stack.org = await createOrganization(stack.api.app, { test: true });
     [stack.partner, stack.browser] = await Promise.all([
       PartnerApp.start({ apiKey: stack.org.apiKey, apiUrl: stack.api.url, embedOrigin: stack.embedOrigin }),

@@ -1,3 +1,4 @@
+import { SCENE_EDITS_UPDATED_AT, SCENE_STATE_VIEW, SceneState, SceneStateRow, sceneStateColumns, toSceneState } from '@app/scenes';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -6,45 +7,13 @@ import { EmbedSessionEntity } from './embed-session.entity';
 /** A session with the state of its scene, as the studio needs it on every call. */
 export interface SessionWithScene {
   session: EmbedSessionEntity;
-  scene: {
-    id: string;
-    deleted: boolean;
-    status: 'generating' | 'ready' | 'failed';
-    version: number | null;
-    sourceAssetId: string | null;
-    /** While the first version is generating: 0 to 1. */
-    progress: number | null;
-    /** When creation failed: the creating operation's safe error. */
-    error: SceneFailure | null;
-  };
+  scene: SceneState;
 }
 
-export interface SceneFailure {
-  code: string;
-  message: string;
-  retryable: boolean;
-}
-
-/** The creating operation's progress and safe error, next to the scene's own columns. */
-const CREATION = `
-  c.progress AS creation_progress, c.error_code AS creation_error_code, c.error_message AS creation_error_message,
-  c.error_retryable AS creation_error_retryable`;
-
-type SceneStatus = SessionWithScene['scene']['status'];
-
-/** The creating operation's columns, as CREATION selects them. */
-interface CreationColumns {
-  creation_progress: number | null;
-  creation_error_code: string | null;
-  creation_error_message: string | null;
-  creation_error_retryable: boolean | null;
-}
-
-/** A row of `findOne`. */
-interface SessionRow extends CreationColumns {
+/** A row of `findOne`: the session's columns and its scene's state (the scenes lib's read model). */
+interface SessionRow extends SceneStateRow {
   id: string;
   organization_id: string;
-  scene_id: string;
   origin: string;
   mode: EmbedSessionEntity['mode'];
   theme: EmbedSessionEntity['theme'];
@@ -53,31 +22,14 @@ interface SessionRow extends CreationColumns {
   expires_at: Date;
   revoked_at: Date | null;
   revoked_reason: EmbedSessionEntity['revokedReason'];
-  scene_deleted_at: Date | null;
-  scene_status: SceneStatus;
-  scene_version: number | null;
-  scene_source_asset_id: string | null;
 }
 
 /** A row of `watch`. */
-interface WatchRow extends CreationColumns {
+interface WatchRow extends SceneStateRow {
   id: string;
   revoked_at: Date | null;
   expires_at: Date;
-  deleted_at: Date | null;
-  status: SceneStatus;
-  current_version: number | null;
-  edits_updated_at: Date | null;
-}
-
-function creationOf(r: CreationColumns, status: SceneStatus): { progress: number | null; error: SceneFailure | null } {
-  return {
-    progress: status === 'generating' ? (r.creation_progress ?? 0) : null,
-    error:
-      status === 'failed' && r.creation_error_code
-        ? { code: r.creation_error_code, message: r.creation_error_message ?? '', retryable: r.creation_error_retryable ?? false }
-        : null,
-  };
+  scene_edits_updated_at: Date | null;
 }
 
 /** What the studio's event streams watch, per session. */
@@ -85,11 +37,8 @@ export interface WatchedState {
   id: string;
   revokedAt: Date | null;
   expiresAt: Date;
-  sceneDeleted: boolean;
-  sceneStatus: 'generating' | 'ready' | 'failed';
-  sceneVersion: number | null;
-  sceneProgress: number | null;
-  sceneError: SceneFailure | null;
+  scene: SceneState;
+  /** The last change to any edit of the scene: the studio reloads its edit history when it moves. */
   editsUpdatedAt: Date | null;
 }
 
@@ -129,12 +78,9 @@ export class EmbedSessionsRepository {
 
   private async findOne(where: string, params: unknown[]): Promise<SessionWithScene | null> {
     const rows = await this.db.query<SessionRow[]>(
-      `SELECT es.id, es.organization_id, es.scene_id, es.origin, es.mode, es.theme, es.secret_hash, es.created_at,
-              es.expires_at, es.revoked_at, es.revoked_reason,
-              s.deleted_at AS scene_deleted_at, s.status AS scene_status, s.current_version AS scene_version,
-              s.source_asset_id AS scene_source_asset_id, ${CREATION}
-         FROM embed_sessions es JOIN scenes s ON s.id = es.scene_id
-         LEFT JOIN operations c ON c.id = s.creating_operation_id
+      `SELECT es.id, es.organization_id, es.origin, es.mode, es.theme, es.secret_hash, es.created_at,
+              es.expires_at, es.revoked_at, es.revoked_reason, ${sceneStateColumns('st')}
+         FROM embed_sessions es JOIN ${SCENE_STATE_VIEW} st ON st.scene_id = es.scene_id
         WHERE ${where}`,
       params,
     );
@@ -154,14 +100,7 @@ export class EmbedSessionsRepository {
         revokedAt: r.revoked_at,
         revokedReason: r.revoked_reason,
       },
-      scene: {
-        id: r.scene_id,
-        deleted: r.scene_deleted_at !== null,
-        status: r.scene_status,
-        version: r.scene_version,
-        sourceAssetId: r.scene_source_asset_id,
-        ...creationOf(r, r.scene_status),
-      },
+      scene: toSceneState(r),
     };
   }
 
@@ -169,26 +108,17 @@ export class EmbedSessionsRepository {
   async watch(ids: string[]): Promise<WatchedState[]> {
     if (ids.length === 0) return [];
     const rows = await this.db.query<WatchRow[]>(
-      `SELECT es.id, es.revoked_at, es.expires_at, s.deleted_at, s.status, s.current_version, ${CREATION},
-              (SELECT max(o.updated_at) FROM operations o WHERE o.scene_id = s.id AND o.kind = 'scene.edit') AS edits_updated_at
-         FROM embed_sessions es JOIN scenes s ON s.id = es.scene_id
-         LEFT JOIN operations c ON c.id = s.creating_operation_id
+      `SELECT es.id, es.revoked_at, es.expires_at, ${sceneStateColumns('st')}, st.${SCENE_EDITS_UPDATED_AT}
+         FROM embed_sessions es JOIN ${SCENE_STATE_VIEW} st ON st.scene_id = es.scene_id
         WHERE es.id = ANY($1)`,
       [ids],
     );
-    return rows.map((r) => {
-      const creation = creationOf(r, r.status);
-      return {
-        id: r.id,
-        revokedAt: r.revoked_at,
-        expiresAt: r.expires_at,
-        sceneDeleted: r.deleted_at !== null,
-        sceneStatus: r.status,
-        sceneVersion: r.current_version,
-        sceneProgress: creation.progress,
-        sceneError: creation.error,
-        editsUpdatedAt: r.edits_updated_at,
-      };
-    });
+    return rows.map((r) => ({
+      id: r.id,
+      revokedAt: r.revoked_at,
+      expiresAt: r.expires_at,
+      scene: toSceneState(r),
+      editsUpdatedAt: r.scene_edits_updated_at,
+    }));
   }
 }

@@ -1,6 +1,8 @@
 import { loadConfig } from '@app/core';
 import { createSceneGenerator } from './generation.module';
 import { HttpSceneGenerator } from './http/http-scene.generator';
+import { MeshySceneGenerator } from './providers/meshy/meshy-scene.generator';
+import { WorldLabsSceneGenerator } from './providers/worldlabs/worldlabs-scene.generator';
 import { ProceduralSceneGenerator } from './procedural/procedural-scene.generator';
 import { FakeImageMedia } from './testing/fake-image-media';
 
@@ -17,5 +19,15 @@ describe(createSceneGenerator.name, () => {
       {},
     );
     expect(createSceneGenerator(config, media)).toBeInstanceOf(HttpSceneGenerator);
+  });
+
+  it('uses Meshy when GENERATOR is meshy', () => {
+    const config = loadConfig({ GENERATOR: 'meshy', MESHY_API_KEY: 'msy_test' }, {});
+    expect(createSceneGenerator(config, media)).toBeInstanceOf(MeshySceneGenerator);
+  });
+
+  it('uses World Labs when GENERATOR is worldlabs', () => {
+    const config = loadConfig({ GENERATOR: 'worldlabs', WORLDLABS_API_KEY: 'wlt_test' }, {});
+    expect(createSceneGenerator(config, media)).toBeInstanceOf(WorldLabsSceneGenerator);
   });
 });

@@ -3,16 +3,30 @@ import { ImageAssetsModule, ImageMedia } from '@app/image-assets';
 import { Module } from '@nestjs/common';
 import { HttpSceneGenerator } from './http/http-scene.generator';
 import { ProceduralSceneGenerator } from './procedural/procedural-scene.generator';
+import { MeshySceneGenerator } from './providers/meshy/meshy-scene.generator';
+import { WorldLabsSceneGenerator } from './providers/worldlabs/worldlabs-scene.generator';
 import { SceneGenerator } from './scene-generator';
 
-/** The generator named by `GENERATOR`; config validation already guarantees a URL for `http`. */
+/**
+ * The generator named by `GENERATOR`. Config validation already refused a provider without its
+ * key or URL, naming the variable; the checks here only narrow the types.
+ */
 export function createSceneGenerator(config: AppConfig, media: ImageMedia): SceneGenerator {
   const g = config.generation;
-  if (g.generator === 'http') {
-    if (!g.providerUrl) throw new Error('GENERATION_PROVIDER_URL must be set when GENERATOR is "http"');
-    return new HttpSceneGenerator({ baseUrl: g.providerUrl, apiKey: g.providerApiKey, timeoutMs: g.providerTimeoutMs });
+  const shared = { timeoutMs: g.providerTimeoutMs, maxArtifactBytes: g.maxArtifactBytes };
+  switch (g.generator) {
+    case 'procedural':
+      return new ProceduralSceneGenerator(media);
+    case 'http':
+      if (!g.providerUrl) throw new Error('GENERATION_PROVIDER_URL must be set when GENERATOR is "http"');
+      return new HttpSceneGenerator({ baseUrl: g.providerUrl, apiKey: g.providerApiKey, ...shared });
+    case 'meshy':
+      if (!g.meshy.apiKey) throw new Error('MESHY_API_KEY must be set when GENERATOR is "meshy"');
+      return new MeshySceneGenerator({ ...g.meshy, apiKey: g.meshy.apiKey, ...shared }, media);
+    case 'worldlabs':
+      if (!g.worldLabs.apiKey) throw new Error('WORLDLABS_API_KEY must be set when GENERATOR is "worldlabs"');
+      return new WorldLabsSceneGenerator({ ...g.worldLabs, apiKey: g.worldLabs.apiKey, ...shared });
   }
-  return new ProceduralSceneGenerator(media);
 }
 
 /**

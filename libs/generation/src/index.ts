@@ -1,7 +1,11 @@
 export * from './generation.module';
 export * from './glb';
 export * from './http/http-scene.generator';
-export { ProceduralSceneGenerator, sceneSeed } from './procedural/procedural-scene.generator';
+export { ProceduralScene, ProceduralSceneGenerator, sceneSeed } from './procedural/procedural-scene.generator';
 export * from './scene-generator';
 export * from './scene-spec';
 export * from './scene-spec.parser';
+export * from './providers';
+export * from './providers/worldlabs/worldlabs-scene.generator';
+export * from './spz/spz';
+export * from './providers/meshy/meshy-scene.generator';

@@ -1,4 +1,4 @@
-import { SceneSpec } from './scene-spec';
+import { SceneView } from './scene-spec';
 
 /** A source image as the generator receives it: the stored bytes plus validated metadata. */
 export interface SourceImageInput {
@@ -17,22 +17,75 @@ export interface GenerationRequest {
   /** The prompt the scene was created from (edits keep it for context). */
   prompt: string;
   source: SourceImageInput | null;
-  /** Present for `scene.edit`: the spec of the current version and the instruction to apply. */
-  edit: { previousSpec: SceneSpec; instruction: string } | null;
+  /**
+   * Present for `scene.edit`: the view of the current version and the instruction to apply. A
+   * generator that cannot edit what it is given regenerates from the prompt and the instruction.
+   */
+  edit: { previous: SceneView; instruction: string } | null;
+  /**
+   * Stable for one operation across retries and worker restarts: sent as the idempotency key of
+   * the submit where the provider accepts one, so a submit repeated after a crash is not a second job.
+   */
+  idempotencyKey: string;
+}
+
+/** The files a scene version can carry; which ones depends on the generator. */
+export const ARTIFACT_KINDS = ['mesh', 'splat', 'collider', 'panorama', 'thumbnail'] as const;
+export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
+
+export interface SceneArtifact {
+  kind: ArtifactKind;
+  /** `model/gltf-binary` (mesh, collider), `application/vnd.niantic.spz` (splat), `image/png|jpeg|webp`. */
+  contentType: string;
+  bytes: Buffer;
 }
 
 export interface GeneratedScene {
-  spec: SceneSpec;
-  /** glTF 2.0 binary that three.js's GLTFLoader loads. */
-  glb: Buffer;
+  /** What the studio reads besides the files (sky, lighting, camera presets, edit history). */
+  spec: SceneView;
+  /** At least a mesh or a splat; each kind at most once. */
+  artifacts: SceneArtifact[];
 }
 
-export type GenerationErrorCode = 'generation_failed' | 'provider_unavailable' | 'provider_timeout' | 'provider_rejected';
+/**
+ * A job at a provider, as the worker persists it on the operation before anything else: the
+ * provider's id and whatever small state the adapter needs to poll, fetch or cancel it (Meshy's
+ * preview id once it moved on to refine, for instance). JSON, a few hundred bytes at most.
+ */
+export interface ProviderJob {
+  id: string;
+  state?: Record<string, string | number | boolean | null>;
+}
+
+/** What a submit did: a job to poll, or (in-process generators) the finished scene at once. */
+export type SubmitOutcome = { job: ProviderJob } | { scene: GeneratedScene };
+
+/** A provider job's state, as one poll sees it. */
+export type JobPoll =
+  | {
+      status: 'running';
+      /** 0 to 1 when the provider says; the worker never lets a partner see it go down. */
+      progress: number | null;
+      /** The job moved on (another id or state): persisted before the next poll. */
+      job?: ProviderJob;
+      /** The provider asked for this pause before the next poll (Retry-After). */
+      retryAfterMs?: number;
+    }
+  | { status: 'succeeded'; job?: ProviderJob }
+  | { status: 'failed'; error: GenerationError };
+
+/**
+ * Our safe error codes. `provider_quota_exceeded`: the operator's account at the provider is out
+ * of credits (HTTP 402); retrying will not help until the operator tops it up.
+ */
+export type GenerationErrorCode =
+  'generation_failed' | 'provider_unavailable' | 'provider_timeout' | 'provider_rejected' | 'provider_quota_exceeded';
 
 /**
  * A failure the worker can report safely: `message` is ours, written for partners, and never
  * contains provider output or exception text. `retryable` tells the worker whether another
  * attempt may succeed (network errors, timeouts, 5xx, 429) or not (bad input, bad output).
+ * `retryAfterMs`: the provider asked for this pause (429 with Retry-After).
  */
 export class GenerationError extends Error {
   override name = 'GenerationError';
@@ -41,16 +94,41 @@ export class GenerationError extends Error {
     readonly code: GenerationErrorCode,
     message: string,
     readonly retryable: boolean,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterMs?: number },
   ) {
     super(message, options);
+    this.retryAfterMs = options?.retryAfterMs;
   }
+
+  readonly retryAfterMs: number | undefined;
 }
 
 /**
- * The port every generator implements. Implementations are deterministic where they can be:
- * the same request (prompt, source bytes, version, edit) gives byte-identical files.
+ * The port every generator implements, shaped after the asynchronous jobs real providers run
+ * (World Labs, Meshy: from half a minute to many minutes): `submit` starts a job, `poll` reads
+ * its state, `fetch` downloads and checks the result, `cancel` stops it where the provider can.
+ * The worker persists the job between calls, so none of them may rely on memory of an earlier
+ * call: after a crash another process continues with the persisted job.
+ *
+ * In-process generators (the procedural one) answer `submit` with the finished scene and are
+ * never polled. Implementations are deterministic where they can be.
  */
 export abstract class SceneGenerator {
-  abstract generate(request: GenerationRequest, signal?: AbortSignal): Promise<GeneratedScene>;
+  /** Stored with a job: a job is resumed only by the generator that started it. */
+  abstract readonly name: string;
+
+  abstract submit(request: GenerationRequest, signal?: AbortSignal): Promise<SubmitOutcome>;
+
+  poll(_job: ProviderJob, _signal?: AbortSignal): Promise<JobPoll> {
+    return Promise.reject(new Error(`${this.name} does not run jobs to poll`));
+  }
+
+  fetch(_job: ProviderJob, _request: GenerationRequest, _signal?: AbortSignal): Promise<GeneratedScene> {
+    return Promise.reject(new Error(`${this.name} does not run jobs to fetch`));
+  }
+
+  /** Best effort; false where the provider has no way to cancel (the job runs on, its result unused). */
+  cancel(_job: ProviderJob, _signal?: AbortSignal): Promise<boolean> {
+    return Promise.resolve(false);
+  }
 }

@@ -10,6 +10,7 @@ import {
   PropSpec,
   SCENE_SPEC_SCHEMA_VERSION,
   SceneSpec,
+  SceneView,
   SkySpec,
   TERRAIN_SHAPES,
   TIMES_OF_DAY,
@@ -60,28 +61,57 @@ const L = SCENE_SPEC_LIMITS;
  */
 export function parseSceneSpec(value: unknown): SceneSpec {
   const o = obj(value, 'spec');
-  if (o.schemaVersion !== SCENE_SPEC_SCHEMA_VERSION) throw new SceneSpecError('schemaVersion');
-  const spec: SceneSpec = {
-    schemaVersion: SCENE_SPEC_SCHEMA_VERSION,
+  const view = parseView(o);
+  return {
+    schemaVersion: view.schemaVersion,
     seed: int(o.seed, 'seed', 0, 0xffffffff),
-    prompt: str(o.prompt, 'prompt', 0, L.maxPromptLength),
+    prompt: view.prompt,
     biome: oneOf(o.biome, 'biome', BIOMES),
     timeOfDay: oneOf(o.timeOfDay, 'timeOfDay', TIMES_OF_DAY),
     weather: oneOf(o.weather, 'weather', WEATHERS),
-    sky: sky(o.sky),
-    lighting: lighting(o.lighting),
-    fog: o.fog === null ? null : fog(o.fog),
+    sky: view.sky,
+    lighting: view.lighting,
+    fog: view.fog,
     terrain: terrain(o.terrain),
     water: o.water === null ? null : water(o.water),
     props: arr(o.props, 'props', 0, L.maxProps).map((p, i) => prop(p, `props[${i}]`)),
     palette: arr(o.palette, 'palette', 1, L.maxPaletteColors).map((c, i) => hex(c, `palette[${i}]`)),
     backdrop: o.backdrop === null ? null : backdrop(o.backdrop),
+    cameras: view.cameras,
+    edits: view.edits,
+  };
+}
+
+/**
+ * Validates a scene view (a provider's, or one read from storage): a procedural spec when it has
+ * a terrain, checked whole; otherwise the fields every scene has. Unknown fields are dropped.
+ */
+export function parseSceneView(value: unknown): SceneView {
+  const o = obj(value, 'spec');
+  return 'terrain' in o ? parseSceneSpec(o) : parseView(o);
+}
+
+function parseView(o: Record<string, unknown>): SceneView {
+  if (o.schemaVersion !== SCENE_SPEC_SCHEMA_VERSION) throw new SceneSpecError('schemaVersion');
+  const view: SceneView = {
+    schemaVersion: SCENE_SPEC_SCHEMA_VERSION,
+    prompt: str(o.prompt, 'prompt', 0, L.maxPromptLength),
+    sky: sky(o.sky),
+    lighting: lighting(o.lighting),
+    fog: o.fog === null ? null : fog(o.fog),
     cameras: arr(o.cameras, 'cameras', L.minCameras, L.maxCameras).map((c, i) => camera(c, `cameras[${i}]`)),
     edits: arr(o.edits, 'edits', 0, L.maxEdits).map((e, i) => edit(e, `edits[${i}]`)),
   };
-  const ids = new Set(spec.cameras.map((c) => c.id));
-  if (ids.size !== spec.cameras.length) throw new SceneSpecError('cameras[].id (duplicate)');
-  return spec;
+  if (o.world !== undefined) {
+    const w = obj(o.world, 'world');
+    view.world = {
+      metricScale: num(w.metricScale, 'world.metricScale', 1e-6, 1e6),
+      groundOffset: num(w.groundOffset, 'world.groundOffset', -1e6, 1e6),
+    };
+  }
+  const ids = new Set(view.cameras.map((c) => c.id));
+  if (ids.size !== view.cameras.length) throw new SceneSpecError('cameras[].id (duplicate)');
+  return view;
 }
 
 function sky(v: unknown): SkySpec {

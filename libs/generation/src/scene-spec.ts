@@ -122,23 +122,47 @@ export interface EditRecord {
   changes: string[];
 }
 
-export interface SceneSpec {
+/**
+ * What the studio needs of any scene, whichever generator made it: the environment around the
+ * files (sky, lights, fog), the camera presets and the edit history. A provider's scene (a
+ * World Labs world, a Meshy model) is described by this alone; its geometry is in its files.
+ */
+export interface SceneView {
   schemaVersion: typeof SCENE_SPEC_SCHEMA_VERSION;
-  /** Derived from the prompt and the source image's SHA-256; seeds every random choice. */
-  seed: number;
   prompt: string;
-  biome: Biome;
-  timeOfDay: TimeOfDay;
-  weather: Weather;
   sky: SkySpec;
   lighting: LightingSpec;
   fog: FogSpec | null;
+  cameras: CameraPreset[];
+  edits: EditRecord[];
+  /**
+   * How a world's splat maps to metres, when its provider says (World Labs'
+   * `semantics_metadata`): metric = raw × `metricScale`, then `groundOffset` is subtracted from Y.
+   */
+  world?: WorldTransform;
+}
+
+export interface WorldTransform {
+  metricScale: number;
+  groundOffset: number;
+}
+
+/** The procedural generator's full description, from which it rebuilds the exact same GLB. */
+export interface SceneSpec extends SceneView {
+  /** Derived from the prompt and the source image's SHA-256; seeds every random choice. */
+  seed: number;
+  biome: Biome;
+  timeOfDay: TimeOfDay;
+  weather: Weather;
   terrain: TerrainSpec;
   water: WaterSpec | null;
   props: PropSpec[];
   /** Dominant colours of the source image when there is one, else the biome's palette. */
   palette: HexColor[];
   backdrop: BackdropSpec | null;
-  cameras: CameraPreset[];
-  edits: EditRecord[];
+}
+
+/** Whether a view is a procedural spec (that the procedural generator can edit in place). */
+export function isProceduralSpec(view: SceneView): view is SceneSpec {
+  return 'terrain' in view && 'props' in view && 'biome' in view;
 }

@@ -1,8 +1,7 @@
 import { AppConfig, Clock, QueueName, QueueService } from '@app/core';
-import { OperationFailures, OperationsRepository } from '@app/operations';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { OperationFailures } from './operation-error';
+import { OperationsRepository } from './operations.repository';
 import { SceneJobs } from './scene-jobs';
 
 const BATCH = 100;
@@ -28,7 +27,6 @@ export class OperationsReconciler implements OnApplicationBootstrap, OnApplicati
     private readonly queues: QueueService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
-    @InjectDataSource() private readonly db: DataSource,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -48,19 +46,7 @@ export class OperationsReconciler implements OnApplicationBootstrap, OnApplicati
 
   /** One pass; returns how many operations were enqueued again. */
   async reconcile(): Promise<number> {
-    const runner = this.db.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock($1) AS locked`, [RECONCILER_LOCK])) as { locked: boolean }[];
-      if (!locked) return 0;
-      try {
-        return await this.pass();
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock($1)`, [RECONCILER_LOCK]);
-      }
-    } finally {
-      await runner.release();
-    }
+    return (await this.operations.whileHoldingLock(RECONCILER_LOCK, () => this.pass())) ?? 0;
   }
 
   private async pass(): Promise<number> {
@@ -79,7 +65,7 @@ export class OperationsReconciler implements OnApplicationBootstrap, OnApplicati
         // The job ended but its operation did not: settle it rather than leave it processing.
         const fresh = await this.operations.findById(op.id);
         if (fresh?.status === 'processing') {
-          await this.db.transaction((tx) => this.operations.markFailed(tx, op.id, OperationFailures.generationFailed(), now));
+          await this.operations.transaction((tx) => this.operations.markFailed(tx, op.id, OperationFailures.generationFailed(), now));
           this.logger.warn(`operation ${op.id}: its job ${state} without recording a result; marked failed`);
         }
       }

@@ -1,10 +1,20 @@
-import { BlobStore, Clock, isInfrastructureError, JobData, JobName, OnJob } from '@app/core';
-import { GenerationError, GenerationRequest, SceneGenerator, SceneSpec, SourceImageInput } from '@app/generation';
+import { AppConfig, BlobStore, Clock, isInfrastructureError, JobData, JobName, OnJob, RescheduleJob, sha256Hex } from '@app/core';
+import {
+  GeneratedScene,
+  GenerationError,
+  GenerationRequest,
+  ProviderJob,
+  SceneGenerator,
+  SceneView,
+  SourceImageInput,
+} from '@app/generation';
 import { ImageAssetsService } from '@app/image-assets';
-import { OperationEntity, OperationError, OperationFailures, OperationsRepository } from '@app/operations';
 import { Injectable, Logger } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { EntityManager } from 'typeorm';
+import { OperationError, OperationFailures } from './operation-error';
+import { OperationEntity, OperationStage } from './operation.entity';
+import { OperationsRepository } from './operations.repository';
 import { SceneEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
 
@@ -12,10 +22,37 @@ import { ScenesRepository } from './scenes.repository';
 class VersionMoved extends Error {}
 
 /**
- * Performs `scene.generate` and `scene.edit` jobs. Every write is conditional and idempotent:
- * the result commits only while the operation is still processing and the scene not deleted,
- * in one transaction with the files, so a job that runs twice (stalled, retried, two replicas)
- * produces one version, and a deleted scene is never brought back.
+ * What a partner's `progress` reads at each stage. A provider's own progress (0 to 1) is spread
+ * over the generating span; the rest is ours (fetching and storing the files).
+ */
+const PROGRESS = { started: 0.05, generatingEnd: 0.85, downloading: 0.85, storing: 0.95 } as const;
+
+const EXTENSIONS: Record<string, string> = {
+  'model/gltf-binary': 'glb',
+  'application/vnd.niantic.spz': 'spz',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+};
+
+/**
+ * Performs `scene.generate` and `scene.edit` jobs, for generators that answer at once (the
+ * procedural one) and for providers whose jobs run for minutes:
+ *
+ * 1. **Submit.** The request goes to the generator. A provider answers with a job, which is
+ *    recorded on the operation before anything else; the BullMQ job then goes back to the delayed
+ *    set (`RescheduleJob`), holding no worker slot and no transaction while the provider works.
+ * 2. **Poll.** Each run reads the recorded job's state: still running (progress recorded, back to
+ *    the delayed set with a growing pause), failed (recorded), or done (3). A worker killed at any
+ *    point leaves the job recorded, and whichever worker runs it next polls the same provider job:
+ *    nothing is submitted twice, except in the instant between a provider accepting a submit and
+ *    our write of its id (docs/generation-provider.md says how each provider narrows that).
+ * 3. **Fetch and commit.** The files are downloaded and checked, then written in one transaction
+ *    with the version, conditional on the operation still processing and the scene not deleted:
+ *    a job that runs twice produces one version, and a cancelled or deleted one writes nothing.
+ *
+ * Provider trouble while waiting (5xx, 429, timeouts) is waited out until the generation's
+ * deadline without spending attempts; attempts are for failures of the submit itself.
  */
 @Injectable()
 export class SceneGenerationProcessor {
@@ -28,6 +65,7 @@ export class SceneGenerationProcessor {
     private readonly generator: SceneGenerator,
     private readonly blobs: BlobStore,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
   @OnJob(JobName.SceneGenerate)
@@ -42,20 +80,28 @@ export class SceneGenerationProcessor {
 
   private async run(operationId: string, job: Job): Promise<unknown> {
     const op = await this.operations.findById(operationId);
-    if (!op || op.status !== 'processing') return { skipped: op ? op.status : 'unknown operation' };
+    if (!op) return { skipped: 'unknown operation' };
+    if (op.status !== 'processing') {
+      // Cancelled by its partner, or its scene deleted, while the provider worked on it.
+      await this.cancelAtProvider(op);
+      return { skipped: op.status };
+    }
     try {
-      for (let round = 0; round < 5; round++) {
-        try {
-          return await this.attempt(op);
-        } catch (e) {
-          if (!(e instanceof VersionMoved)) throw e;
-        }
-      }
-      throw new Error('scene version kept moving');
+      return await (op.providerJob ? this.resume(op) : this.start(op));
     } catch (e) {
+      if (e instanceof RescheduleJob) throw e;
       // The database (or Redis) is away: the job waits for it without spending an attempt
       // (JobWorkerHost). A provider's network failure is a GenerationError and is not this.
       if (!(e instanceof GenerationError) && isInfrastructureError(e)) throw e;
+      // A provider that asked for a pause (429 with Retry-After: Marble allows a few starts a
+      // minute) is waited for without spending an attempt, within the generation's deadline.
+      if (e instanceof GenerationError && e.retryable && e.retryAfterMs !== undefined && !op.providerJob) {
+        const waitedMs = this.clock.now().getTime() - op.createdAt.getTime();
+        if (waitedMs + e.retryAfterMs < this.config.generation.deadlineMs) {
+          this.logger.warn(`operation ${op.id}: ${this.generator.name} asked for ${e.retryAfterMs} ms before the submit; waiting`);
+          throw new RescheduleJob(Math.max(e.retryAfterMs, this.config.generation.pollIntervalMs));
+        }
+      }
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       const failure = safeFailure(e);
       if (e instanceof GenerationError) {
@@ -73,27 +119,125 @@ export class SceneGenerationProcessor {
     }
   }
 
-  private async attempt(op: OperationEntity): Promise<unknown> {
-    const scene = await this.scenes.findById(op.sceneId);
-    if (!scene || scene.deletedAt) {
-      await this.fail(op, OperationFailures.sceneDeleted());
-      return { discarded: 'scene deleted' };
+  /** Submits, then either commits (an in-process generator) or records the provider's job and waits. */
+  private async start(op: OperationEntity): Promise<unknown> {
+    for (let round = 0; round < 5; round++) {
+      const scene = await this.scenes.findById(op.sceneId);
+      if (!scene || scene.deletedAt) {
+        await this.fail(op, OperationFailures.sceneDeleted());
+        return { discarded: 'scene deleted' };
+      }
+      await this.progress(op, 'generating', PROGRESS.started);
+      const request = await this.request(op, scene, { withSource: true });
+      const outcome = await this.generator.submit(request);
+      if ('scene' in outcome) {
+        try {
+          return await this.store(op, request, outcome.scene);
+        } catch (e) {
+          if (e instanceof VersionMoved) continue;
+          throw e;
+        }
+      }
+      if (!(await this.operations.recordJob(op.id, this.generator.name, outcome.job, this.clock.now()))) {
+        // Finished meanwhile, or another run of this job recorded its own submit first.
+        this.logger.warn(`operation ${op.id}: a job was submitted that is not needed; cancelling it at the provider`);
+        await this.cancelJob(op.id, outcome.job);
+        return { discarded: 'not needed' };
+      }
+      this.logger.log(`operation ${op.id}: submitted to ${this.generator.name}`);
+      throw new RescheduleJob(this.pollDelayMs(0));
     }
-    await this.operations.setProgress(op.id, 0.1, this.clock.now());
+    throw new Error('scene version kept moving');
+  }
+
+  /** Polls the recorded provider job; fetches and commits its result once it is done. */
+  private async resume(op: OperationEntity): Promise<unknown> {
+    const job: ProviderJob = op.providerJob!;
+    if (op.generator !== this.generator.name) {
+      // The operator switched generators with this job in flight: it cannot be read from here.
+      await this.fail(op, OperationFailures.generationFailed());
+      return { discarded: `job of generator ${op.generator}` };
+    }
+    const elapsedMs = this.clock.now().getTime() - (op.submittedAt ?? op.createdAt).getTime();
+    if (elapsedMs > this.config.generation.deadlineMs) {
+      await this.fail(op, { code: 'provider_timeout', message: 'The scene took too long to generate.', retryable: true });
+      await this.cancelAtProvider({ ...op, status: 'failed' });
+      return { failed: 'deadline' };
+    }
+    try {
+      const poll = await this.generator.poll(job);
+      if (poll.status === 'failed') throw poll.error;
+      if (poll.job) await this.operations.replaceJob(op.id, poll.job, this.clock.now());
+      if (poll.status === 'running') {
+        if (poll.progress !== null) {
+          await this.progress(op, 'generating', PROGRESS.started + (PROGRESS.generatingEnd - PROGRESS.started) * poll.progress);
+        } else {
+          await this.operations.touch(op.id, this.clock.now());
+        }
+        throw new RescheduleJob(this.pollDelayMs(elapsedMs, poll.retryAfterMs));
+      }
+      const scene = await this.scenes.findById(op.sceneId);
+      if (!scene || scene.deletedAt) return { discarded: 'scene deleted' };
+      await this.progress(op, 'downloading', PROGRESS.downloading);
+      const request = await this.request(op, scene, { withSource: false });
+      const result = await this.generator.fetch(poll.job ?? job, request);
+      try {
+        return await this.store(op, request, result);
+      } catch (e) {
+        if (!(e instanceof VersionMoved)) throw e;
+        // Another edit landed first, and this result was made from the version before it.
+        await this.fail(op, OperationFailures.generationFailed());
+        return { discarded: 'version moved' };
+      }
+    } catch (e) {
+      // A provider that is slow, busy or briefly away is waited out until the deadline; a
+      // provider failure that will not pass (401, 402, a failed job, a corrupt file) is recorded.
+      if (e instanceof GenerationError && e.retryable && e.code !== 'generation_failed') {
+        this.logger.warn(`operation ${op.id}: ${e.code} while waiting on ${this.generator.name}; polling again later`);
+        throw new RescheduleJob(this.pollDelayMs(elapsedMs, e.retryAfterMs));
+      }
+      if (e instanceof GenerationError) {
+        await this.fail(op, { code: e.code, message: e.message, retryable: e.retryable });
+        await this.cancelAtProvider({ ...op, status: 'failed' });
+        return { failed: e.code };
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The pause before the next poll: GENERATION_POLL_INTERVAL_MS at first, then a tenth of the
+   * time the job has run so far, at most GENERATION_POLL_MAX_MS, and never shorter than what
+   * the provider asked for. A five-minute job is polled about forty times.
+   */
+  private pollDelayMs(elapsedMs: number, providerAskedMs?: number): number {
+    const g = this.config.generation;
+    const base = Math.min(g.pollMaxMs, Math.max(g.pollIntervalMs, Math.round(elapsedMs / 10)));
+    return Math.min(Math.max(base, providerAskedMs ?? 0), 3_600_000);
+  }
+
+  private progress(op: OperationEntity, stage: OperationStage, progress: number): Promise<void> {
+    return this.operations.setProgress(op.id, stage, progress, this.clock.now());
+  }
+
+  private async request(op: OperationEntity, scene: SceneEntity, opts: { withSource: boolean }): Promise<GenerationRequest> {
     const base = op.kind === 'scene.edit' ? scene.currentVersion : null;
     if (op.kind === 'scene.edit' && base === null) throw new Error('edit of a scene without a version');
-    const version = base === null ? 1 : base + 1;
-    const request: GenerationRequest = {
+    return {
       sceneId: scene.id,
-      version,
+      version: base === null ? 1 : base + 1,
       prompt: scene.prompt,
-      source: await this.sourceOf(scene),
-      edit: op.kind === 'scene.edit' ? { previousSpec: await this.specOf(scene.id, base!), instruction: op.instruction ?? '' } : null,
+      source: opts.withSource ? await this.sourceOf(scene) : null,
+      edit: op.kind === 'scene.edit' ? { previous: await this.viewOf(scene.id, base!), instruction: op.instruction ?? '' } : null,
+      idempotencyKey: op.id,
     };
-    await this.operations.setProgress(op.id, 0.25, this.clock.now());
-    const generated = await this.generator.generate(request);
-    await this.operations.setProgress(op.id, 0.9, this.clock.now());
-    return this.scenes.transaction((tx) => this.commit(tx, op, scene.id, base, version, generated.spec, generated.glb));
+  }
+
+  /** Writes the version and its files in one transaction, conditionally (see the class comment). */
+  private async store(op: OperationEntity, request: GenerationRequest, generated: GeneratedScene): Promise<unknown> {
+    await this.progress(op, 'storing', PROGRESS.storing);
+    const base = request.edit ? request.version - 1 : null;
+    return this.scenes.transaction((tx) => this.commit(tx, op, request.sceneId, base, request.version, generated));
   }
 
   private async commit(
@@ -102,8 +246,7 @@ export class SceneGenerationProcessor {
     sceneId: string,
     base: number | null,
     version: number,
-    spec: SceneSpec,
-    glb: Buffer,
+    generated: GeneratedScene,
   ): Promise<unknown> {
     const scene = await this.scenes.lockById(tx, sceneId);
     const current = await this.operations.lockById(tx, op.id);
@@ -115,17 +258,29 @@ export class SceneGenerationProcessor {
       return { discarded: 'scene deleted' };
     }
     if (op.kind === 'scene.edit' && scene.currentVersion !== base) throw new VersionMoved();
-    const glbBlobKey = `scenes/${sceneId}/v${version}/scene.glb`;
     const inserted = await this.scenes.insertVersion(tx, {
       sceneId,
       version,
       operationId: op.id,
-      spec: spec as unknown as Record<string, unknown>,
-      glbBlobKey,
-      glbBytes: glb.length,
+      generator: this.generator.name,
+      spec: generated.spec as unknown as Record<string, unknown>,
       createdAt: now,
     });
-    if (inserted) await this.blobs.put(glbBlobKey, glb, 'model/gltf-binary', tx);
+    if (inserted) {
+      for (const a of generated.artifacts) {
+        const blobKey = `scenes/${sceneId}/v${version}/${a.kind}.${EXTENSIONS[a.contentType] ?? 'bin'}`;
+        await this.blobs.put(blobKey, a.bytes, a.contentType, tx);
+        await this.scenes.insertArtifact(tx, {
+          sceneId,
+          version,
+          kind: a.kind,
+          blobKey,
+          contentType: a.contentType,
+          bytes: a.bytes.length,
+          sha256: sha256Hex(a.bytes),
+        });
+      }
+    }
     await this.scenes.markReady(tx, sceneId, version, now);
     await this.operations.markSucceeded(tx, op.id, version, now);
     return { version };
@@ -140,6 +295,22 @@ export class SceneGenerationProcessor {
     });
   }
 
+  /** Cancels a finished operation's provider job, once, where this generator started it. */
+  private async cancelAtProvider(op: OperationEntity): Promise<void> {
+    if (op.status !== 'failed' || !op.providerJob || op.providerCancelledAt || op.generator !== this.generator.name) return;
+    if (!(await this.operations.markProviderCancelled(op.id, this.clock.now()))) return;
+    await this.cancelJob(op.id, op.providerJob);
+  }
+
+  private async cancelJob(operationId: string, job: ProviderJob): Promise<void> {
+    try {
+      const cancelled = await this.generator.cancel(job);
+      this.logger.log(`operation ${operationId}: provider job ${cancelled ? 'cancelled' : 'left to finish (the provider cannot cancel)'}`);
+    } catch (e) {
+      this.logger.warn(`operation ${operationId}: could not cancel its provider job (${(e as Error).message})`);
+    }
+  }
+
   private async sourceOf(scene: SceneEntity): Promise<SourceImageInput | null> {
     if (!scene.sourceAssetId) return null;
     const stored = await this.assets.readBytes(scene.sourceAssetId);
@@ -148,10 +319,10 @@ export class SceneGenerationProcessor {
     return { bytes, format: asset.format, width: asset.width, height: asset.height, sha256: asset.sha256 };
   }
 
-  private async specOf(sceneId: string, version: number): Promise<SceneSpec> {
+  private async viewOf(sceneId: string, version: number): Promise<SceneView> {
     const v = await this.scenes.findVersion(sceneId, version);
     if (!v) throw new Error(`version ${version} of ${sceneId} is missing`);
-    return v.spec as unknown as SceneSpec;
+    return v.spec as unknown as SceneView;
   }
 }
 

@@ -1,6 +1,7 @@
 import { AppConfig, Clock, JobName, QueueName, QueueService, RedisCircuit } from '@app/core';
-import { OperationEntity, OperationsRepository } from '@app/operations';
 import { Injectable, Logger } from '@nestjs/common';
+import { OperationEntity } from './operation.entity';
+import { OperationsRepository } from './operations.repository';
 
 const JOB_FOR_KIND: Record<OperationEntity['kind'], JobName.SceneGenerate | JobName.SceneEdit> = {
   'scene.create': JobName.SceneGenerate,
@@ -44,15 +45,28 @@ export class SceneJobs {
     this.enqueue(op).catch((e: Error) => this.logger.warn(`could not enqueue ${op.id} now (${e.message}); the reconciler will`));
   }
 
+  /**
+   * Runs an operation's job now if it is waiting for its next poll (a cancel wants the provider
+   * job cancelled without waiting out the poll interval). Best effort: the poll comes anyway.
+   */
+  async wake(operationId: string): Promise<void> {
+    try {
+      await this.circuit.run(async () => {
+        const job = await this.queues.queue(QueueName.Scenes).getJob(operationId);
+        if (job && (await job.isDelayed())) await job.promote();
+      });
+    } catch (e) {
+      this.logger.warn(`could not wake the job of ${operationId} (${(e as Error).message}); its next poll will see it`);
+    }
+  }
+
   /** Seconds a poller should wait: 1 when the queue is empty, up to 10 as it fills. */
   async suggestedPollDelaySeconds(): Promise<number> {
     const now = Date.now();
     if (now - this.depth.at > 1000) {
       this.depth.at = now;
       try {
-        const counts = await this.circuit.run(() =>
-          this.queues.queue(QueueName.Scenes).getJobCounts('waiting', 'delayed', 'prioritized', 'active'),
-        );
+        const counts = await this.circuit.run(() => this.queues.queue(QueueName.Scenes).getJobCounts('waiting', 'prioritized', 'active'));
         this.depth.waiting = Object.values(counts).reduce((a, b) => a + b, 0);
       } catch {
         this.depth.waiting = 0;

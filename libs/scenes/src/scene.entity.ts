@@ -52,15 +52,25 @@ export class SceneVersionEntity {
   @Column({ name: 'operation_id', type: 'text' })
   operationId: string;
 
+  /** The scene's view (a procedural spec, or a provider scene's environment and presets). */
   @Column('jsonb')
   spec: Record<string, unknown>;
 
-  @Column({ name: 'glb_blob_key', type: 'text' })
-  glbBlobKey: string;
-
-  @Column({ name: 'glb_bytes', type: 'integer' })
-  glbBytes: number;
+  /** The generator that made it (`procedural`, `worldlabs`, `meshy`, `http`). */
+  @Column('text')
+  generator: string;
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
+}
+
+/** One file of a version, stored in the blob store; never returned by the partner API. */
+export interface SceneArtifactRecord {
+  sceneId: string;
+  version: number;
+  kind: 'mesh' | 'splat' | 'collider' | 'panorama' | 'thumbnail';
+  blobKey: string;
+  contentType: string;
+  bytes: number;
+  sha256: string;
 }

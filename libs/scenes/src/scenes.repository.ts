@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { SceneEntity, SceneVersionEntity } from './scene.entity';
+import { SceneArtifactRecord, SceneEntity, SceneVersionEntity } from './scene.entity';
 
 const ACTIVE = `s.deleted_at IS NULL AND s.status <> 'failed'`;
 
@@ -89,24 +89,49 @@ export class ScenesRepository {
   /** False when this version exists already (a duplicate run of the same job). */
   async insertVersion(tx: EntityManager, v: SceneVersionEntity): Promise<boolean> {
     const rows: unknown[] = await tx.query(
-      `INSERT INTO scene_versions (scene_id, version, operation_id, spec, glb_blob_key, glb_bytes, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING version`,
-      [v.sceneId, v.version, v.operationId, JSON.stringify(v.spec), v.glbBlobKey, v.glbBytes, v.createdAt],
+      `INSERT INTO scene_versions (scene_id, version, operation_id, generator, spec, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING version`,
+      [v.sceneId, v.version, v.operationId, v.generator, JSON.stringify(v.spec), v.createdAt],
     );
     return rows.length === 1;
+  }
+
+  async insertArtifact(tx: EntityManager, a: SceneArtifactRecord): Promise<void> {
+    await tx.query(
+      `INSERT INTO scene_artifacts (scene_id, version, kind, blob_key, content_type, bytes, sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [a.sceneId, a.version, a.kind, a.blobKey, a.contentType, a.bytes, a.sha256],
+    );
+  }
+
+  /** A version's files, by kind. */
+  async artifactsOf(sceneId: string, version: number): Promise<SceneArtifactRecord[]> {
+    const rows: { kind: SceneArtifactRecord['kind']; blob_key: string; content_type: string; bytes: string; sha256: string }[] =
+      await this.db.query(
+        `SELECT kind, blob_key, content_type, bytes, sha256 FROM scene_artifacts WHERE scene_id = $1 AND version = $2 ORDER BY kind`,
+        [sceneId, version],
+      );
+    return rows.map((r) => ({
+      sceneId,
+      version,
+      kind: r.kind,
+      blobKey: r.blob_key,
+      contentType: r.content_type,
+      bytes: Number(r.bytes),
+      sha256: r.sha256,
+    }));
   }
 
   findVersion(sceneId: string, version: number): Promise<SceneVersionEntity | null> {
     return this.db.getRepository(SceneVersionEntity).findOneBy({ sceneId, version });
   }
 
-  /** Removes every version row and returns their blob keys, for deletion with the scene. */
+  /** Removes every version and its files' rows, and returns the files' blob keys, for deletion with the scene. */
   async deleteVersions(tx: EntityManager, sceneId: string): Promise<string[]> {
     // For DELETE and UPDATE, TypeORM's postgres driver answers [rows, affected].
-    const [rows]: [{ glb_blob_key: string }[], number] = await tx.query(
-      `DELETE FROM scene_versions WHERE scene_id = $1 RETURNING glb_blob_key`,
-      [sceneId],
-    );
-    return rows.map((r) => r.glb_blob_key);
+    const [rows]: [{ blob_key: string }[], number] = await tx.query(`DELETE FROM scene_artifacts WHERE scene_id = $1 RETURNING blob_key`, [
+      sceneId,
+    ]);
+    await tx.query(`DELETE FROM scene_versions WHERE scene_id = $1`, [sceneId]);
+    return rows.map((r) => r.blob_key);
   }
 }

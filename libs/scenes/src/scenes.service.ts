@@ -1,6 +1,5 @@
-import { BlobStore, Clock, DomainError, fingerprint, IdempotencyStore, IdGenerator, IdPrefix, StoredResponse } from '@app/core';
+import { BlobStore, Clock, DomainError, Idempotent, IdempotencyKey, IdempotentRequests, IdGenerator, IdPrefix } from '@app/core';
 import { ImageAssetsService } from '@app/image-assets';
-import { OperationAcceptedResponse, OperationEntity, OperationFailures, OperationsRepository } from '@app/operations';
 import { Injectable } from '@nestjs/common';
 import { CreateSceneDto } from './dto/create-scene.dto';
 import { SceneResponse } from './dto/scene.response';
@@ -9,11 +8,10 @@ import { SceneJobs } from './scene-jobs';
 import { SceneEntity } from './scene.entity';
 import { isExternalRefConflict, SceneErrors } from './scenes.errors';
 import { ScenesRepository } from './scenes.repository';
-
-export interface CreateSceneResult {
-  response: StoredResponse;
-  replayed: boolean;
-}
+import { OperationAcceptedResponse } from './dto/operation.response';
+import { OperationFailures } from './operation-error';
+import { OperationEntity } from './operation.entity';
+import { OperationsRepository } from './operations.repository';
 
 @Injectable()
 export class ScenesService {
@@ -21,7 +19,7 @@ export class ScenesService {
     private readonly scenes: ScenesRepository,
     private readonly operations: OperationsRepository,
     private readonly assets: ImageAssetsService,
-    private readonly idempotency: IdempotencyStore,
+    private readonly idempotency: IdempotentRequests,
     private readonly jobs: SceneJobs,
     private readonly deletionHooks: SceneDeletionHooks,
     private readonly blobs: BlobStore,
@@ -30,48 +28,43 @@ export class ScenesService {
   ) {}
 
   /**
-   * Accepts a scene in one transaction: the idempotency record, the scene (reserving its
-   * externalRef), the creating operation and the source asset's attachment. The job is enqueued
-   * after commit; if that enqueue is lost the reconciler makes up for it, so an accepted
-   * operation is never lost.
+   * Accepts a scene in one transaction, idempotently: the idempotency record, the scene
+   * (reserving its externalRef), the creating operation and the source asset's attachment. The
+   * job is enqueued after commit; if that enqueue is lost the reconciler makes up for it, so an
+   * accepted operation is never lost.
    */
-  async create(organizationId: string, idempotencyKey: string, dto: CreateSceneDto): Promise<CreateSceneResult> {
-    const print = fingerprint('POST /v1/scenes', { ...dto });
+  async create(organizationId: string, key: IdempotencyKey, dto: CreateSceneDto): Promise<Idempotent<OperationAcceptedResponse>> {
     const now = this.clock.now();
     const created: { op?: OperationEntity } = {};
-    const result = await this.scenes.transaction(async (tx) => {
-      const replay = await this.idempotency.begin(tx, organizationId, idempotencyKey, print);
-      if (replay) return { response: replay, replayed: true };
-
-      const sceneId = this.ids.generate(IdPrefix.Scene);
-      const operationId = this.ids.generate(IdPrefix.Operation);
-      if (dto.sourceAssetId) await this.assets.attachForScene(tx, organizationId, dto.sourceAssetId, now);
-      const scene: SceneEntity = {
-        id: sceneId,
-        organizationId,
-        externalRef: dto.externalRef ?? null,
-        prompt: dto.prompt,
-        sourceAssetId: dto.sourceAssetId ?? null,
-        status: 'generating',
-        currentVersion: null,
-        creatingOperationId: operationId,
-        createdAt: now,
-        updatedAt: now,
-        deletedAt: null,
-      };
-      try {
-        await this.scenes.insert(tx, scene);
-      } catch (e) {
-        if (isExternalRefConflict(e)) throw SceneErrors.externalRefConflict();
-        throw e;
-      }
-      created.op = newOperation(operationId, organizationId, sceneId, 'scene.create', null, now);
-      await this.operations.insert(tx, created.op);
-      const body: OperationAcceptedResponse = { operationId, status: 'processing', createdAt: now.toISOString() };
-      const response: StoredResponse = { status: 202, body: { ...body }, headers: { location: `/v1/operations/${operationId}` } };
-      await this.idempotency.complete(tx, organizationId, idempotencyKey, print, response);
-      return { response, replayed: false };
-    });
+    const result = await this.scenes.transaction((tx) =>
+      this.idempotency.run(tx, { organizationId, ...key, payload: { ...dto } }, async () => {
+        const sceneId = this.ids.generate(IdPrefix.Scene);
+        const operationId = this.ids.generate(IdPrefix.Operation);
+        if (dto.sourceAssetId) await this.assets.attachForScene(tx, organizationId, dto.sourceAssetId, now);
+        const scene: SceneEntity = {
+          id: sceneId,
+          organizationId,
+          externalRef: dto.externalRef ?? null,
+          prompt: dto.prompt,
+          sourceAssetId: dto.sourceAssetId ?? null,
+          status: 'generating',
+          currentVersion: null,
+          creatingOperationId: operationId,
+          createdAt: now,
+          updatedAt: now,
+          deletedAt: null,
+        };
+        try {
+          await this.scenes.insert(tx, scene);
+        } catch (e) {
+          if (isExternalRefConflict(e)) throw SceneErrors.externalRefConflict();
+          throw e;
+        }
+        created.op = newOperation(operationId, organizationId, sceneId, 'scene.create', null, now);
+        await this.operations.insert(tx, created.op);
+        return accepted(created.op);
+      }),
+    );
     if (created.op) this.jobs.enqueueSoon(created.op);
     return result;
   }
@@ -118,7 +111,7 @@ export class ScenesService {
       return created;
     });
     this.jobs.enqueueSoon(op);
-    return { operationId: op.id, status: 'processing', createdAt: now.toISOString() };
+    return accepted(op);
   }
 
   /** The scene's edit history, kept on the server so it survives a studio reload. */
@@ -135,16 +128,39 @@ export class ScenesService {
     }));
   }
 
-  /** The scene file of a version, for the studio; ownership and liveness are checked by the caller. */
+  /** A version's files (kind, type, size, digest), for the studio; ownership and liveness are checked by the caller. */
+  async listArtifacts(sceneId: string, version: number): Promise<SceneArtifactInfo[]> {
+    return (await this.scenes.artifactsOf(sceneId, version)).map(({ kind, contentType, bytes, sha256 }) => ({
+      kind,
+      contentType,
+      bytes,
+      sha256,
+    }));
+  }
+
+  /** One file of a version, for the studio; null when the version has no file of that kind. */
+  async readArtifact(
+    sceneId: string,
+    version: number,
+    kind: string,
+  ): Promise<{ bytes: Buffer; contentType: string; sha256: string } | null> {
+    const artifact = (await this.scenes.artifactsOf(sceneId, version)).find((a) => a.kind === kind);
+    const blob = artifact ? await this.blobs.get(artifact.blobKey) : null;
+    return blob && artifact ? { bytes: blob.bytes, contentType: artifact.contentType, sha256: artifact.sha256 } : null;
+  }
+
+  /** The mesh of a version (the GLB the studio has always loaded). */
   async readSceneFile(sceneId: string, version: number): Promise<Buffer | null> {
-    const v = await this.scenes.findVersion(sceneId, version);
-    if (!v) return null;
-    return (await this.blobs.get(v.glbBlobKey))?.bytes ?? null;
+    return (await this.readArtifact(sceneId, version, 'mesh'))?.bytes ?? null;
   }
 
   async readSpec(sceneId: string, version: number): Promise<Record<string, unknown> | null> {
     return (await this.scenes.findVersion(sceneId, version))?.spec ?? null;
   }
+}
+
+function accepted(op: OperationEntity): OperationAcceptedResponse {
+  return { operationId: op.id, status: 'processing', createdAt: op.createdAt.toISOString() };
 }
 
 function newOperation(
@@ -167,6 +183,11 @@ function newOperation(
     errorMessage: null,
     errorRetryable: null,
     progress: 0,
+    stage: 'queued',
+    generator: null,
+    providerJob: null,
+    submittedAt: null,
+    providerCancelledAt: null,
     enqueuedAt: null,
     createdAt: now,
     updatedAt: now,
@@ -184,6 +205,14 @@ export function toSceneResponse(s: SceneEntity): SceneResponse {
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
   };
+}
+
+/** A version's file as the studio lists it: never its bytes' location. */
+export interface SceneArtifactInfo {
+  kind: string;
+  contentType: string;
+  bytes: number;
+  sha256: string;
 }
 
 /** One turn of the studio's multi-turn editing. */

@@ -1,12 +1,13 @@
 import { DomainError, IdPrefix, ParseIdPipe } from '@app/core';
-import { OperationResponse, OperationsService } from '@app/operations';
 import { Principal } from '@app/organizations';
-import { SceneJobs } from '@app/scenes';
-import { Controller, Get, Param, Res } from '@nestjs/common';
+import { OperationResponse, OperationsService, SceneJobs } from '@app/scenes';
+import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
+
+const OPERATION_ID = new ParseIdPipe(IdPrefix.Operation);
 
 @ApiTags('Operations')
 @Controller('v1/operations')
@@ -32,11 +33,35 @@ export class OperationsController {
   })
   @ApiProblems({ 400: '`invalid_id`.', 404: 'Unknown, not yours, or its scene was deleted (`not_found`).' })
   async get(
-    @Param('operationId', new ParseIdPipe(IdPrefix.Operation)) id: string,
+    @Param('operationId', OPERATION_ID) id: string,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) res: Response,
   ): Promise<OperationResponse> {
-    const op = await this.operations.get(principal.organizationId, id);
+    return this.answer(res, await this.operations.get(principal.organizationId, id));
+  }
+
+  // AIP-151's custom method: the colon is part of the path, escaped for Express's router.
+  @Post(':operationId\\:cancel')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Cancel an operation',
+    description:
+      'A processing operation ends `failed` with `{"code": "cancelled", "retryable": true}`: no late result is written, the ' +
+      "provider's job is cancelled where the provider can cancel, and a creation's scene is released (its externalRef is free " +
+      'at once). A finished operation is returned as it is. Answers the operation as `GET` would show it after the call. No body.',
+  })
+  @ApiParam({ name: 'operationId', example: 'op_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  @ApiOkResponse({ type: OperationResponse })
+  @ApiProblems({ 400: '`invalid_id`.', 404: 'Unknown, not yours, or its scene was deleted (`not_found`).' })
+  async cancel(
+    @Param('operationId', OPERATION_ID) id: string,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<OperationResponse> {
+    return this.answer(res, await this.operations.cancel(principal.organizationId, id));
+  }
+
+  private async answer(res: Response, op: OperationResponse | null): Promise<OperationResponse> {
     if (!op) throw DomainError.notFound();
     if (op.status === 'processing') res.setHeader('retry-after', String(await this.jobs.suggestedPollDelaySeconds()));
     res.setHeader('cache-control', 'no-store');

@@ -1,30 +1,13 @@
-import { DomainError, IdPrefix, JsonBodyGuard, ParseIdPipe, parseIdempotencyKey } from '@app/core';
-import { OperationAcceptedResponse } from '@app/operations';
+import { DomainError, IdempotencyKey as RequestKey, IdPrefix, JsonBodyGuard, ParseIdPipe } from '@app/core';
 import { Principal } from '@app/organizations';
-import { CreateSceneDto, FindSceneQuery, SceneResponse, ScenesService } from '@app/scenes';
-import {
-  Body,
-  Controller,
-  createParamDecorator,
-  Delete,
-  ExecutionContext,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  Res,
-  UseGuards,
-} from '@nestjs/common';
+import { CreateSceneDto, FindSceneQuery, OperationAcceptedResponse, SceneResponse, ScenesService } from '@app/scenes';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
+import { acceptedOperation } from '../idempotency/accepted-operation';
+import { IdempotencyKey } from '../idempotency/idempotency-key.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
-
-/** Read before the body is validated, so a bad key is reported as such. */
-const IdempotencyKey = createParamDecorator((_: unknown, ctx: ExecutionContext) =>
-  parseIdempotencyKey(ctx.switchToHttp().getRequest<Request>().headers['idempotency-key']),
-);
 
 const SCENE_ID = new ParseIdPipe(IdPrefix.Scene);
 
@@ -60,15 +43,12 @@ export class ScenesController {
     422: '`validation_failed`, `idempotency_key_reused`, `source_asset_not_found`, `source_image_too_small` or `source_image_aspect_ratio`.',
   })
   async create(
-    @IdempotencyKey() key: string,
+    @IdempotencyKey() key: RequestKey,
     @Body() dto: CreateSceneDto,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<Record<string, unknown>> {
-    const { response, replayed } = await this.scenes.create(principal.organizationId, key, dto);
-    res.status(response.status).set(response.headers);
-    if (replayed) res.setHeader('idempotent-replayed', 'true');
-    return response.body;
+  ): Promise<OperationAcceptedResponse> {
+    return acceptedOperation(res, await this.scenes.create(principal.organizationId, key, dto));
   }
 
   @Get()

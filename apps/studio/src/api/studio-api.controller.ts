@@ -33,9 +33,31 @@ export class StudioApiController {
         version: scene.version,
         hasSourceImage: scene.sourceAssetId !== null,
         progress: scene.progress,
+        stage: scene.stage,
         error: scene.error,
       },
     };
+  }
+
+  /** The files of a version (kind, type, size, digest): what the page can load for it. */
+  @Get('scene/versions/:version/artifacts')
+  async artifacts(@StudioSession() { scene }: SessionWithScene, @Param('version', ParseIntPipe) version: number) {
+    if (!visibleVersion(scene, version)) throw DomainError.notFound();
+    const artifacts = await this.scenes.listArtifacts(scene.id, version);
+    if (artifacts.length === 0) throw DomainError.notFound();
+    return { version, artifacts };
+  }
+
+  @Get('scene/versions/:version/artifacts/:kind')
+  async artifact(
+    @StudioSession() { scene }: SessionWithScene,
+    @Param('version', ParseIntPipe) version: number,
+    @Param('kind') kind: string,
+    @Res() res: Response,
+  ): Promise<void> {
+    const file = visibleVersion(scene, version) ? await this.scenes.readArtifact(scene.id, version, kind) : null;
+    if (!file) throw DomainError.notFound();
+    res.set({ 'content-type': file.contentType, 'cache-control': 'no-store', etag: `"${file.sha256}"` }).send(file.bytes);
   }
 
   @Get('scene/versions/:version/scene.glb')
@@ -44,8 +66,7 @@ export class StudioApiController {
     @Param('version', ParseIntPipe) version: number,
     @Res() res: Response,
   ): Promise<void> {
-    const bytes =
-      scene.version !== null && version >= 1 && version <= scene.version ? await this.scenes.readSceneFile(scene.id, version) : null;
+    const bytes = visibleVersion(scene, version) ? await this.scenes.readSceneFile(scene.id, version) : null;
     if (!bytes) throw DomainError.notFound();
     res.set({ 'content-type': 'model/gltf-binary', 'cache-control': 'no-store' }).send(bytes);
   }
@@ -55,7 +76,7 @@ export class StudioApiController {
     @StudioSession() { scene }: SessionWithScene,
     @Param('version', ParseIntPipe) version: number,
   ): Promise<Record<string, unknown>> {
-    const spec = scene.version !== null && version >= 1 && version <= scene.version ? await this.scenes.readSpec(scene.id, version) : null;
+    const spec = visibleVersion(scene, version) ? await this.scenes.readSpec(scene.id, version) : null;
     if (!spec) throw DomainError.notFound();
     return spec;
   }
@@ -87,4 +108,9 @@ export class StudioApiController {
   stream(@StudioSession() found: SessionWithScene, @Req() req: Request, @Res() res: Response): void {
     this.events.open(found, req, res);
   }
+}
+
+/** Versions 1 to the scene's current one exist; a later number (an edit still running) does not yet. */
+function visibleVersion(scene: SessionWithScene['scene'], version: number): boolean {
+  return scene.version !== null && version >= 1 && version <= scene.version;
 }

@@ -14,8 +14,14 @@ interface Stream {
   status: string;
   version: number | null;
   progress: number | null;
+  stage: string | null;
   editsUpdatedAt: number | null;
   lastWriteAt: number;
+}
+
+/** The page's `scene.status` event: the scene's state, with its creation's stage and progress while generating. */
+function statusEvent(scene: SessionWithScene['scene']) {
+  return { status: scene.status, version: scene.version, progress: scene.progress, stage: scene.stage, error: scene.error };
 }
 
 /**
@@ -56,12 +62,13 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
       status: scene.status,
       version: scene.version,
       progress: scene.progress,
+      stage: scene.stage,
       editsUpdatedAt: null,
       lastWriteAt: Date.now(),
     };
     this.streams.add(stream);
     raw.on('close', () => this.streams.delete(stream));
-    this.send(stream, 'scene.status', { status: scene.status, version: scene.version, progress: scene.progress, error: scene.error });
+    this.send(stream, 'scene.status', statusEvent(scene));
     this.timer ??= setInterval(() => void this.tick(), WATCH_INTERVAL_MS);
   }
 
@@ -93,7 +100,7 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
   }
 
   private async update(stream: Stream, state: WatchedState | undefined, now: Date): Promise<void> {
-    const reason: EndedReason | null = state ? endedReason(state, state.sceneDeleted, now) : 'revoked';
+    const reason: EndedReason | null = state ? endedReason(state, state.scene.deleted, now) : 'revoked';
     if (reason) {
       this.send(stream, 'session.ended', { reason });
       // The connection is not reused after a stream: close it rather than leave it open.
@@ -101,16 +108,18 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
       this.streams.delete(stream);
       return;
     }
-    if (state!.sceneStatus !== stream.status || state!.sceneVersion !== stream.version || state!.sceneProgress !== stream.progress) {
-      stream.status = state!.sceneStatus;
-      stream.version = state!.sceneVersion;
-      stream.progress = state!.sceneProgress;
-      this.send(stream, 'scene.status', {
-        status: stream.status,
-        version: stream.version,
-        progress: stream.progress,
-        error: state!.sceneError,
-      });
+    const scene = state!.scene;
+    if (
+      scene.status !== stream.status ||
+      scene.version !== stream.version ||
+      scene.progress !== stream.progress ||
+      scene.stage !== stream.stage
+    ) {
+      stream.status = scene.status;
+      stream.version = scene.version;
+      stream.progress = scene.progress;
+      stream.stage = scene.stage;
+      this.send(stream, 'scene.status', statusEvent(scene));
     }
     const editsAt = state!.editsUpdatedAt?.getTime() ?? null;
     if (editsAt !== stream.editsUpdatedAt) {

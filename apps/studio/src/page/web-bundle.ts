@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * The built studio page (`npm run build:studio` → dist/apps/studio/web). Read once at boot: the
+ * The built studio page (`npm run build:studio` → dist/apps/studio-web). Read once at boot: the
  * HTML is the same for every session; only response headers differ.
  */
 @Injectable()
@@ -13,9 +13,13 @@ export class WebBundle {
   readonly indexHtml: string | null;
 
   constructor() {
-    // Next to the compiled server in dist/, or the repository's dist/ when running from sources
-    // (tests); apps/studio/web itself holds the unbuilt sources, recognisable by having no assets/.
-    const candidates = [join(__dirname, '..', '..', 'web'), join(__dirname, '..', '..', '..', '..', 'dist', 'apps', 'studio', 'web')];
+    // Beside the compiled server in dist/apps (dist/apps/studio/src/page → dist/apps/studio-web),
+    // or the repository's dist/ when running from sources (tests). From sources the first
+    // candidate is apps/studio-web, the unbuilt page, recognisable by having no assets/.
+    const candidates = [
+      join(__dirname, '..', '..', '..', 'studio-web'),
+      join(__dirname, '..', '..', '..', '..', 'dist', 'apps', 'studio-web'),
+    ];
     this.dir = candidates.find((d) => existsSync(join(d, 'index.html')) && existsSync(join(d, 'assets'))) ?? null;
     this.indexHtml = this.dir ? readFileSync(join(this.dir, 'index.html'), 'utf8') : null;
     if (!this.dir) this.logger.warn('studio page not built (run npm run build): embed pages answer 503');

@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
-import { ENV_DEFAULTS, EnvironmentVariables, EnvName, GeneratorKind, LogLevel } from './config.schema';
+import { ENV_DEFAULTS, EnvironmentVariables, EnvName, GeneratorKind, LogLevel, WorldLabsSplatResolution } from './config.schema';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -43,6 +43,12 @@ export class AppConfig {
     providerTimeoutMs: number;
     attempts: number;
     backoffMs: number;
+    deadlineMs: number;
+    pollIntervalMs: number;
+    pollMaxMs: number;
+    maxArtifactBytes: number;
+    worldLabs: { apiKey: string | null; baseUrl: string; model: string; splatResolution: WorldLabsSplatResolution };
+    meshy: { apiKey: string | null; baseUrl: string; aiModel: string; refine: boolean };
   };
   readonly reconcile: { intervalMs: number; graceMs: number };
 
@@ -79,6 +85,22 @@ export class AppConfig {
       providerTimeoutMs: v.GENERATION_PROVIDER_TIMEOUT_MS,
       attempts: v.GENERATION_ATTEMPTS,
       backoffMs: v.GENERATION_BACKOFF_MS,
+      deadlineMs: v.GENERATION_DEADLINE_SECONDS * 1000,
+      pollIntervalMs: v.GENERATION_POLL_INTERVAL_MS,
+      pollMaxMs: Math.max(v.GENERATION_POLL_INTERVAL_MS, v.GENERATION_POLL_MAX_MS),
+      maxArtifactBytes: v.GENERATION_MAX_ARTIFACT_BYTES,
+      worldLabs: {
+        apiKey: v.WORLDLABS_API_KEY || null,
+        baseUrl: v.WORLDLABS_BASE_URL.replace(/\/+$/, ''),
+        model: v.WORLDLABS_MODEL,
+        splatResolution: v.WORLDLABS_SPLAT_RESOLUTION,
+      },
+      meshy: {
+        apiKey: v.MESHY_API_KEY || null,
+        baseUrl: v.MESHY_BASE_URL.replace(/\/+$/, ''),
+        aiModel: v.MESHY_AI_MODEL,
+        refine: v.MESHY_REFINE === 'true',
+      },
     };
     this.reconcile = { intervalMs: v.RECONCILE_INTERVAL_MS, graceMs: v.RECONCILE_GRACE_MS };
   }
@@ -102,9 +124,15 @@ export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.Proce
   const vars = plainToInstance(EnvironmentVariables, raw);
   const errors = validateSync(vars, { skipMissingProperties: false, forbidUnknownValues: true });
   const problems = flatten(errors);
-  if (vars.GENERATOR === 'http' && !vars.GENERATION_PROVIDER_URL) {
-    problems.push('GENERATION_PROVIDER_URL must be set when GENERATOR is "http"');
-  }
+  // A provider's key is checked where it is chosen, so a missing key stops every process at boot
+  // with the variable's name instead of failing each generation later.
+  const required: Partial<Record<GeneratorKind, EnvName>> = {
+    http: 'GENERATION_PROVIDER_URL',
+    worldlabs: 'WORLDLABS_API_KEY',
+    meshy: 'MESHY_API_KEY',
+  };
+  const needed = required[vars.GENERATOR];
+  if (needed && !vars[needed]) problems.push(`${needed} must be set when GENERATOR is "${vars.GENERATOR}"`);
   // An ops port equal to its public port would put /metrics back on it, or fail to bind.
   for (const [ops, open] of [
     ['API_OPS_PORT', 'API_PORT'],

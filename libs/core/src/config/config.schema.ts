@@ -3,10 +3,13 @@ import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'cla
 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value);
 
+export const WORLDLABS_SPLAT_RESOLUTIONS = ['100k', '500k', 'full_res'] as const;
+export type WorldLabsSplatResolution = (typeof WORLDLABS_SPLAT_RESOLUTIONS)[number];
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export const GENERATORS = ['procedural', 'http'] as const;
+export const GENERATORS = ['procedural', 'http', 'worldlabs', 'meshy'] as const;
 export type GeneratorKind = (typeof GENERATORS)[number];
 
 /**
@@ -216,11 +219,70 @@ export class EnvironmentVariables {
   @IsString()
   GENERATION_PROVIDER_API_KEY?: string;
 
+  /** Timeout of one request to a provider (a submit, a poll, a download's headers). */
   @Transform(toInt)
   @IsInt()
   @Min(100)
   @Max(600_000)
   GENERATION_PROVIDER_TIMEOUT_MS: number;
+
+  /** The longest a generation may run at a provider, from its submit to its result, before it fails `provider_timeout`. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  GENERATION_DEADLINE_SECONDS: number;
+
+  /** The first wait between polls of a provider job; it grows by half each poll up to GENERATION_POLL_MAX_MS. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(600_000)
+  GENERATION_POLL_INTERVAL_MS: number;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(3_600_000)
+  GENERATION_POLL_MAX_MS: number;
+
+  /** The largest file a provider may hand back (a splat, a mesh, an image); larger downloads are cut off and fail the generation. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(1024 * 1024 * 1024)
+  GENERATION_MAX_ARTIFACT_BYTES: number;
+
+  /** World Labs' Marble API (GENERATOR=worldlabs). */
+  @IsOptional()
+  @IsString()
+  WORLDLABS_API_KEY?: string;
+
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
+  WORLDLABS_BASE_URL: string;
+
+  /** A model name as Marble spells it, e.g. `marble-1.1`, `marble-1.1-plus` or `marble-1.0-draft`. */
+  @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, { message: 'must be a Marble model name such as marble-1.1' })
+  WORLDLABS_MODEL: string;
+
+  @IsIn(WORLDLABS_SPLAT_RESOLUTIONS)
+  WORLDLABS_SPLAT_RESOLUTION: WorldLabsSplatResolution;
+
+  /** Meshy's API (GENERATOR=meshy). */
+  @IsOptional()
+  @IsString()
+  MESHY_API_KEY?: string;
+
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
+  MESHY_BASE_URL: string;
+
+  /** Meshy's `ai_model`, passed through: `latest`, `meshy-6`, `meshy-5`. */
+  @Matches(/^[a-z0-9][a-z0-9.-]{0,31}$/, { message: 'must be a Meshy model name such as latest or meshy-6' })
+  MESHY_AI_MODEL: string;
+
+  /** Whether a text prompt's preview is refined (textured) before it is used: `true` or `false`. */
+  @IsIn(['true', 'false'])
+  MESHY_REFINE: string;
 }
 
 export type EnvName = keyof EnvironmentVariables;
@@ -262,4 +324,16 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   GENERATION_PROVIDER_URL: undefined,
   GENERATION_PROVIDER_API_KEY: undefined,
   GENERATION_PROVIDER_TIMEOUT_MS: '30000',
+  GENERATION_DEADLINE_SECONDS: '1200',
+  GENERATION_POLL_INTERVAL_MS: '2000',
+  GENERATION_POLL_MAX_MS: '15000',
+  GENERATION_MAX_ARTIFACT_BYTES: String(256 * 1024 * 1024),
+  WORLDLABS_API_KEY: undefined,
+  WORLDLABS_BASE_URL: 'https://api.worldlabs.ai',
+  WORLDLABS_MODEL: 'marble-1.1',
+  WORLDLABS_SPLAT_RESOLUTION: '500k',
+  MESHY_API_KEY: undefined,
+  MESHY_BASE_URL: 'https://api.meshy.ai',
+  MESHY_AI_MODEL: 'latest',
+  MESHY_REFINE: 'true',
 };

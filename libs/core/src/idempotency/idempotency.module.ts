@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
-import { IdempotencyStore } from './idempotency';
+import { IdempotentRequests } from './idempotency';
+import { IdempotencyRepository } from './idempotency.repository';
 
 @Global()
-@Module({ providers: [IdempotencyStore], exports: [IdempotencyStore] })
+@Module({ providers: [IdempotencyRepository, IdempotentRequests], exports: [IdempotentRequests] })
 export class IdempotencyModule {}

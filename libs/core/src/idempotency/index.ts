@@ -1,2 +1,3 @@
 export * from './idempotency';
 export * from './idempotency.module';
+export * from './idempotency.repository';

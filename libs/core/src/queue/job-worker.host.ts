@@ -20,6 +20,20 @@ export function outageDelayMs(consecutive: number): number {
   return Math.min(OUTAGE_RETRY.maxDelayMs, OUTAGE_RETRY.firstDelayMs * 2 ** Math.min(consecutive, 16));
 }
 
+/**
+ * Thrown by a handler whose work is not done but has nothing to do for a while (a provider job
+ * still running): the job goes back to the delayed set and runs again after `delayMs`, holding
+ * no worker slot meanwhile and spending no attempt. The handler must have persisted whatever it
+ * needs to continue, since the next run may be in another process.
+ */
+export class RescheduleJob extends Error {
+  override name = 'RescheduleJob';
+
+  constructor(readonly delayMs: number) {
+    super(`reschedule in ${delayMs} ms`);
+  }
+}
+
 export class JobHandlerRegistryError extends Error {
   override name = 'JobHandlerRegistryError';
 }
@@ -158,6 +172,12 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
       end({ outcome: 'completed' });
       return result;
     } catch (e) {
+      if (e instanceof RescheduleJob && token) {
+        this.deferrals.delete(job.id!);
+        await job.moveToDelayed(Date.now() + e.delayMs, token);
+        end({ outcome: 'rescheduled' });
+        throw new DelayedError();
+      }
       if (isInfrastructureError(e) && token && (await this.defer(job, token, e as Error))) {
         end({ outcome: 'deferred' });
         throw new DelayedError();

@@ -1,88 +1,134 @@
-import { readGlb } from '../glb';
-import { GeneratedScene, GenerationError, GenerationRequest, SceneGenerator } from '../scene-generator';
-import { SceneSpec } from '../scene-spec';
-import { parseSceneSpec } from '../scene-spec.parser';
+import { downloadArtifact } from '../providers/artifacts';
+import { invalidResult, jobFailed, ProviderHttp } from '../providers/provider-http';
+import { editsAfter, providerView } from '../providers/provider-view';
+import {
+  ARTIFACT_KINDS,
+  ArtifactKind,
+  GeneratedScene,
+  GenerationRequest,
+  JobPoll,
+  ProviderJob,
+  SceneArtifact,
+  SceneGenerator,
+  SubmitOutcome,
+} from '../scene-generator';
+import { SceneView } from '../scene-spec';
+import { parseSceneView, SceneSpecError } from '../scene-spec.parser';
 
 export interface HttpSceneGeneratorOptions {
-  /** e.g. `https://provider.example`; the generator POSTs to `${baseUrl}/v1/generations`. */
+  /** e.g. `https://provider.example`; the protocol lives under `${baseUrl}/v2/generations`. */
   baseUrl: string;
   /** Sent as `Authorization: Bearer <apiKey>`; null sends no Authorization header. */
   apiKey: string | null;
-  /** For the whole exchange: connecting, sending, waiting and reading the answer. */
+  /** For one call (submit, poll, cancel, or a file download's wait for headers and body). */
   timeoutMs: number;
-  /** Answers larger than this are refused without being read to the end. Default 64 MiB. */
-  maxResponseBytes?: number;
+  /** The largest file the provider may hand back. */
+  maxArtifactBytes: number;
 }
 
-/** The body of `POST /v1/generations` (docs/generation-provider.md). */
+/** The body of `POST /v2/generations` (docs/generation-provider.md). */
 export interface ProviderGenerationRequest {
   sceneId: string;
   version: number;
   prompt: string;
   instruction: string | null;
-  previousSpec: SceneSpec | null;
+  previousView: SceneView | null;
   sourceImage: { format: 'png' | 'jpeg' | 'webp'; width: number; height: number; sha256: string; dataBase64: string } | null;
 }
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-// Messages are ours and fixed: partners see them on failed operations, so nothing the provider
-// said (bodies, status texts) and no exception text ever goes into them.
-const MESSAGES = {
-  provider_timeout: 'The generation provider did not answer in time.',
-  provider_unavailable: 'The generation provider is unavailable. Try again later.',
-  provider_rejected: 'The generation provider rejected the request.',
-  generation_failed: 'The generation provider returned an invalid result.',
-} as const;
+const JOB_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 
 /**
- * A SceneGenerator backed by an external generation service over HTTP. It sends the request
- * (with the source image inline, base64) and accepts only a well-formed answer: a valid scene
- * spec and a GLB that parses. Every failure becomes a GenerationError whose `retryable` tells
- * the worker whether BullMQ should try again.
+ * A SceneGenerator backed by an operator's own generation service speaking our asynchronous
+ * protocol, version 2 (docs/generation-provider.md): submit with an Idempotency-Key (the
+ * operation's id, so a submit repeated after a crash is the same job), poll the job, download
+ * the files it lists and check each by its bytes, cancel on request.
  */
 export class HttpSceneGenerator extends SceneGenerator {
-  private readonly url: string;
-  private readonly maxResponseBytes: number;
+  readonly name = 'http';
+  private readonly http: ProviderHttp;
 
   constructor(private readonly options: HttpSceneGeneratorOptions) {
     super();
-    this.url = `${options.baseUrl.replace(/\/+$/, '')}/v1/generations`;
-    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.http = new ProviderHttp({
+      baseUrl: options.baseUrl,
+      headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+      timeoutMs: options.timeoutMs,
+    });
   }
 
-  async generate(request: GenerationRequest, signal?: AbortSignal): Promise<GeneratedScene> {
-    signal?.throwIfAborted();
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+  async submit(request: GenerationRequest, signal?: AbortSignal): Promise<SubmitOutcome> {
+    const { body } = await this.http.json('POST', '/v2/generations', providerRequest(request), {
+      signal,
+      headers: { 'idempotency-key': request.idempotencyKey },
+    });
+    return { job: { id: jobIdOf(body) } };
+  }
 
-    let body: Uint8Array;
-    try {
-      const response = await fetch(this.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(providerRequest(request)),
-        signal: combined,
-        // A redirect would resend the request (and the image) somewhere we were not configured to use.
-        redirect: 'manual',
-      });
-      if (response.status !== 200) {
-        await response.body?.cancel().catch(() => undefined);
-        throw statusError(response.status);
+  override async poll(job: ProviderJob, signal?: AbortSignal): Promise<JobPoll> {
+    const { body, headers } = await this.http.json('GET', `/v2/generations/${encodeURIComponent(job.id)}`, undefined, { signal });
+    const answer = record(body);
+    const status = answer.status;
+    if (!STATUSES.includes(status as (typeof STATUSES)[number])) throw invalidResult(new Error('unknown job status'));
+    switch (status as (typeof STATUSES)[number]) {
+      case 'queued':
+      case 'running': {
+        const retryAfter = Number(headers.get('retry-after'));
+        return {
+          status: 'running',
+          progress: progressOf(answer.progress),
+          ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterMs: Math.min(retryAfter, 3600) * 1000 } : {}),
+        };
       }
-      body = await readCapped(response, this.maxResponseBytes);
-    } catch (e) {
-      if (e instanceof GenerationError) throw e;
-      // The caller cancelled (the scene was deleted, the worker is stopping): not a provider failure.
-      if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) throw failure('provider_timeout', true);
-      throw failure('provider_unavailable', true, e);
+      case 'succeeded':
+        return { status: 'succeeded' };
+      case 'failed': {
+        const error = answer.error !== null && typeof answer.error === 'object' ? (answer.error as Record<string, unknown>) : {};
+        return { status: 'failed', error: jobFailed(error.retryable === true) };
+      }
+      case 'cancelled':
+        return { status: 'failed', error: jobFailed(true) };
     }
-    return parseAnswer(body);
+  }
+
+  override async fetch(job: ProviderJob, request: GenerationRequest, signal?: AbortSignal): Promise<GeneratedScene> {
+    const { body } = await this.http.json('GET', `/v2/generations/${encodeURIComponent(job.id)}`, undefined, { signal });
+    const answer = record(body);
+    if (answer.status !== 'succeeded') throw invalidResult(new Error('job is not finished'));
+    const result = record(answer.result);
+    const files = Array.isArray(result.files) ? (result.files as unknown[]) : null;
+    if (!files || files.length === 0 || files.length > ARTIFACT_KINDS.length) throw invalidResult(new Error('no files'));
+    const wanted = new Map<ArtifactKind, string>();
+    for (const f of files) {
+      const file = record(f);
+      const kind = file.kind as ArtifactKind;
+      if (!ARTIFACT_KINDS.includes(kind) || wanted.has(kind) || typeof file.url !== 'string')
+        throw invalidResult(new Error('bad file entry'));
+      wanted.set(kind, file.url);
+    }
+    if (!wanted.has('mesh') && !wanted.has('splat')) throw invalidResult(new Error('neither a mesh nor a splat'));
+    const artifacts: SceneArtifact[] = [];
+    // One at a time: a worker holds at most one large file per generation in memory while it downloads.
+    for (const [kind, url] of wanted) artifacts.push(await downloadArtifact(this.http, kind, url, this.options.maxArtifactBytes, signal));
+    let view: SceneView;
+    try {
+      view =
+        result.view == null
+          ? providerView({ prompt: request.prompt, bounds: null, edits: editsAfter(request) })
+          : parseSceneView(result.view);
+    } catch (e) {
+      throw invalidResult(e instanceof SceneSpecError ? e : new Error('bad view'));
+    }
+    return { spec: view, artifacts };
+  }
+
+  override async cancel(job: ProviderJob, signal?: AbortSignal): Promise<boolean> {
+    const { status } = await this.http.json('POST', `/v2/generations/${encodeURIComponent(job.id)}:cancel`, undefined, {
+      signal,
+      accept: [404, 409],
+    });
+    return status >= 200 && status < 300;
   }
 }
 
@@ -93,7 +139,7 @@ export function providerRequest(request: GenerationRequest): ProviderGenerationR
     version: request.version,
     prompt: request.prompt,
     instruction: request.edit?.instruction ?? null,
-    previousSpec: request.edit?.previousSpec ?? null,
+    previousView: request.edit?.previous ?? null,
     sourceImage: source
       ? {
           format: source.format,
@@ -106,66 +152,18 @@ export function providerRequest(request: GenerationRequest): ProviderGenerationR
   };
 }
 
-/** 408 and 429 and 5xx may pass on retry; any other non-200 answer will not. */
-export function statusError(status: number): GenerationError {
-  const cause = { status };
-  if (status === 408) return failure('provider_timeout', true, cause);
-  if (status === 429 || status >= 500) return failure('provider_unavailable', true, cause);
-  if (status >= 300) return failure('provider_rejected', false, cause);
-  return failure('generation_failed', false, cause);
+function record(v: unknown): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw invalidResult(new Error('answer is not an object'));
+  return v as Record<string, unknown>;
 }
 
-async function readCapped(response: Response, max: number): Promise<Uint8Array> {
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > max) {
-    await response.body?.cancel().catch(() => undefined);
-    throw failure('generation_failed', false, { reason: 'response too large' });
-  }
-  if (!response.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  // Leaving the loop early (the throw) cancels the stream, so the rest is never downloaded.
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    total += chunk.byteLength;
-    if (total > max) throw failure('generation_failed', false, { reason: 'response too large' });
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, total);
+function jobIdOf(body: unknown): string {
+  const id = record(body).id;
+  if (typeof id !== 'string' || !JOB_ID.test(id)) throw invalidResult(new Error('no usable job id'));
+  return id;
 }
 
-async function parseAnswer(body: Uint8Array): Promise<GeneratedScene> {
-  let json: unknown;
-  try {
-    json = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
-  } catch {
-    // No cause: a JSON SyntaxError quotes the provider's text.
-    throw failure('generation_failed', false, { reason: 'response is not JSON' });
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw failure('generation_failed', false, { reason: 'response is not an object' });
-  }
-  const answer = json as Record<string, unknown>;
-
-  let spec: SceneSpec;
-  try {
-    spec = parseSceneSpec(answer.spec);
-  } catch (e) {
-    throw failure('generation_failed', false, e);
-  }
-
-  const glbBase64 = answer.glbBase64;
-  if (typeof glbBase64 !== 'string' || glbBase64.length === 0 || glbBase64.length % 4 !== 0 || !BASE64.test(glbBase64)) {
-    throw failure('generation_failed', false, { reason: 'glbBase64 is not base64' });
-  }
-  const glb = Buffer.from(glbBase64, 'base64');
-  try {
-    await readGlb(glb);
-  } catch {
-    throw failure('generation_failed', false, { reason: 'glb does not parse' });
-  }
-  return { spec, glb };
-}
-
-function failure(code: keyof typeof MESSAGES, retryable: boolean, cause?: unknown): GenerationError {
-  return new GenerationError(code, MESSAGES[code], retryable, cause === undefined ? undefined : { cause });
+/** 0 to 1, or null when the provider does not say (or says something else). */
+export function progressOf(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : null;
 }

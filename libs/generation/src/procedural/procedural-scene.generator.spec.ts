@@ -11,8 +11,11 @@ const request = (overrides: Partial<GenerationRequest> = {}): GenerationRequest 
   prompt: 'a forest by the lake at sunset',
   source: null,
   edit: null,
+  idempotencyKey: 'op_01JD3Z8Q4W6K2M9T5X7B1C0VHE',
   ...overrides,
 });
+
+const glbOf = (scene: { artifacts: { bytes: Buffer }[] }) => scene.artifacts[0].bytes;
 
 describe(ProceduralSceneGenerator.name, () => {
   let media: FakeImageMedia;
@@ -27,7 +30,9 @@ describe(ProceduralSceneGenerator.name, () => {
   });
 
   it('creates a spec and a readable GLB from a prompt, without touching images', async () => {
-    const { spec, glb } = await sut.generate(request());
+    const scene = await sut.generate(request());
+    const { spec } = scene;
+    const glb = glbOf(scene);
     expect(spec).toMatchObject({ biome: 'forest', timeOfDay: 'sunset', seed: sceneSeed('a forest by the lake at sunset', null) });
     expect(spec.water).not.toBeNull();
     const doc = await readGlb(glb);
@@ -39,7 +44,7 @@ describe(ProceduralSceneGenerator.name, () => {
     const a = await sut.generate(request({ source }));
     const b = await new ProceduralSceneGenerator(media).generate(request({ source }));
     expect(JSON.stringify(a.spec)).toBe(JSON.stringify(b.spec));
-    expect(a.glb.equals(b.glb)).toBe(true);
+    expect(glbOf(a).equals(glbOf(b))).toBe(true);
   });
 
   it('seeds from the prompt and the source: another image gives another scene', async () => {
@@ -50,7 +55,9 @@ describe(ProceduralSceneGenerator.name, () => {
   });
 
   it('takes the palette from a thumbnail and shows the image as a textured backdrop', async () => {
-    const { spec, glb } = await sut.generate(request({ source }));
+    const scene = await sut.generate(request({ source }));
+    const { spec } = scene;
+    const glb = glbOf(scene);
     expect(media.calls).toEqual(['thumbnail 64x36', 'texture 1024']);
     expect(spec.palette).toEqual(['#c83c14', '#143cc8']);
     expect(spec.backdrop).toMatchObject({ sourceSha256: source.sha256 });
@@ -63,27 +70,49 @@ describe(ProceduralSceneGenerator.name, () => {
   it('applies an edit to the previous spec and records it, reusing the palette', async () => {
     const v1 = await sut.generate(request({ source }));
     media.calls.length = 0;
-    const v2 = await sut.generate(request({ version: 2, source, edit: { previousSpec: v1.spec, instruction: 'make it night' } }));
+    const v2 = await sut.generate(request({ version: 2, source, edit: { previous: v1.spec, instruction: 'make it night' } }));
     expect(v2.spec).toMatchObject({ timeOfDay: 'night', palette: v1.spec.palette, seed: v1.spec.seed });
     expect(v2.spec.edits).toEqual([{ version: 2, instruction: 'make it night', changes: ['time:night'] }]);
     expect(media.calls).toEqual(['texture 1024']);
-    expect((await readGlb(v2.glb)).getRoot().listTextures()).toHaveLength(1);
+    expect((await readGlb(glbOf(v2))).getRoot().listTextures()).toHaveLength(1);
   });
 
   it('drops the backdrop of an edit made without the source image', async () => {
     const v1 = await sut.generate(request({ source }));
-    const v2 = await sut.generate(request({ version: 2, edit: { previousSpec: v1.spec, instruction: 'add fog' } }));
+    const v2 = await sut.generate(request({ version: 2, edit: { previous: v1.spec, instruction: 'add fog' } }));
     expect(v2.spec.backdrop).toBeNull();
-    expect((await readGlb(v2.glb)).getRoot().listTextures()).toHaveLength(0);
+    expect((await readGlb(glbOf(v2))).getRoot().listTextures()).toHaveLength(0);
   });
 
   it('refuses to edit a malformed spec with a safe, final error', async () => {
     const bad = { ...(await sut.generate(request())).spec, cameras: [] };
-    await expect(sut.generate(request({ version: 2, edit: { previousSpec: bad, instruction: 'x' } }))).rejects.toMatchObject({
+    await expect(sut.generate(request({ version: 2, edit: { previous: bad, instruction: 'x' } }))).rejects.toMatchObject({
       code: 'generation_failed',
       retryable: false,
       message: 'The scene to edit is not a valid scene.',
     });
+  });
+
+  it("an edit of a scene it did not make (a provider's view) regenerates from the prompt and every instruction", async () => {
+    const providerView = { ...(await sut.generate(request())).spec };
+    const view = {
+      schemaVersion: 1 as const,
+      prompt: 'a forest by the lake at sunset',
+      sky: providerView.sky,
+      lighting: providerView.lighting,
+      fog: null,
+      cameras: providerView.cameras,
+      edits: [{ version: 2, instruction: 'make it night', changes: ['regenerated'] }],
+    };
+    const v3 = await sut.generate(request({ version: 3, edit: { previous: view, instruction: 'add snow' } }));
+    expect(v3.spec.prompt).toBe('a forest by the lake at sunset');
+    expect(v3.spec.timeOfDay).toBe('night');
+    expect(v3.spec.terrain.snowCover).toBe(true);
+    expect(v3.spec.edits.map((e) => [e.version, e.instruction])).toEqual([
+      [2, 'make it night'],
+      [3, 'add snow'],
+    ]);
+    expect(await readGlb(glbOf(v3))).toBeDefined();
   });
 
   it('reports an unreadable source image as generation_failed, without the decoder text', async () => {

@@ -1,13 +1,19 @@
 import { ImageMedia } from '@app/image-assets';
 import { Injectable } from '@nestjs/common';
-import { GeneratedScene, GenerationError, GenerationRequest, SceneGenerator } from '../scene-generator';
-import { HexColor, SceneSpec } from '../scene-spec';
+import { GeneratedScene, GenerationError, GenerationRequest, SceneArtifact, SceneGenerator, SubmitOutcome } from '../scene-generator';
+import { HexColor, isProceduralSpec, SceneSpec, SceneView } from '../scene-spec';
 import { SceneSpecError, parseSceneSpec } from '../scene-spec.parser';
 import { BackdropTexture, writeSceneGlb } from './glb-writer';
 import { dominantColors } from './palette';
 import { seedFrom } from './prng';
 import { applyEdit } from './scene-editor';
 import { composeScene } from './scene-composer';
+
+/** What the procedural generator makes: its full spec, and one mesh. */
+export interface ProceduralScene extends GeneratedScene {
+  spec: SceneSpec;
+  artifacts: [SceneArtifact];
+}
 
 /** Wide enough to look sharp behind a 160 m scene, small enough to keep the GLB well under 2 MB. */
 const TEXTURE_MAX_WIDTH = 1024;
@@ -29,13 +35,23 @@ export function sceneSeed(prompt: string, sourceSha256: string | null): number {
  */
 @Injectable()
 export class ProceduralSceneGenerator extends SceneGenerator {
+  readonly name = 'procedural';
+
   constructor(private readonly media: ImageMedia) {
     super();
   }
 
-  async generate(request: GenerationRequest, signal?: AbortSignal): Promise<GeneratedScene> {
+  /** Generates in process: the finished scene, at once. */
+  async submit(request: GenerationRequest, signal?: AbortSignal): Promise<SubmitOutcome> {
+    return { scene: await this.generate(request, signal) };
+  }
+
+  async generate(request: GenerationRequest, signal?: AbortSignal): Promise<ProceduralScene> {
     signal?.throwIfAborted();
-    const previous = request.edit ? this.previousSpec(request.edit.previousSpec) : null;
+    // A scene another generator made (a provider's world) has no procedural description to edit:
+    // it is generated afresh from its prompt and the instructions so far.
+    if (request.edit && !isProceduralSpec(request.edit.previous)) return this.regenerate(request, request.edit.previous, signal);
+    const previous = request.edit ? this.previousSpec(request.edit.previous) : null;
     const source = request.source;
 
     // An edit keeps the palette it already has; it only needs the texture, and only if the
@@ -74,14 +90,31 @@ export class ProceduralSceneGenerator extends SceneGenerator {
         });
       }
       const glb = await writeSceneGlb(spec, spec.backdrop ? texture : null);
-      return { spec, glb };
+      return { spec, artifacts: [{ kind: 'mesh', contentType: 'model/gltf-binary', bytes: glb }] };
     } catch (e) {
       signal?.throwIfAborted();
       throw new GenerationError('generation_failed', 'The scene could not be generated.', false, { cause: e });
     }
   }
 
-  private previousSpec(value: SceneSpec): SceneSpec {
+  /**
+   * Rebuilds a scene from its prompt (and source image), then replays every instruction so far
+   * in order, as if each had been an edit of a procedural scene: the result reflects all of them.
+   */
+  private async regenerate(request: GenerationRequest, previous: SceneView, signal?: AbortSignal): Promise<ProceduralScene> {
+    const turns = [...previous.edits.map((e) => ({ version: e.version, instruction: e.instruction }))];
+    turns.push({ version: request.version, instruction: request.edit!.instruction });
+    let scene = await this.generate({ ...request, version: 1, edit: null }, signal);
+    for (const turn of turns) {
+      scene = await this.generate(
+        { ...request, version: turn.version, edit: { previous: scene.spec, instruction: turn.instruction } },
+        signal,
+      );
+    }
+    return scene;
+  }
+
+  private previousSpec(value: SceneView): SceneSpec {
     try {
       return parseSceneSpec(value);
     } catch (e) {

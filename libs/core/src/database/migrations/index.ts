@@ -3,6 +3,9 @@ import { CreateImageAssets1795267204438 } from './1795267204438-CreateImageAsset
 import { CreateScenesAndOperations1795267900000 } from './1795267900000-CreateScenesAndOperations';
 import { CreateEmbedSessions1795270800000 } from './1795270800000-CreateEmbedSessions';
 import { AddOperationProgress1795276000000 } from './1795276000000-AddOperationProgress';
+import { CreateSceneStatesView1795280000000 } from './1795280000000-CreateSceneStatesView';
+import { IdempotencyRecordsKeepResults1795280100000 } from './1795280100000-IdempotencyRecordsKeepResults';
+import { LongRunningGenerations1795290000000 } from './1795290000000-LongRunningGenerations';
 
 /**
  * Every migration, in order. Listed explicitly rather than globbed so that the same list works
@@ -14,4 +17,7 @@ export const migrations = [
   CreateScenesAndOperations1795267900000,
   CreateEmbedSessions1795270800000,
   AddOperationProgress1795276000000,
+  CreateSceneStatesView1795280000000,
+  IdempotencyRecordsKeepResults1795280100000,
+  LongRunningGenerations1795290000000,
 ];

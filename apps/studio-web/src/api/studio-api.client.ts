@@ -1,0 +1,151 @@
+import type {
+  ArtifactKind,
+  CreatedEdit,
+  EditTurn,
+  EndedReason,
+  Problem,
+  SceneArtifactInfo,
+  SceneSpec,
+  StudioSession,
+} from './studio-api.types';
+
+/** A failed studio API call. `status` 0 means the request never got an answer (network). */
+export class StudioApiError extends Error {
+  override name = 'StudioApiError';
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly problem: Problem | null = null,
+  ) {
+    super(message);
+  }
+
+  get isNetwork(): boolean {
+    return this.status === 0;
+  }
+
+  /** The session is over (or the secret was never valid): nothing else will succeed. */
+  get isSessionEnded(): boolean {
+    return this.status === 401;
+  }
+
+  get endedReason(): EndedReason {
+    return this.problem?.reason === 'expired' ? 'expired' : 'revoked';
+  }
+}
+
+const BASE = '/studio-api/v1';
+
+/**
+ * The only holder of the session secret. Every call sends it as a bearer token, and any 401
+ * (`session_ended` or `unauthenticated`) is reported once through `onSessionEnded`, so the
+ * studio stops at once whichever call noticed first.
+ */
+export class StudioApiClient {
+  readonly #secret: string;
+  #endedReported = false;
+
+  constructor(
+    secret: string,
+    private readonly onSessionEnded: (reason: EndedReason) => void,
+  ) {
+    this.#secret = secret;
+  }
+
+  session(signal?: AbortSignal): Promise<StudioSession> {
+    return this.json<StudioSession>('/session', { signal });
+  }
+
+  sceneSpec(version: number, signal?: AbortSignal): Promise<SceneSpec> {
+    return this.json<SceneSpec>(`/scene/versions/${encodeURIComponent(String(version))}/spec`, { signal });
+  }
+
+  async artifacts(version: number, signal?: AbortSignal): Promise<SceneArtifactInfo[]> {
+    const body = await this.json<{ artifacts?: SceneArtifactInfo[] }>(`/scene/versions/${encodeURIComponent(String(version))}/artifacts`, {
+      signal,
+    });
+    return Array.isArray(body.artifacts) ? body.artifacts : [];
+  }
+
+  async artifact(version: number, kind: ArtifactKind, signal?: AbortSignal): Promise<ArrayBuffer> {
+    const res = await this.request(`/scene/versions/${encodeURIComponent(String(version))}/artifacts/${kind}`, { signal });
+    return res.arrayBuffer();
+  }
+
+  async sourceImage(signal?: AbortSignal): Promise<Blob> {
+    const res = await this.request('/source-image', { signal });
+    return res.blob();
+  }
+
+  async edits(signal?: AbortSignal): Promise<EditTurn[]> {
+    const body = await this.json<{ turns?: EditTurn[] }>('/edits', { signal });
+    return Array.isArray(body.turns) ? body.turns : [];
+  }
+
+  createEdit(instruction: string): Promise<CreatedEdit> {
+    return this.json<CreatedEdit>('/edits', {
+      method: 'POST',
+      body: JSON.stringify({ instruction }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  /** The raw event-stream response; the caller reads and parses the body. */
+  events(signal: AbortSignal, lastEventId: string | null): Promise<Response> {
+    const headers: Record<string, string> = { Accept: 'text/event-stream' };
+    if (lastEventId) headers['Last-Event-ID'] = lastEventId;
+    return this.request('/events', { signal, headers });
+  }
+
+  private async json<T>(path: string, init: RequestInit): Promise<T> {
+    const res = await this.request(path, init);
+    try {
+      return (await res.json()) as T;
+    } catch {
+      throw new StudioApiError(res.status, 'invalid_response', 'The studio received an unreadable answer.');
+    }
+  }
+
+  private async request(path: string, init: RequestInit): Promise<Response> {
+    const headers = new Headers(init.headers);
+    headers.set('Authorization', `Bearer ${this.#secret}`);
+    let res: Response;
+    try {
+      res = await fetch(BASE + path, {
+        ...init,
+        headers,
+        cache: 'no-store',
+        credentials: 'omit',
+        referrerPolicy: 'no-referrer',
+      });
+    } catch (e) {
+      if (init.signal?.aborted) throw e;
+      throw new StudioApiError(0, 'network_error', 'The studio could not reach the server.');
+    }
+    if (res.ok) return res;
+
+    const problem = await readProblem(res);
+    const error = new StudioApiError(
+      res.status,
+      problem?.code ?? `http_${res.status}`,
+      problem?.detail ?? problem?.title ?? `The server answered ${res.status}.`,
+      problem,
+    );
+    if (error.isSessionEnded && !this.#endedReported) {
+      this.#endedReported = true;
+      this.onSessionEnded(error.endedReason);
+    }
+    throw error;
+  }
+}
+
+async function readProblem(res: Response): Promise<Problem | null> {
+  try {
+    const body: unknown = await res.json();
+    return body && typeof body === 'object' ? body : null;
+  } catch {
+    return null;
+  }
+}

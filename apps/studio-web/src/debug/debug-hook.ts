@@ -1,0 +1,88 @@
+import type { PostedEvent } from '../parent/parent.bridge';
+import type { StudioPage } from '../studio/studio-page';
+import type { CanvasStats } from '../viewport/studio-viewport';
+
+export interface StudioDebugCamera {
+  position: [number, number, number];
+  quaternion: [number, number, number, number];
+  /** Vertical field of view in degrees (three.js `camera.fov`). */
+  fov: number;
+  horizontalFov: number;
+  aspect: number;
+  focalLengthMm: number;
+  filmGauge: number;
+  near: number;
+  far: number;
+  /** Degrees. */
+  roll: number;
+  focusDistance: number;
+  fNumber: number;
+  navigation: 'orbit' | 'fly';
+  projectionMatrix: number[];
+}
+
+/**
+ * `window.__studio`: a read-only window on the studio for automated tests and benchmarks. It
+ * reports what is on screen and what was posted to the parent, never the session secret (which
+ * only the API client holds), and it offers no way to act on the studio.
+ */
+export function installDebugHook(page: StudioPage): void {
+  const { lifecycle, scene } = page;
+  const hook = Object.freeze({
+    state() {
+      const session = lifecycle.session;
+      const perform = page.perform?.state ?? null;
+      return {
+        phase: lifecycle.phase,
+        embedSessionId: session?.embedSessionId ?? null,
+        mode: session?.mode ?? null,
+        capabilities: session ? { ...session.capabilities } : null,
+        activeTab: page.shell?.tab ?? null,
+        endedReason: lifecycle.endedReason,
+        scene: { ...scene.state },
+        loadedVersion: scene.state.loadedVersion,
+        webgl: page.viewport !== null,
+        tooSmall: page.sizeNotice?.tooSmall ?? false,
+        streamConnected: lifecycle.streamConnected,
+        edits: page.edits?.list.map((t) => ({ operationId: t.operationId, status: t.status, version: t.version })) ?? [],
+        perform,
+      };
+    },
+    camera(): StudioDebugCamera | null {
+      const viewport = page.viewport;
+      if (!viewport) return null;
+      const c = viewport.camera;
+      const rig = viewport.rig;
+      const horizontalFov = (2 * Math.atan(Math.tan((c.fov * Math.PI) / 360) * c.aspect) * 180) / Math.PI;
+      return {
+        position: c.position.toArray(),
+        quaternion: c.quaternion.toArray(),
+        fov: c.fov,
+        horizontalFov,
+        aspect: c.aspect,
+        focalLengthMm: c.getFocalLength(),
+        filmGauge: c.filmGauge,
+        near: c.near,
+        far: c.far,
+        roll: rig.rollDeg,
+        focusDistance: rig.focusDistanceM,
+        fNumber: rig.fNumber,
+        navigation: rig.navigation,
+        projectionMatrix: [...c.projectionMatrix.elements],
+      };
+    },
+    renderedFrames(): number {
+      return page.viewport?.renderedFrames ?? 0;
+    },
+    get firstFrameAt(): number | null {
+      return page.viewport?.firstFrameAt ?? null;
+    },
+    canvasStats(): CanvasStats | null {
+      return page.viewport?.hasScene ? page.viewport.canvasStats() : null;
+    },
+    events(): PostedEvent[] {
+      return lifecycle.bridge.history().map((e) => ({ ...e, payload: { ...e.payload } }));
+    },
+  });
+  Object.defineProperty(window, '__studio', { value: hook, enumerable: false, configurable: false, writable: false });
+}

@@ -1,0 +1,21 @@
+// First import: takes the secret out of the address bar before any other module runs.
+import { takeSessionSecret } from './boot/session-secret';
+import { installDebugHook } from './debug/debug-hook';
+import { StudioPage } from './studio/studio-page';
+// One stylesheet per feature, in cascade order; Vite joins them into one external CSS file.
+import './styles/base.css';
+import './styles/shell.css';
+import './styles/controls.css';
+import './styles/status.css';
+import './styles/viewport.css';
+import './styles/panel.css';
+import './styles/perform.css';
+import './styles/edit.css';
+import './styles/help.css';
+import './styles/state-screens.css';
+import './styles/motion.css';
+
+const root = document.getElementById('studio-root') ?? document.body;
+const page = new StudioPage(root, takeSessionSecret());
+installDebugHook(page);
+page.start();

@@ -1,0 +1,134 @@
+import { FRAME_ASPECT, SENSOR_HEIGHT_MM, SENSOR_WIDTH_MM, fieldOfView } from '../viewport/lens';
+
+export interface CameraPathSample {
+  t: number;
+  position: [number, number, number];
+  quaternion: [number, number, number, number];
+  focalLengthMm: number;
+  focusDistanceM: number;
+  fNumber: number;
+  rollDeg: number;
+  verticalFovDeg: number;
+}
+
+export interface CameraPathMarker {
+  t: number;
+  label: string;
+  position: [number, number, number];
+  quaternion: [number, number, number, number];
+}
+
+/** The camera path file offered beside the video: enough to re-create the move elsewhere. */
+export interface CameraPathDocument {
+  format: 'scene-studio.camera-path';
+  formatVersion: 1;
+  sceneVersion: number | null;
+  recordedAt: string;
+  durationMs: number;
+  video: { mimeType: string; aspect: number };
+  /** glTF conventions: metres, +Y up, right-handed; the camera looks down its local −Z. */
+  coordinateSystem: 'gltf';
+  sensor: { widthMm: number; heightMm: number; filmGaugeMm: number };
+  samples: CameraPathSample[];
+  markers: CameraPathMarker[];
+}
+
+/** What a path records of a pose; the rig's pose (three.js vectors) is one. */
+export interface CameraPathPose {
+  position: { x: number; y: number; z: number };
+  quaternion: { x: number; y: number; z: number; w: number };
+  focalLengthMm: number;
+  focusDistanceM: number;
+  fNumber: number;
+  rollDeg: number;
+}
+
+export interface TakeFacts {
+  sceneVersion: number | null;
+  /** ISO 8601 wall-clock time the take started. */
+  recordedAt: string;
+  durationMs: number;
+  mimeType: string;
+}
+
+/**
+ * The camera path of one take: a sample per drawn frame and the markers dropped, timed in
+ * milliseconds from the start of the take. The caller passes the time (`performance.now()` in
+ * the page) so samples share the video's clock, and so this stays free of the DOM.
+ */
+export class CameraPathRecorder {
+  private samples: CameraPathSample[] = [];
+  private markers: CameraPathMarker[] = [];
+  private lastPose: CameraPathPose | null = null;
+  private startedAt = 0;
+
+  get markerCount(): number {
+    return this.markers.length;
+  }
+
+  start(now: number): void {
+    this.samples = [];
+    this.markers = [];
+    this.lastPose = null;
+    this.startedAt = now;
+  }
+
+  sample(now: number, pose: CameraPathPose): void {
+    this.lastPose = pose;
+    this.samples.push({
+      t: round(Math.max(0, now - this.startedAt), 1),
+      position: position(pose),
+      quaternion: quaternion(pose),
+      focalLengthMm: round(pose.focalLengthMm, 2),
+      focusDistanceM: round(pose.focusDistanceM, 3),
+      fNumber: pose.fNumber,
+      rollDeg: round(pose.rollDeg, 2),
+      verticalFovDeg: round(fieldOfView(pose.focalLengthMm, FRAME_ASPECT).verticalDeg, 3),
+    });
+  }
+
+  /** Marks the moment at the last sampled pose (the origin, before any frame); returns its label. */
+  marker(now: number): string {
+    const pose = this.lastPose;
+    const label = `Marker ${this.markers.length + 1}`;
+    this.markers.push({
+      t: round(now - this.startedAt, 1),
+      label,
+      position: pose ? position(pose) : [0, 0, 0],
+      quaternion: pose ? quaternion(pose) : [0, 0, 0, 1],
+    });
+    return label;
+  }
+
+  /** The take's path document; the recorder starts empty again. */
+  finish(take: TakeFacts): CameraPathDocument {
+    const path: CameraPathDocument = {
+      format: 'scene-studio.camera-path',
+      formatVersion: 1,
+      sceneVersion: take.sceneVersion,
+      recordedAt: take.recordedAt,
+      durationMs: take.durationMs,
+      video: { mimeType: take.mimeType, aspect: round(FRAME_ASPECT, 6) },
+      coordinateSystem: 'gltf',
+      sensor: { widthMm: SENSOR_WIDTH_MM, heightMm: SENSOR_HEIGHT_MM, filmGaugeMm: SENSOR_WIDTH_MM },
+      samples: this.samples,
+      markers: this.markers,
+    };
+    this.samples = [];
+    this.markers = [];
+    return path;
+  }
+}
+
+function position({ position: p }: CameraPathPose): [number, number, number] {
+  return [round(p.x), round(p.y), round(p.z)];
+}
+
+function quaternion({ quaternion: q }: CameraPathPose): [number, number, number, number] {
+  return [round(q.x, 6), round(q.y, 6), round(q.z, 6), round(q.w, 6)];
+}
+
+function round(value: number, digits = 4): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}

@@ -1,0 +1,256 @@
+import { Raycaster, Vector2 } from 'three';
+import type { CameraPreset } from '../api/studio-api.types';
+import type { StudioViewport } from '../viewport/studio-viewport';
+import { GamepadInput, type GamepadStatus } from './gamepad.input';
+import type { PerformActions } from './perform-actions';
+import { PerformPanel, type TakeLinks } from './perform-panel.view';
+import { SpaceMouseInput, type SpaceMouseStatus } from './space-mouse.input';
+import { TakeRecorder, type Take } from './take.recorder';
+import { ViewportControls } from './viewport.controls';
+
+export interface PerformHost {
+  viewport: StudioViewport;
+  post(type: string, payload: Record<string, unknown>): void;
+  announce(text: string): void;
+  onRecordingChange(recording: boolean, elapsedMs: number): void;
+}
+
+export interface PerformState {
+  navigation: 'orbit' | 'fly';
+  recording: boolean;
+  takes: number;
+  markers: number;
+  depthOfField: boolean;
+  gamepad: GamepadStatus;
+  spaceMouse: SpaceMouseStatus;
+  lastTake: { durationMs: number; mimeType: string; sizeBytes: number; pathSamples: number; markers: number } | null;
+}
+
+/**
+ * The perform workflow: wires every input device to the camera rig, and runs recordings.
+ * Recording holds the viewport in continuous rendering so the captured stream gets a frame on
+ * every animation frame, and samples the camera path on each of those frames.
+ */
+export class PerformWorkflow implements PerformActions {
+  readonly panel: PerformPanel;
+  private readonly controls: ViewportControls;
+  private readonly gamepad: GamepadInput;
+  private readonly spaceMouse: SpaceMouseInput;
+  private readonly recorder = new TakeRecorder();
+  private readonly takes: TakeLinks[] = [];
+  private readonly unsubscribe: (() => void)[] = [];
+  private releaseRendering: (() => void) | null = null;
+  private presets: readonly CameraPreset[] = [];
+  private presetIndex = 0;
+  private stopping: Promise<void> | null = null;
+  private lastSecond = -1;
+  private dofEnabled = false;
+  private ended = false;
+
+  constructor(private readonly host: PerformHost) {
+    const { viewport } = host;
+    const rig = viewport.rig;
+    this.panel = new PerformPanel(
+      rig,
+      {
+        setNavigation: (mode) => rig.setNavigation(mode),
+        goToPreset: (index) => this.goToPreset(index),
+        setDepthOfField: (enabled) => this.setDepthOfField(enabled),
+        toggleRecording: () => this.toggleRecording(),
+        dropMarker: () => this.dropMarker(),
+        connectSpaceMouse: () => this.spaceMouse.connect(),
+      },
+      TakeRecorder.supported,
+    );
+
+    this.controls = new ViewportControls(viewport.canvas, rig, this, (x, y) => this.pick(x, y));
+    this.gamepad = new GamepadInput(rig, this, (status) => {
+      this.panel.setGamepad(status);
+      host.announce(status.connected ? `Gamepad connected: ${status.id}` : 'Gamepad disconnected.');
+    });
+    this.spaceMouse = new SpaceMouseInput(rig, this, (status) => this.panel.setSpaceMouse(status));
+    void this.spaceMouse.reconnectGranted();
+
+    this.unsubscribe.push(
+      viewport.addFrameListener((dt) => {
+        this.controls.update(dt);
+        this.gamepad.poll(dt);
+        this.spaceMouse.poll(dt);
+        this.panel.sync();
+        if (this.recorder.recording) this.tickTimer();
+      }),
+      viewport.addRenderListener((now) => {
+        if (this.recorder.recording) this.recorder.sample(now, rig.pose(viewport.camera));
+      }),
+    );
+  }
+
+  get state(): PerformState {
+    const last = this.takes[0]?.take ?? null;
+    return {
+      navigation: this.host.viewport.rig.navigation,
+      recording: this.recorder.recording,
+      takes: this.takes.length,
+      markers: this.recorder.markerCount,
+      depthOfField: this.host.viewport.depthOfFieldActive,
+      gamepad: this.gamepad.current,
+      spaceMouse: this.spaceMouse.status,
+      lastTake: last
+        ? {
+            durationMs: last.durationMs,
+            mimeType: last.mimeType,
+            sizeBytes: last.video.size,
+            pathSamples: last.path.samples.length,
+            markers: last.path.markers.length,
+          }
+        : null,
+    };
+  }
+
+  /** Finished takes, newest first: they outlive the session on the ended screen. */
+  get finishedTakes(): readonly TakeLinks[] {
+    return this.takes;
+  }
+
+  setPresets(presets: readonly CameraPreset[]): void {
+    this.presets = presets;
+    this.panel.setPresets(presets);
+  }
+
+  goToPreset(index?: number): void {
+    if (this.presets.length === 0) return;
+    const next = index === undefined ? (this.presetIndex + 1) % this.presets.length : index;
+    const preset = this.presets[next];
+    if (!preset) return;
+    this.presetIndex = next;
+    this.host.viewport.rig.setFromPreset(preset);
+    this.host.announce(`Camera preset: ${preset.name}.`);
+  }
+
+  toggleNavigation(): void {
+    const rig = this.host.viewport.rig;
+    rig.setNavigation(rig.navigation === 'orbit' ? 'fly' : 'orbit');
+    this.host.announce(rig.navigation === 'orbit' ? 'Orbit navigation.' : 'Fly navigation.');
+  }
+
+  toggleRecording(): void {
+    if (this.ended || this.stopping) return;
+    if (this.recorder.recording) void this.stopRecording();
+    else this.startRecording();
+  }
+
+  dropMarker(): void {
+    const label = this.recorder.marker();
+    if (label) this.host.announce(`${label} dropped.`);
+  }
+
+  /** The session ended: finish a running take so it can still be downloaded, then go quiet. */
+  async end(): Promise<readonly TakeLinks[]> {
+    this.ended = true;
+    if (this.recorder.recording) await this.stopRecording(false);
+    else if (this.stopping) await this.stopping;
+    this.dispose();
+    return this.takes;
+  }
+
+  dispose(): void {
+    this.unsubscribe.splice(0).forEach((fn) => fn());
+    this.controls.dispose();
+    void this.spaceMouse.disconnect();
+    this.releaseRendering?.();
+    this.releaseRendering = null;
+  }
+
+  /** Frees the recordings' memory when the page goes away. */
+  revokeDownloads(): void {
+    for (const t of this.takes) {
+      URL.revokeObjectURL(t.videoUrl);
+      URL.revokeObjectURL(t.pathUrl);
+    }
+  }
+
+  private startRecording(): void {
+    const viewport = this.host.viewport;
+    if (!viewport.hasScene) {
+      this.host.announce('There is nothing to record until the scene has loaded.');
+      return;
+    }
+    try {
+      this.releaseRendering = viewport.holdContinuousRendering();
+      this.recorder.start(viewport.canvas, viewport.loadedVersion);
+    } catch (e) {
+      this.releaseRendering?.();
+      this.releaseRendering = null;
+      const message = e instanceof Error ? e.message : 'Recording could not start.';
+      this.host.post('error', { code: 'recording_failed', message });
+      this.host.announce(message);
+      return;
+    }
+    this.lastSecond = -1;
+    this.panel.setRecording(true, 0);
+    this.host.onRecordingChange(true, 0);
+    this.host.post('recording.started', { durationMs: 0, mimeType: this.recorder.currentMimeType, sizeBytes: 0 });
+    this.host.announce('Recording started.');
+  }
+
+  private stopRecording(notifyParent = true): Promise<void> {
+    const run = async () => {
+      let take: Take | null = null;
+      try {
+        take = await this.recorder.stop();
+      } catch {
+        this.host.post('error', { code: 'recording_failed', message: 'The recording could not be finished.' });
+      }
+      this.releaseRendering?.();
+      this.releaseRendering = null;
+      this.panel.setRecording(false, take?.durationMs ?? 0);
+      this.host.onRecordingChange(false, 0);
+      if (!take) return;
+      const links: TakeLinks = { take, videoUrl: URL.createObjectURL(take.video), pathUrl: URL.createObjectURL(take.pathJson) };
+      this.takes.unshift(links);
+      this.panel.addTake(links);
+      if (notifyParent) {
+        // The partner's sandbox (per the product's iframe rules) has no allow-downloads, so the
+        // take itself goes to the parent — posted only to the session's exact origin.
+        this.host.post('recording.completed', {
+          durationMs: take.durationMs,
+          mimeType: take.mimeType,
+          sizeBytes: take.video.size,
+          video: take.video,
+          cameraPath: take.path,
+        });
+        this.host.announce(`Recording finished: take ${take.index}, ready to download.`);
+      }
+    };
+    this.stopping = run().finally(() => {
+      this.stopping = null;
+    });
+    return this.stopping;
+  }
+
+  private tickTimer(): void {
+    const elapsed = this.recorder.elapsedMs;
+    const second = Math.floor(elapsed / 1000);
+    if (second === this.lastSecond) return;
+    this.lastSecond = second;
+    this.panel.setElapsed(elapsed);
+    this.host.onRecordingChange(true, elapsed);
+  }
+
+  private async setDepthOfField(enabled: boolean): Promise<boolean> {
+    this.dofEnabled = enabled;
+    const ok = await this.host.viewport.setDepthOfField(enabled);
+    if (enabled) this.host.announce(ok ? 'Depth of field on.' : 'Depth of field is not available here.');
+    return ok && this.dofEnabled === enabled;
+  }
+
+  private pick(ndcX: number, ndcY: number): number | null {
+    const viewport = this.host.viewport;
+    const raycaster = new Raycaster();
+    raycaster.setFromCamera(new Vector2(ndcX, ndcY), viewport.camera);
+    const model = viewport.scene.getObjectByName('studio-model');
+    if (!model) return null;
+    const hit = raycaster.intersectObject(model, true)[0];
+    return hit ? hit.distance : null;
+  }
+}

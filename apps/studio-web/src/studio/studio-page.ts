@@ -1,0 +1,214 @@
+import type { StudioApiClient } from '../api/studio-api.client';
+import type { StudioSession } from '../api/studio-api.types';
+import { EditPanel } from '../edit/edit-panel.view';
+import { EditSession } from '../edit/edit-session';
+import type { TakeLinks } from '../perform/perform-panel.view';
+import { PerformWorkflow } from '../perform/perform-workflow';
+import { takeDownloads } from '../perform/take-downloads.view';
+import { h } from '../ui/dom';
+import { HelpPanel } from '../ui/help-panel.view';
+import { LiveAnnouncer } from '../ui/live-announcer';
+import { SizeNotice, type MinimumSize } from '../ui/size-notice.view';
+import { applyTheme, normalizeTheme } from '../ui/theme';
+import { formatLensReadout } from '../viewport/lens';
+import { StudioViewport } from '../viewport/studio-viewport';
+import { SessionLifecycle, type StudioContentEvent } from './session-lifecycle';
+import { NO_WEBGL, StudioScene } from './studio-scene';
+import { StudioShell } from './studio-shell.view';
+
+const MINIMUM_SIZE: Record<'perform' | 'edit', MinimumSize> = {
+  perform: { width: 640, height: 360 },
+  edit: { width: 960, height: 600 },
+};
+
+/**
+ * The studio page: the session's lifecycle and the scene's state, composed with the UI the
+ * session's mode allows (shell, viewport, perform and edit workflows). Every piece of state the
+ * server owns (mode, scene, edits, the session's life) is read from the server; nothing the
+ * parent page sends can change it.
+ */
+export class StudioPage {
+  readonly lifecycle: SessionLifecycle;
+  readonly scene: StudioScene;
+  viewport: StudioViewport | null = null;
+  perform: PerformWorkflow | null = null;
+  edits: EditSession | null = null;
+  shell: StudioShell | null = null;
+  sizeNotice: SizeNotice | null = null;
+  private readonly live = new LiveAnnouncer();
+  private api: StudioApiClient | null = null;
+  private editPanel: EditPanel | null = null;
+  private sourceImageUrl: string | null = null;
+
+  constructor(
+    private readonly root: HTMLElement,
+    secret: string | null,
+  ) {
+    this.lifecycle = new SessionLifecycle(root, secret, this.live, {
+      build: (api, session) => this.build(api, session),
+      activated: (api, session) => this.activated(api, session),
+      onEvent: (event) => this.onEvent(event),
+      onStreamOpen: (reconnected) => this.onStreamOpen(reconnected),
+      onStreamLost: () => this.shell?.setConnection(false),
+      close: () => this.close(),
+      unload: () => this.perform?.revokeDownloads(),
+    });
+    this.scene = new StudioScene({
+      post: (type, payload) => this.lifecycle.bridge.post(type, payload),
+      announce: (text) => this.live.announce(text),
+    });
+  }
+
+  start(): void {
+    this.lifecycle.start();
+  }
+
+  private build(api: StudioApiClient, session: StudioSession): HTMLElement[] {
+    this.api = api;
+    this.scene.load(api, session.scene);
+    const theme = normalizeTheme(session.theme);
+    applyTheme(this.root, theme);
+    const caps = capabilities(session);
+    this.root.dataset.mode = session.mode;
+
+    const help = new HelpPanel(theme.helpText, caps, (open) => this.shell?.setHelpExpanded(open));
+    const shell = new StudioShell({
+      partnerName: theme.partnerName,
+      mode: session.mode,
+      capabilities: caps,
+      onHelp: (b) => help.toggle(b),
+    });
+    this.shell = shell;
+    this.sizeNotice = new SizeNotice(caps.edit ? MINIMUM_SIZE.edit : MINIMUM_SIZE.perform);
+    const viewport = createViewport(shell, caps.perform);
+    this.viewport = viewport;
+
+    if (caps.perform && viewport) {
+      this.perform = new PerformWorkflow({
+        viewport,
+        post: (type, payload) => this.lifecycle.bridge.post(type, payload),
+        announce: (text) => this.live.announce(text),
+        onRecordingChange: (recording, elapsed) => shell.setRecording(recording, elapsed),
+      });
+      viewport.addFrameListener(() => {
+        const rig = viewport.rig;
+        shell.setLensReadout(formatLensReadout(rig.focalLengthMm, rig.fNumber, rig.focusDistanceM, viewport.depthOfFieldActive));
+      });
+    }
+    if (caps.edit) {
+      this.editPanel = new EditPanel(
+        {
+          submit: (instruction) => this.edits?.submit(instruction) ?? Promise.resolve({ ok: false, message: 'Editing is not available.' }),
+        },
+        session.scene.hasSourceImage,
+      );
+      this.edits = new EditSession(api, {
+        onChange: (turns) => this.editPanel?.renderTurns(turns),
+        onSucceeded: (turn) => turn.version !== null && this.scene.request(turn.version),
+        post: (type, payload) => this.lifecycle.bridge.post(type, payload),
+        announce: (text) => this.live.announce(text),
+        streamConnected: () => this.lifecycle.streamConnected,
+      });
+    }
+    const performUnavailable = caps.perform && !this.perform ? h('p', { className: 'empty panel-note', text: NO_WEBGL }) : null;
+    shell.setPanels({ edit: this.editPanel?.element ?? null, perform: this.perform?.panel.element ?? performUnavailable });
+    this.scene.attach({ shell, viewport, perform: this.perform, editPanel: this.editPanel, edits: this.edits });
+    return [shell.element, this.sizeNotice.element, help.element];
+  }
+
+  private activated(api: StudioApiClient, session: StudioSession): void {
+    if (!this.viewport) this.lifecycle.bridge.post('error', { code: 'webgl_unavailable', message: NO_WEBGL });
+    this.scene.apply(session.scene);
+    if (this.edits) void this.edits.load().catch(() => undefined);
+    if (capabilities(session).edit && session.scene.hasSourceImage) void this.loadSourceImage(api);
+  }
+
+  private onEvent(event: StudioContentEvent): void {
+    switch (event.type) {
+      case 'scene.status':
+        this.scene.apply({
+          status: event.status,
+          version: event.version,
+          error: event.error,
+          progress: event.progress,
+          stage: event.stage,
+        });
+        break;
+      case 'edit.updated':
+        for (const turn of event.turns) this.edits?.merge(turn);
+        break;
+    }
+  }
+
+  private onStreamOpen(reconnected: boolean): void {
+    this.shell?.setConnection(true);
+    // Anything that happened while we were not listening is only in the server's state.
+    if (this.api && (reconnected || this.scene.state.status !== 'ready' || this.edits?.pending)) void this.refresh(this.api);
+  }
+
+  private async refresh(api: StudioApiClient): Promise<void> {
+    try {
+      const session = await api.session();
+      if (this.lifecycle.phase === 'active') this.scene.apply(session.scene);
+    } catch {
+      // A 401 has ended the studio already; anything else waits for the next reconnect.
+    }
+    if (this.edits?.pending) await this.edits.sync();
+  }
+
+  private async loadSourceImage(api: StudioApiClient): Promise<void> {
+    try {
+      const blob = await api.sourceImage();
+      if (this.lifecycle.phase !== 'active') return;
+      this.sourceImageUrl = URL.createObjectURL(blob);
+      this.editPanel?.setSourceImage(this.sourceImageUrl);
+    } catch {
+      if (this.lifecycle.phase === 'active') this.editPanel?.setSourceImage(null);
+    }
+  }
+
+  /** Stops drawing and gives back the GPU; finished takes stay downloadable on the ended screen. */
+  private close(): Promise<HTMLElement | null> {
+    this.edits?.stop();
+    this.scene.dispose();
+    // Stopping the recorder first lets the take finish from frames already captured.
+    const takes = this.perform ? this.perform.end() : Promise.resolve<readonly TakeLinks[]>([]);
+    this.viewport?.dispose();
+    this.sizeNotice?.dispose();
+    if (this.sourceImageUrl) URL.revokeObjectURL(this.sourceImageUrl);
+    return takes.then((list) => (list.length > 0 ? takeDownloads(list) : null));
+  }
+}
+
+function capabilities(session: StudioSession): { edit: boolean; perform: boolean } {
+  return { edit: session.capabilities?.edit === true, perform: session.capabilities?.perform === true };
+}
+
+/** The 3D view, or null without WebGL 2 (the studio still opens, saying so). */
+function createViewport(shell: StudioShell, interactive: boolean): StudioViewport | null {
+  let viewport: StudioViewport;
+  try {
+    viewport = new StudioViewport(shell.viewportFrame);
+  } catch {
+    return null;
+  }
+  describeCanvas(viewport.canvas, interactive);
+  viewport.onContextChange = (lost) =>
+    shell.setOverlay(
+      lost ? { kind: 'unavailable', text: 'The graphics context was lost. It will come back by itself in a moment.' } : { kind: 'none' },
+    );
+  return viewport;
+}
+
+function describeCanvas(canvas: HTMLCanvasElement, interactive: boolean): void {
+  if (interactive) {
+    canvas.tabIndex = 0;
+    canvas.setAttribute('role', 'application');
+    canvas.setAttribute('aria-roledescription', 'camera viewport');
+    canvas.setAttribute('aria-label', 'Camera viewport');
+  } else {
+    canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', 'Scene preview');
+  }
+  canvas.setAttribute('aria-describedby', 'viewport-hint');
+}

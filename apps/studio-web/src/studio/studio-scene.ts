@@ -1,0 +1,145 @@
+import type { StudioApiClient } from '../api/studio-api.client';
+import type { CameraPreset, SceneSpec, SceneState } from '../api/studio-api.types';
+import type { EditPanel } from '../edit/edit-panel.view';
+import type { EditSession } from '../edit/edit-session';
+import type { PerformWorkflow } from '../perform/perform-workflow';
+import { generatingLabel, type SceneDisplayState } from '../ui/scene-status.view';
+import type { LoadedModel } from '../viewport/scene-loader';
+import type { StudioViewport } from '../viewport/studio-viewport';
+import { SceneVersionLoader } from './scene-version.loader';
+import type { StudioShell } from './studio-shell.view';
+
+export const NO_WEBGL = 'This browser cannot show the 3D view: it needs WebGL 2.';
+
+export interface SceneHost {
+  post(type: string, payload: Record<string, unknown>): void;
+  announce(text: string): void;
+}
+
+/** Where the scene shows; null where the session's mode (or the browser) has no such part. */
+export interface SceneViews {
+  shell: StudioShell;
+  viewport: StudioViewport | null;
+  perform: PerformWorkflow | null;
+  editPanel: EditPanel | null;
+  edits: EditSession | null;
+}
+
+/**
+ * The scene as the studio knows it: the server's status, version and progress, the version
+ * being downloaded and the one on screen, and the viewport overlay that explains any gap between
+ * them. Versions are loaded as the server announces them, newest wins (SceneVersionLoader).
+ */
+export class StudioScene {
+  readonly state: SceneDisplayState = {
+    status: 'generating',
+    version: null,
+    loadedVersion: null,
+    loadingVersion: null,
+    loadError: null,
+    error: null,
+    progress: null,
+    stage: null,
+  };
+  private loader: SceneVersionLoader | null = null;
+  private views: SceneViews | null = null;
+  private lastPosted: string | null = null;
+
+  constructor(private readonly host: SceneHost) {}
+
+  /**
+   * Starts downloading the session's current version, before the UI exists: building the UI and
+   * the WebGL context overlaps with the download.
+   */
+  load(api: StudioApiClient, initial: SceneState): void {
+    this.loader = new SceneVersionLoader(api, {
+      onLoaded: (version, spec, model) => this.show(version, spec, model),
+      onProgress: (loadingVersion, error) => {
+        this.state.loadingVersion = loadingVersion;
+        this.state.loadError = error;
+        if (error) this.host.post('error', { code: 'scene_unavailable', message: error });
+        this.render();
+      },
+    });
+    if (initial.status === 'ready' && typeof initial.version === 'number') this.loader.request(initial.version);
+  }
+
+  /** The UI is built: from now on the scene's state is shown. */
+  attach(views: SceneViews): void {
+    this.views = views;
+  }
+
+  /** Loads a version known to exist (an edit that succeeded) without waiting for the stream. */
+  request(version: number): void {
+    this.loader?.request(version);
+  }
+
+  apply(state: Pick<SceneState, 'status' | 'version'> & Partial<SceneState>): void {
+    this.state.status = state.status;
+    // While the first version generates, the server may already name it; it is not loadable yet.
+    this.state.version = state.version ?? this.state.version;
+    this.state.error = state.status === 'failed' ? (state.error ?? null) : null;
+    this.state.progress = state.status === 'generating' ? (state.progress ?? null) : null;
+    this.state.stage = state.status === 'generating' ? (state.stage ?? null) : null;
+    const key = `${state.status}:${state.version ?? ''}`;
+    if (key !== this.lastPosted) {
+      this.lastPosted = key;
+      this.host.post('scene.status', { status: state.status, version: state.version ?? null });
+      if (state.status === 'generating') this.host.announce('The scene is being generated.');
+      if (state.status === 'failed') this.host.announce(`The scene could not be generated. ${this.state.error?.message ?? ''}`.trim());
+    }
+    if (state.status === 'ready' && typeof state.version === 'number') {
+      const edits = this.views?.edits;
+      // A new version while edits are pending is most likely one of them finishing.
+      if (edits?.pending && state.version > (this.state.loadedVersion ?? 0)) void edits.sync();
+      this.loader?.request(state.version);
+    }
+    this.render();
+  }
+
+  dispose(): void {
+    this.loader?.dispose();
+  }
+
+  private show(version: number, spec: SceneSpec, model: LoadedModel): void {
+    const viewport = this.views?.viewport ?? null;
+    const first = this.state.loadedVersion === null;
+    if (first && viewport) {
+      if (spec.cameras[0]) viewport.rig.setFromPreset(spec.cameras[0]);
+      else viewport.rig.setFromPreset(fallbackPreset(model.bounds.center.toArray(), model.bounds.radius));
+    }
+    viewport?.showScene(version, spec, model);
+    this.views?.perform?.setPresets(spec.cameras);
+    this.state.loadedVersion = version;
+    this.host.announce(`Scene version ${version} is on screen.`);
+  }
+
+  private render(): void {
+    const views = this.views;
+    if (!views) return;
+    const { shell, editPanel } = views;
+    const scene = this.state;
+    shell.pill.update(scene);
+    editPanel?.sceneCard.update(scene);
+    editPanel?.setSceneReady(scene.status === 'ready');
+    if (!views.viewport) {
+      shell.setOverlay({ kind: 'unavailable', text: NO_WEBGL });
+    } else if (scene.status === 'failed') {
+      shell.setOverlay({ kind: 'failed', text: scene.error?.message ?? 'The scene could not be generated.' });
+    } else if (scene.status === 'generating' && scene.loadedVersion === null) {
+      shell.setOverlay({ kind: 'generating', text: generatingLabel(scene.stage, scene.progress) });
+    } else if (scene.loadError && scene.loadedVersion === null) {
+      shell.setOverlay({ kind: 'load-error', text: scene.loadError, retry: () => this.loader?.retry() });
+    } else if (scene.loadedVersion === null) {
+      shell.setOverlay({ kind: 'loading', text: 'Loading the scene…' });
+    } else {
+      shell.setOverlay({ kind: 'none' });
+    }
+  }
+}
+
+/** A spec without cameras still gets a sensible view: back and above, looking at the middle. */
+function fallbackPreset(center: number[], radius: number): CameraPreset {
+  const [x, y, z] = center;
+  return { id: 'fallback', name: 'Overview', position: [x, y + radius * 0.5, z + radius * 1.6], target: [x, y, z], focalLengthMm: 24 };
+}

@@ -1,0 +1,3 @@
+export * from './artifacts';
+export * from './provider-http';
+export * from './provider-view';

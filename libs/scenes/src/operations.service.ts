@@ -1,0 +1,79 @@
+import { Clock } from '@app/core';
+import { Injectable } from '@nestjs/common';
+import { OperationResponse } from './dto/operation.response';
+import { OperationFailures } from './operation-error';
+import { OperationsRepository, VisibleOperation } from './operations.repository';
+import { SceneJobs } from './scene-jobs';
+import { ScenesRepository } from './scenes.repository';
+
+@Injectable()
+export class OperationsService {
+  constructor(
+    private readonly operations: OperationsRepository,
+    private readonly scenes: ScenesRepository,
+    private readonly jobs: SceneJobs,
+    private readonly clock: Clock,
+  ) {}
+
+  /** null for unknown ids, another organization's, and operations of deleted scenes alike. */
+  async get(organizationId: string, id: string): Promise<OperationResponse | null> {
+    const op = await this.operations.findVisible(organizationId, id);
+    return op ? toOperationResponse(op) : null;
+  }
+
+  /**
+   * Cancels a processing operation: it ends `failed` with `cancelled` (retryable) at once, and a
+   * creation's scene is released (its externalRef free again) in the same transaction, so no late
+   * result can be written. The worker cancels the provider's job when it next sees the operation;
+   * its job is woken so that happens now rather than at its next poll. A finished operation is
+   * returned unchanged. null where `get` would be null.
+   */
+  async cancel(organizationId: string, id: string): Promise<OperationResponse | null> {
+    const now = this.clock.now();
+    const result = await this.operations.transaction(async (tx) => {
+      const op = await this.operations.lockVisible(tx, organizationId, id);
+      if (!op || op.status !== 'processing') return op ? { op, cancelled: false } : null;
+      await this.operations.markFailed(tx, op.id, OperationFailures.cancelled(), now);
+      if (op.kind === 'scene.create') await this.scenes.markCreationFailed(tx, op.sceneId, now);
+      return { op, cancelled: true };
+    });
+    if (!result) return null;
+    if (!result.cancelled) return toOperationResponse(result.op);
+    await this.jobs.wake(result.op.id);
+    return this.get(organizationId, id);
+  }
+}
+
+export function toOperationResponse(op: VisibleOperation): OperationResponse {
+  const base = { operationId: op.id, createdAt: op.createdAt.toISOString(), updatedAt: op.updatedAt.toISOString() };
+  switch (op.status) {
+    case 'processing':
+      return {
+        operationId: op.id,
+        status: 'processing',
+        progress: op.progress ?? 0,
+        stage: op.stage ?? 'queued',
+        createdAt: base.createdAt,
+        updatedAt: base.updatedAt,
+      };
+    case 'succeeded':
+      return {
+        operationId: op.id,
+        status: 'succeeded',
+        sceneId: op.sceneId,
+        version: op.version!,
+        createdAt: base.createdAt,
+        updatedAt: base.updatedAt,
+        completedAt: op.completedAt!.toISOString(),
+      };
+    case 'failed':
+      return {
+        operationId: op.id,
+        status: 'failed',
+        error: { code: op.errorCode!, message: op.errorMessage!, retryable: op.errorRetryable ?? false },
+        createdAt: base.createdAt,
+        updatedAt: base.updatedAt,
+        completedAt: op.completedAt!.toISOString(),
+      };
+  }
+}

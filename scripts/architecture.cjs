@@ -1,0 +1,32 @@
+'use strict';
+/**
+ * The architecture's rules as data, checked by `npm run lint`: the lib chain (which libs each
+ * lib may import; dependency-cruiser enforces it, .dependency-cruiser.cjs) and which lib owns
+ * each table (scripts/check-table-ownership.js enforces that no lib reads another lib's tables).
+ * The README and docs/architecture.md describe the same chain.
+ */
+
+/** Each lib may import only the libs listed for it. */
+const LIB_DEPENDENCIES = {
+  core: [],
+  'image-assets': ['core'],
+  generation: ['core', 'image-assets'],
+  organizations: ['core'],
+  scenes: ['core', 'generation', 'image-assets'],
+  'embed-sessions': ['core', 'organizations', 'scenes'],
+};
+
+/**
+ * The tables of each lib: only its own code reads or writes them. `published` are the read
+ * models (views) a lib offers to the libs allowed to import it.
+ */
+const TABLES = {
+  core: { own: ['idempotency_keys', 'blobs'], published: [] },
+  'image-assets': { own: ['image_assets'], published: [] },
+  generation: { own: [], published: [] },
+  organizations: { own: ['organizations', 'approved_origins', 'api_keys'], published: [] },
+  scenes: { own: ['scenes', 'scene_versions', 'scene_artifacts', 'operations'], published: ['scene_states'] },
+  'embed-sessions': { own: ['embed_sessions'], published: [] },
+};
+
+module.exports = { LIB_DEPENDENCIES, TABLES };
