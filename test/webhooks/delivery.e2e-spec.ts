@@ -250,7 +250,7 @@ describe('webhook delivery: signed, from the outbox, retried, recorded, replayab
     expect(receiver.verified(after).map((e) => e.id)).not.toContain(latest.id);
   });
 
-  it('extends an active session; expired, revoked and other organizations' sessions are 404', async () => {
+  it('extends an active session; expired, revoked and other organizations’ sessions are 404', async () => {
     const { org } = await subscriber(['embed_session.ended']);
     const sceneId = await readyScene(suite.api, org);
     const session = await createEmbedSession(suite.api, org, {
