@@ -18,7 +18,6 @@ import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
 const ENDPOINT_ID = new ParseIdPipe(IdPrefix.WebhookEndpoint);
-const MESSAGE_ID = new ParseIdPipe(IdPrefix.WebhookMessage);
 const ENDPOINT_PARAM = { name: 'webhookEndpointId', example: 'whe_01JD3Z8Q4W6K2M9T5X7B1C0VHE' };
 const NOT_FOUND = 'Unknown, deleted or not yours (`not_found`).';
 const JSON_PROBLEMS = {
@@ -143,7 +142,7 @@ export class WebhookEndpointsController {
   @ApiProblems({ 400: '`invalid_id`.', 404: NOT_FOUND })
   replay(
     @Param('webhookEndpointId', ENDPOINT_ID) id: string,
-    @Param('messageId', MESSAGE_ID) messageId: string,
+    @Param('messageId', new ParseIdPipe(IdPrefix.WebhookMessage)) messageId: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<WebhookDeliveryResponse> {
     return this.endpoints.replay(principal.organizationId, id, messageId);
