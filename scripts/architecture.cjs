@@ -12,8 +12,9 @@ const LIB_DEPENDENCIES = {
   'image-assets': ['core'],
   generation: ['core', 'image-assets'],
   organizations: ['core'],
-  scenes: ['core', 'generation', 'image-assets'],
-  'embed-sessions': ['core', 'organizations', 'scenes'],
+  webhooks: ['core'],
+  scenes: ['core', 'generation', 'image-assets', 'webhooks'],
+  'embed-sessions': ['core', 'organizations', 'scenes', 'webhooks'],
 };
 
 /**
@@ -27,6 +28,7 @@ const TABLES = {
   organizations: { own: ['organizations', 'approved_origins', 'api_keys'], published: [] },
   scenes: { own: ['scenes', 'scene_versions', 'scene_artifacts', 'operations'], published: ['scene_states'] },
   'embed-sessions': { own: ['embed_sessions'], published: [] },
+  webhooks: { own: ['webhook_endpoints', 'webhook_messages', 'webhook_deliveries'], published: [] },
 };
 
 module.exports = { LIB_DEPENDENCIES, TABLES };

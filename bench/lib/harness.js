@@ -261,6 +261,8 @@ async function prepareStack({ apps = ['api'], logLevel = 'warn', orgName = 'Benc
   for (const app of apps) if (OPS_PORT_VARIABLES[app]) opsPorts[app] = await freePort();
   const env = {
     NODE_ENV: 'production',
+    // Production requires it; a fresh one per run.
+    WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
     DATABASE_URL: db.url,
     QUEUE_PREFIX: queuePrefix,
     LOG_LEVEL: logLevel,

@@ -148,4 +148,62 @@ describe('operator CLI', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('DATABASE_URL');
   });
+
+  it('webhook create/list/disable/enable/rotate-secret/delete manage an organization’s endpoints; secrets are printed once', async () => {
+    const org = await json(['org', 'create', '--name', 'Hooks', '--test']);
+    const orgId = org.body.organizationId as string;
+    const created = await json([
+      'webhook',
+      'create',
+      '--org',
+      orgId,
+      '--url',
+      'http://localhost:4567/hooks',
+      '--event',
+      'scene.deleted',
+      '--event',
+      'operation.failed',
+    ]);
+    expect(created.code).toBe(0);
+    expect(created.body).toMatchObject({
+      webhookEndpointId: expect.stringMatching(/^whe_/),
+      url: 'http://localhost:4567/hooks',
+      events: ['scene.deleted', 'operation.failed'],
+      enabled: true,
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    expect(created.stderr).not.toContain(created.body.secret);
+    const endpoint = created.body.webhookEndpointId as string;
+    const listed = await json(['webhook', 'list', '--org', orgId]);
+    expect(listed.body.endpoints).toHaveLength(1);
+    expect(listed.stdout).not.toContain('whsec_');
+    expect((await json(['webhook', 'disable', '--org', orgId, '--endpoint', endpoint])).body).toMatchObject({
+      enabled: false,
+      disabledReason: 'disabled_by_partner',
+    });
+    expect((await json(['webhook', 'enable', '--org', orgId, '--endpoint', endpoint])).body).toMatchObject({
+      enabled: true,
+      disabledReason: null,
+    });
+    const rotated = await json(['webhook', 'rotate-secret', '--org', orgId, '--endpoint', endpoint, '--overlap-seconds', '0']);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(created.body.secret);
+    expect((await json(['webhook', 'delete', '--org', orgId, '--endpoint', endpoint])).code).toBe(0);
+    expect((await json(['webhook', 'list', '--org', orgId])).body.endpoints).toEqual([]);
+
+    // A live organization may not target localhost: the same rule as the api, said plainly.
+    const live = await json(['org', 'create', '--name', 'Live hooks']);
+    const refused = await json([
+      'webhook',
+      'create',
+      '--org',
+      live.body.organizationId,
+      '--url',
+      'http://localhost:4567/hooks',
+      '--event',
+      'scene.deleted',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.body.error).toEqual({ code: 'validation_failed', message: expect.stringContaining('url: url must be https://') });
+  });
 });

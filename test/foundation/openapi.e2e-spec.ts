@@ -36,7 +36,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('documents every partner route by its contract path, the cancel custom method included', () => {
+  it('documents every partner route by its contract path, the custom methods included', () => {
     const routes = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
     );
@@ -52,6 +52,15 @@ describe('OpenAPI document', () => {
         'POST /v1/image-assets',
         'POST /v1/operations/{operationId}:cancel',
         'POST /v1/scenes',
+        'POST /v1/embed-sessions/{embedSessionId}:extend',
+        'POST /v1/webhook-endpoints',
+        'GET /v1/webhook-endpoints',
+        'GET /v1/webhook-endpoints/{webhookEndpointId}',
+        'PATCH /v1/webhook-endpoints/{webhookEndpointId}',
+        'DELETE /v1/webhook-endpoints/{webhookEndpointId}',
+        'POST /v1/webhook-endpoints/{webhookEndpointId}:rotate-secret',
+        'GET /v1/webhook-endpoints/{webhookEndpointId}/deliveries',
+        'POST /v1/webhook-endpoints/{webhookEndpointId}/deliveries/{messageId}:replay',
       ].sort(),
     );
     const processing = doc.components.schemas.OperationResponse.properties;

@@ -20,7 +20,7 @@ const CONCURRENCY = 16;
 
 type Schema = Record<string, any>;
 
-const ID_PREFIXES = ['scn', 'op', 'img', 'es', 'org', 'key'];
+const ID_PREFIXES = ['scn', 'op', 'img', 'es', 'org', 'key', 'whe', 'msg'];
 
 function resolve(doc: Schema, schema: Schema | undefined): Schema {
   if (schema?.$ref) return doc.components.schemas[String(schema.$ref).split('/').pop()!] as Schema;
@@ -103,7 +103,14 @@ describe('fuzzing the partner API from its OpenAPI document', () => {
       origin: 'http://localhost:5173',
       mode: 'edit',
     });
+    const endpoint = await suite.api
+      .http()
+      .post('/v1/webhook-endpoints')
+      .set(suite.org.auth)
+      .send({ url: 'http://localhost:9/hooks', events: ['scene.deleted'] });
     Object.assign(known, {
+      webhookEndpointId: [endpoint.body.webhookEndpointId],
+      messageId: ['msg_01JD3Z8Q4W6K2M9T5X7B1C0VHE'],
       operationId: [op],
       sceneId: [scene.sceneId],
       imageAssetId: [asset],
@@ -118,6 +125,8 @@ describe('fuzzing the partner API from its OpenAPI document', () => {
       origin: ['http://localhost:5173'],
       mode: ['edit', 'perform', 'edit_and_perform'],
       prompt: ['A quiet harbour at dawn'],
+      url: ['http://localhost:4567/hooks', 'https://93.184.215.14/hooks', 'https://169.254.169.254/'],
+      events: [['scene.deleted'], ['operation.succeeded', 'operation.failed']],
     };
     const operations: Array<fc.Arbitrary<FuzzRequest>> = [];
     for (const [template, item] of Object.entries<Schema>(doc.paths)) {

@@ -3,11 +3,13 @@ import { EmbedSessionsModule } from '@app/embed-sessions';
 import { ImageAssetsModule } from '@app/image-assets';
 import { OrganizationsModule } from '@app/organizations';
 import { ScenesModule } from '@app/scenes';
+import { WebhooksModule } from '@app/webhooks';
 import { DynamicModule, Module } from '@nestjs/common';
 import { EmbedSessionsController } from './controllers/embed-sessions.controller';
 import { ImageAssetsController } from './controllers/image-assets.controller';
 import { OperationsController } from './controllers/operations.controller';
 import { ScenesController } from './controllers/scenes.controller';
+import { WebhookEndpointsController } from './controllers/webhook-endpoints.controller';
 import { UploadGate } from './uploads/upload-gate';
 
 export interface ApiModuleOptions {
@@ -27,8 +29,9 @@ export class ApiModule {
         ImageAssetsModule,
         ScenesModule,
         EmbedSessionsModule,
+        WebhooksModule,
       ],
-      controllers: [ImageAssetsController, ScenesController, OperationsController, EmbedSessionsController],
+      controllers: [ImageAssetsController, ScenesController, OperationsController, EmbedSessionsController, WebhookEndpointsController],
       providers: [UploadGate],
     };
   }

@@ -1,5 +1,6 @@
 import { AppConfig, CoreModule } from '@app/core';
 import { OrganizationsModule } from '@app/organizations';
+import { WebhooksModule } from '@app/webhooks';
 import { DynamicModule, Module } from '@nestjs/common';
 
 @Module({})
@@ -8,7 +9,11 @@ export class CliModule {
     return {
       module: CliModule,
       // Logs go to stderr so that stdout carries only the command's output.
-      imports: [CoreModule.forRoot({ app: 'cli', config, logging: { destination: 2, quietLevel: 'warn' } }), OrganizationsModule],
+      imports: [
+        CoreModule.forRoot({ app: 'cli', config, logging: { destination: 2, quietLevel: 'warn' } }),
+        OrganizationsModule,
+        WebhooksModule,
+      ],
     };
   }
 }

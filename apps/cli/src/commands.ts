@@ -1,5 +1,6 @@
 import { AppConfig, ensureDatabase, runMigrations } from '@app/core';
 import { OrganizationsService } from '@app/organizations';
+import { WebhookEndpointResponse, WebhookEndpointsService, WebhookEventType } from '@app/webhooks';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
@@ -8,18 +9,36 @@ import { printResult } from './output';
 
 export type Json = { json?: boolean };
 
-async function withServices<T>(config: AppConfig, fn: (orgs: OrganizationsService) => Promise<T>): Promise<T> {
+async function withServices<T>(
+  config: AppConfig,
+  fn: (orgs: OrganizationsService, app: INestApplicationContext) => Promise<T>,
+): Promise<T> {
   const app: INestApplicationContext = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
     bufferLogs: true,
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
   try {
-    return await fn(app.get(OrganizationsService));
+    return await fn(app.get(OrganizationsService), app);
   } finally {
     await app.close();
   }
 }
+
+/** Runs `fn` with the webhook endpoints service and the organization as its owner (test or live). */
+function withWebhooks<T>(
+  config: AppConfig,
+  organizationId: string,
+  fn: (webhooks: WebhookEndpointsService, owner: { organizationId: string; isTest: boolean }) => Promise<T>,
+): Promise<T> {
+  return withServices(config, async (orgs, app) => {
+    const org = await orgs.getOrganization(organizationId);
+    return fn(app.get(WebhookEndpointsService), { organizationId: org.organizationId, isTest: org.test });
+  });
+}
+
+const endpointLine = (e: WebhookEndpointResponse) =>
+  `${e.webhookEndpointId}  ${e.enabled ? 'enabled' : `disabled (${e.disabledReason})`}  ${e.url}  events: ${e.events.join(', ')}`;
 
 export async function migrate(config: AppConfig, o: Json & { createDatabase?: boolean }): Promise<void> {
   const created = o.createDatabase ? await ensureDatabase(config) : false;
@@ -118,4 +137,46 @@ export async function originList(config: AppConfig, o: Json & { org: string }): 
     { organizationId: org.organizationId, origins: org.origins },
     org.origins.join('\n') || 'No approved origins.',
   );
+}
+
+export async function webhookCreate(config: AppConfig, o: Json & { org: string; url: string; event: string[] }): Promise<void> {
+  const r = await withWebhooks(config, o.org, (w, owner) => w.create(owner, { url: o.url, events: o.event as WebhookEventType[] }));
+  await printResult(
+    !!o.json,
+    { ...r },
+    [`Created webhook endpoint ${endpointLine(r)}`, `Signing secret: ${r.secret}`, 'Store this secret now: it is shown only once.'].join(
+      '\n',
+    ),
+  );
+}
+
+export async function webhookList(config: AppConfig, o: Json & { org: string }): Promise<void> {
+  const endpoints = await withWebhooks(config, o.org, (w, owner) => w.list(owner.organizationId));
+  await printResult(!!o.json, { endpoints }, endpoints.map(endpointLine).join('\n') || 'No webhook endpoints.');
+}
+
+export async function webhookSetEnabled(config: AppConfig, o: Json & { org: string; endpoint: string }, enabled: boolean): Promise<void> {
+  const r = await withWebhooks(config, o.org, (w, owner) => w.update(owner, o.endpoint, { enabled }));
+  await printResult(!!o.json, { ...r }, endpointLine(r));
+}
+
+export async function webhookRotate(
+  config: AppConfig,
+  o: Json & { org: string; endpoint: string; overlapSeconds?: string },
+): Promise<void> {
+  const overlap = o.overlapSeconds === undefined ? undefined : Number(o.overlapSeconds);
+  if (overlap !== undefined && (!Number.isInteger(overlap) || overlap < 0 || overlap > 604_800)) {
+    throw new Error('--overlap-seconds must be an integer from 0 to 604800');
+  }
+  const r = await withWebhooks(config, o.org, (w, owner) => w.rotateSecret(owner.organizationId, o.endpoint, overlap));
+  await printResult(
+    !!o.json,
+    { ...r },
+    [`New signing secret for ${r.webhookEndpointId}: ${r.secret}`, 'Store this secret now: it is shown only once.'].join('\n'),
+  );
+}
+
+export async function webhookDelete(config: AppConfig, o: Json & { org: string; endpoint: string }): Promise<void> {
+  await withWebhooks(config, o.org, (w, owner) => w.delete(owner.organizationId, o.endpoint));
+  await printResult(!!o.json, { webhookEndpointId: o.endpoint, deleted: true }, `Deleted ${o.endpoint} (if it existed).`);
 }

@@ -9,7 +9,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 /** Builds the command tree; each action receives the config loaded once, lazily. */
 export function buildProgram(run: (action: (config: AppConfig) => Promise<void>, json: boolean) => void): Command {
   const program = new Command('scene-studio')
-    .description('Operate Scene Studio: migrations, organizations, API keys and approved origins.')
+    .description('Operate Scene Studio: migrations, organizations, API keys, approved origins and webhook endpoints.')
     .showHelpAfterError()
     .exitOverride();
   const json = ['--json', 'print one JSON object on stdout and nothing else'] as const;
@@ -84,6 +84,53 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
     .requiredOption('--org <organizationId>')
     .option(...json)
     .action(act(c.originList));
+
+  const webhook = program.command('webhook').description("an organization's webhook endpoints");
+  webhook
+    .command('create')
+    .description('create an endpoint; prints its signing secret once')
+    .requiredOption('--org <organizationId>')
+    .requiredOption('--url <url>', 'https:// on a public host (test organizations: also http://localhost:<port>)')
+    .requiredOption(
+      '--event <type>',
+      'operation.succeeded, operation.failed, scene.deleted or embed_session.ended (repeatable)',
+      collect,
+      [],
+    )
+    .option(...json)
+    .action(act(c.webhookCreate));
+  webhook
+    .command('list')
+    .description('list endpoints (no secrets)')
+    .requiredOption('--org <organizationId>')
+    .option(...json)
+    .action(act(c.webhookList));
+  for (const [name, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
+    webhook
+      .command(name)
+      .description(enabled ? 'resume deliveries (clears a disabled reason)' : 'pause deliveries (they wait)')
+      .requiredOption('--org <organizationId>')
+      .requiredOption('--endpoint <webhookEndpointId>')
+      .option(...json)
+      .action(act((cfg, o: c.Json & { org: string; endpoint: string }) => c.webhookSetEnabled(cfg, o, enabled)));
+  }
+  webhook
+    .command('rotate-secret')
+    .description('issue a new signing secret; the previous one keeps signing during the overlap')
+    .requiredOption('--org <organizationId>')
+    .requiredOption('--endpoint <webhookEndpointId>')
+    .option('--overlap-seconds <seconds>', 'how long the previous secret keeps signing (0 to 604800, default 86400)')
+    .option(...json)
+    .action(act(c.webhookRotate));
+  webhook
+    .command('delete')
+    .requiredOption('--org <organizationId>')
+    .requiredOption('--endpoint <webhookEndpointId>')
+    .option(...json)
+    .action(act(c.webhookDelete));
   return program;
 }
 

@@ -1,6 +1,8 @@
 import { AppConfig, ConfigOverrides, CoreModule, HealthServiceModule, JobWorkerModule, LoggingOptions } from '@app/core';
+import { EmbedSessionsModule } from '@app/embed-sessions';
 import { ImageAssetsModule } from '@app/image-assets';
 import { ScenesWorkerModule } from '@app/scenes';
+import { WebhooksWorkerModule } from '@app/webhooks';
 import { DynamicModule, Module } from '@nestjs/common';
 
 export interface WorkerModuleOptions {
@@ -8,7 +10,7 @@ export interface WorkerModuleOptions {
   logging?: LoggingOptions;
 }
 
-/** The worker process: BullMQ consumers and the domain modules whose services handle jobs. */
+/** The worker process: BullMQ consumers, the domain modules whose services handle jobs, and webhook delivery. */
 @Module({})
 export class WorkerModule {
   static forRoot(options: WorkerModuleOptions = {}): DynamicModule {
@@ -20,6 +22,8 @@ export class WorkerModule {
         JobWorkerModule,
         ImageAssetsModule,
         ScenesWorkerModule,
+        EmbedSessionsModule,
+        WebhooksWorkerModule,
       ],
     };
   }

@@ -1,5 +1,6 @@
 import { OrganizationsModule } from '@app/organizations';
 import { ScenesModule } from '@app/scenes';
+import { WebhooksModule } from '@app/webhooks';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EmbedSessionEntity } from './embed-session.entity';
@@ -7,7 +8,7 @@ import { EmbedSessionsRepository } from './embed-sessions.repository';
 import { EmbedSessionsService } from './embed-sessions.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([EmbedSessionEntity]), ScenesModule, OrganizationsModule],
+  imports: [TypeOrmModule.forFeature([EmbedSessionEntity]), ScenesModule, OrganizationsModule, WebhooksModule],
   providers: [EmbedSessionsRepository, EmbedSessionsService],
   exports: [EmbedSessionsService],
 })

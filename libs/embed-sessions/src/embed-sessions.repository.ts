@@ -32,6 +32,24 @@ interface WatchRow extends SceneStateRow {
   scene_edits_updated_at: Date | null;
 }
 
+/** A session whose end is to be announced. */
+export interface EndedSession {
+  id: string;
+  organizationId: string;
+  sceneId: string;
+}
+
+interface EndedRow {
+  id: string;
+  organization_id: string;
+  scene_id: string;
+  expires_at: Date;
+}
+
+function toEnded(r: EndedRow): EndedSession {
+  return { id: r.id, organizationId: r.organization_id, sceneId: r.scene_id };
+}
+
 /** What the studio's event streams watch, per session. */
 export interface WatchedState {
   id: string;
@@ -50,22 +68,63 @@ export class EmbedSessionsRepository {
     await this.db.getRepository(EmbedSessionEntity).insert(session);
   }
 
-  /** Revokes one session of the organization; false when there was nothing to revoke. */
-  async revoke(organizationId: string, id: string, at: Date): Promise<boolean> {
-    const [, affected]: [unknown[], number] = await this.db.query(
-      `UPDATE embed_sessions SET revoked_at = $3, revoked_reason = 'revoked'
-        WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL`,
+  /**
+   * Revokes one session of the organization, in the caller's transaction. Returns the session
+   * when this call revoked it and it had not expired (its end is news), else null.
+   */
+  async revoke(tx: EntityManager, organizationId: string, id: string, at: Date): Promise<EndedSession | null> {
+    const [rows]: [EndedRow[], number] = await tx.query(
+      `UPDATE embed_sessions SET revoked_at = $3, revoked_reason = 'revoked',
+              end_reported_at = CASE WHEN expires_at > $3 THEN $3::timestamptz ELSE end_reported_at END
+        WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL
+        RETURNING id, organization_id, scene_id, expires_at`,
       [id, organizationId, at],
     );
-    return affected > 0;
+    return rows.filter((r) => r.expires_at > at).map(toEnded)[0] ?? null;
   }
 
-  async revokeForScene(tx: EntityManager, sceneId: string, at: Date): Promise<number> {
-    const [, affected]: [unknown[], number] = await tx.query(
-      `UPDATE embed_sessions SET revoked_at = $2, revoked_reason = 'scene_deleted' WHERE scene_id = $1 AND revoked_at IS NULL`,
+  /** Revokes the scene's sessions (its deletion); returns those that were still active. */
+  async revokeForScene(tx: EntityManager, sceneId: string, at: Date): Promise<EndedSession[]> {
+    const [rows]: [EndedRow[], number] = await tx.query(
+      `UPDATE embed_sessions SET revoked_at = $2, revoked_reason = 'scene_deleted',
+              end_reported_at = CASE WHEN expires_at > $2 THEN $2::timestamptz ELSE end_reported_at END
+        WHERE scene_id = $1 AND revoked_at IS NULL
+        RETURNING id, organization_id, scene_id, expires_at`,
       [sceneId, at],
     );
-    return affected;
+    return rows.filter((r) => r.expires_at > at).map(toEnded);
+  }
+
+  /**
+   * Claims up to `limit` sessions that expired and whose end was not reported yet, marking them
+   * reported in the caller's transaction (SKIP LOCKED: replicas share the work, none twice).
+   */
+  async claimExpiredUnreported(tx: EntityManager, at: Date, limit: number): Promise<EndedSession[]> {
+    const [rows]: [EndedRow[], number] = await tx.query(
+      `UPDATE embed_sessions SET end_reported_at = $1
+        WHERE id IN (SELECT id FROM embed_sessions
+                      WHERE end_reported_at IS NULL AND revoked_at IS NULL AND expires_at <= $1
+                      ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING id, organization_id, scene_id, expires_at`,
+      [at, limit],
+    );
+    return rows.map(toEnded);
+  }
+
+  /** Moves an active session's expiry; null when the session is not the organization's or no longer active. */
+  async extend(organizationId: string, id: string, expiresAt: Date, at: Date): Promise<Date | null> {
+    const [rows]: [{ expires_at: Date }[], number] = await this.db.query(
+      `UPDATE embed_sessions es SET expires_at = $3
+        WHERE es.id = $1 AND es.organization_id = $2 AND es.revoked_at IS NULL AND es.expires_at > $4
+          AND NOT EXISTS (SELECT 1 FROM ${SCENE_STATE_VIEW} st WHERE st.scene_id = es.scene_id AND st.scene_deleted)
+        RETURNING es.expires_at`,
+      [id, organizationId, expiresAt, at],
+    );
+    return rows[0]?.expires_at ?? null;
+  }
+
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
   }
 
   findById(id: string): Promise<SessionWithScene | null> {

@@ -1,15 +1,18 @@
-import { AppConfig, Clock, DomainError, IdGenerator, IdPrefix, RandomSource } from '@app/core';
+import { AppConfig, Clock, DomainError, IdGenerator, IdPrefix, JobName, OnJob, RandomSource } from '@app/core';
 import { OrganizationsService, Principal } from '@app/organizations';
 import { SceneDeletionHooks, ScenesService } from '@app/scenes';
-import { Injectable, OnModuleInit } from '@nestjs/common';
-import { CreateEmbedSessionDto } from './dto/create-embed-session.dto';
+import { EmbedSessionEndReason, WebhookOutbox } from '@app/webhooks';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { CreateEmbedSessionDto, ExtendEmbedSessionDto } from './dto/create-embed-session.dto';
 import { EmbedSessionResponse } from './dto/embed-session.response';
 import { DEFAULT_THEME, EmbedSessionEntity, EmbedTheme } from './embed-session.entity';
 import { hashEmbedSecret, isWellFormedEmbedSecret, newEmbedSecret } from './embed-secret';
 import { EmbedSessionErrors, EndedReason } from './embed-sessions.errors';
-import { EmbedSessionsRepository, SessionWithScene, WatchedState } from './embed-sessions.repository';
+import { EmbedSessionsRepository, EndedSession, SessionWithScene, WatchedState } from './embed-sessions.repository';
 
 const DEFAULT_LIFETIME_SECONDS = 3600;
+const EXPIRY_BATCH = 500;
 
 /** Why a session no longer works, decided by time and state at each request; null while active. */
 export function endedReason(s: Pick<EmbedSessionEntity, 'revokedAt' | 'expiresAt'>, sceneDeleted: boolean, now: Date): EndedReason | null {
@@ -20,20 +23,25 @@ export function endedReason(s: Pick<EmbedSessionEntity, 'revokedAt' | 'expiresAt
 
 @Injectable()
 export class EmbedSessionsService implements OnModuleInit {
+  private readonly logger = new Logger(EmbedSessionsService.name);
+
   constructor(
     private readonly sessions: EmbedSessionsRepository,
     private readonly scenes: ScenesService,
     private readonly organizations: OrganizationsService,
     private readonly deletionHooks: SceneDeletionHooks,
+    private readonly outbox: WebhookOutbox,
     private readonly config: AppConfig,
     private readonly ids: IdGenerator,
     private readonly random: RandomSource,
     private readonly clock: Clock,
   ) {}
 
-  /** Deleting a scene revokes its active sessions in the same transaction. */
+  /** Deleting a scene revokes its active sessions in the same transaction, and announces their end. */
   onModuleInit(): void {
-    this.deletionHooks.register('embed-sessions', (tx, scene, at) => this.sessions.revokeForScene(tx, scene.id, at).then(() => undefined));
+    this.deletionHooks.register('embed-sessions', async (tx, scene, at) => {
+      for (const ended of await this.sessions.revokeForScene(tx, scene.id, at)) await this.announceEnd(tx, ended, 'scene_deleted', at);
+    });
   }
 
   async create(principal: Principal, dto: CreateEmbedSessionDto): Promise<EmbedSessionResponse> {
@@ -79,7 +87,48 @@ export class EmbedSessionsService implements OnModuleInit {
 
   /** Idempotent and silent: unknown, foreign, expired and revoked ids are all a no-op. */
   async revoke(organizationId: string, id: string): Promise<void> {
-    await this.sessions.revoke(organizationId, id, this.clock.now());
+    const now = this.clock.now();
+    await this.sessions.transaction(async (tx) => {
+      const ended = await this.sessions.revoke(tx, organizationId, id, now);
+      if (ended) await this.announceEnd(tx, ended, 'revoked', now);
+    });
+  }
+
+  /**
+   * A new expiry, counted from now, for an active session: the URL stays the same and open
+   * studios learn it by server push. null (a 404) for unknown, foreign, expired and revoked ones.
+   */
+  async extend(organizationId: string, id: string, dto: ExtendEmbedSessionDto): Promise<{ embedSessionId: string; expiresAt: string }> {
+    const now = this.clock.now();
+    const expiresAt = await this.sessions.extend(organizationId, id, new Date(now.getTime() + dto.expiresInSeconds * 1000), now);
+    if (!expiresAt) throw DomainError.notFound();
+    return { embedSessionId: id, expiresAt: expiresAt.toISOString() };
+  }
+
+  /**
+   * Expiry happens by the clock alone, with nothing to announce it: this job, every 30 s on the
+   * worker, finds sessions that expired unreported and announces their end (`embed_session.ended`,
+   * reason `expired`) once.
+   */
+  @OnJob(JobName.EmbedSessionsEndExpired)
+  async endExpired(): Promise<{ ended: number }> {
+    let ended = 0;
+    for (;;) {
+      const now = this.clock.now();
+      const batch = await this.sessions.transaction(async (tx) => {
+        const expired = await this.sessions.claimExpiredUnreported(tx, now, EXPIRY_BATCH);
+        for (const s of expired) await this.announceEnd(tx, s, 'expired', now);
+        return expired.length;
+      });
+      ended += batch;
+      if (batch < EXPIRY_BATCH) break;
+    }
+    if (ended > 0) this.logger.log(`announced the expiry of ${ended} embed session(s)`);
+    return { ended };
+  }
+
+  private async announceEnd(tx: EntityManager, s: EndedSession, reason: EmbedSessionEndReason, at: Date): Promise<void> {
+    await this.outbox.emit(tx, s.organizationId, 'embed_session.ended', { embedSessionId: s.id, sceneId: s.sceneId, reason }, at);
   }
 
   /** The session a studio page may be shown for (by id, no secret), or null when it is not active. */

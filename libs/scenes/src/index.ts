@@ -2,6 +2,8 @@ export * from './dto/create-scene.dto';
 export * from './dto/operation.response';
 export * from './dto/scene.response';
 export * from './operation-error';
+export * from './operation-outcomes';
+export * from './operation-view';
 export * from './operation.entity';
 export * from './operations-reconciler';
 export * from './operations.repository';

@@ -1,6 +1,7 @@
 import { AppConfig, Clock, QueueName, QueueService } from '@app/core';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { OperationFailures } from './operation-error';
+import { OperationOutcomes } from './operation-outcomes';
 import { OperationsRepository } from './operations.repository';
 import { SceneJobs } from './scene-jobs';
 
@@ -23,6 +24,7 @@ export class OperationsReconciler implements OnApplicationBootstrap, OnApplicati
 
   constructor(
     private readonly operations: OperationsRepository,
+    private readonly outcomes: OperationOutcomes,
     private readonly jobs: SceneJobs,
     private readonly queues: QueueService,
     private readonly config: AppConfig,
@@ -65,7 +67,7 @@ export class OperationsReconciler implements OnApplicationBootstrap, OnApplicati
         // The job ended but its operation did not: settle it rather than leave it processing.
         const fresh = await this.operations.findById(op.id);
         if (fresh?.status === 'processing') {
-          await this.operations.transaction((tx) => this.operations.markFailed(tx, op.id, OperationFailures.generationFailed(), now));
+          await this.operations.transaction((tx) => this.outcomes.failed(tx, op.id, OperationFailures.generationFailed(), now));
           this.logger.warn(`operation ${op.id}: its job ${state} without recording a result; marked failed`);
         }
       }

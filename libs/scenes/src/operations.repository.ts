@@ -202,6 +202,16 @@ export class OperationsRepository {
     return rows.length === 0 ? null : { ...toVisibleOperation(rows[0]), kind: rows[0].kind };
   }
 
+  /** The operation as its organization sees it, read in the caller's transaction (a webhook's payload); null once its scene is deleted. */
+  async findVisibleIn(tx: EntityManager, id: string): Promise<(VisibleOperation & { organizationId: string }) | null> {
+    const rows: (VisibleRow & { organization_id: string })[] = await tx.query(
+      `SELECT ${VISIBLE_SELECT}, o.organization_id FROM operations o JOIN scenes s ON s.id = o.scene_id
+        WHERE o.id = $1 AND s.deleted_at IS NULL`,
+      [id],
+    );
+    return rows.length === 0 ? null : { ...toVisibleOperation(rows[0]), organizationId: rows[0].organization_id };
+  }
+
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }

@@ -2,7 +2,9 @@ import { Clock } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { OperationResponse } from './dto/operation.response';
 import { OperationFailures } from './operation-error';
-import { OperationsRepository, VisibleOperation } from './operations.repository';
+import { OperationOutcomes } from './operation-outcomes';
+import { toOperationResponse } from './operation-view';
+import { OperationsRepository } from './operations.repository';
 import { SceneJobs } from './scene-jobs';
 import { ScenesRepository } from './scenes.repository';
 
@@ -12,6 +14,7 @@ export class OperationsService {
     private readonly operations: OperationsRepository,
     private readonly scenes: ScenesRepository,
     private readonly jobs: SceneJobs,
+    private readonly outcomes: OperationOutcomes,
     private readonly clock: Clock,
   ) {}
 
@@ -33,7 +36,7 @@ export class OperationsService {
     const result = await this.operations.transaction(async (tx) => {
       const op = await this.operations.lockVisible(tx, organizationId, id);
       if (!op || op.status !== 'processing') return op ? { op, cancelled: false } : null;
-      await this.operations.markFailed(tx, op.id, OperationFailures.cancelled(), now);
+      await this.outcomes.failed(tx, op.id, OperationFailures.cancelled(), now);
       if (op.kind === 'scene.create') await this.scenes.markCreationFailed(tx, op.sceneId, now);
       return { op, cancelled: true };
     });
@@ -41,39 +44,5 @@ export class OperationsService {
     if (!result.cancelled) return toOperationResponse(result.op);
     await this.jobs.wake(result.op.id);
     return this.get(organizationId, id);
-  }
-}
-
-export function toOperationResponse(op: VisibleOperation): OperationResponse {
-  const base = { operationId: op.id, createdAt: op.createdAt.toISOString(), updatedAt: op.updatedAt.toISOString() };
-  switch (op.status) {
-    case 'processing':
-      return {
-        operationId: op.id,
-        status: 'processing',
-        progress: op.progress ?? 0,
-        stage: op.stage ?? 'queued',
-        createdAt: base.createdAt,
-        updatedAt: base.updatedAt,
-      };
-    case 'succeeded':
-      return {
-        operationId: op.id,
-        status: 'succeeded',
-        sceneId: op.sceneId,
-        version: op.version!,
-        createdAt: base.createdAt,
-        updatedAt: base.updatedAt,
-        completedAt: op.completedAt!.toISOString(),
-      };
-    case 'failed':
-      return {
-        operationId: op.id,
-        status: 'failed',
-        error: { code: op.errorCode!, message: op.errorMessage!, retryable: op.errorRetryable ?? false },
-        createdAt: base.createdAt,
-        updatedAt: base.updatedAt,
-        completedAt: op.completedAt!.toISOString(),
-      };
   }
 }

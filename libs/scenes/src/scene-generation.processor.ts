@@ -14,6 +14,7 @@ import { Job, UnrecoverableError } from 'bullmq';
 import { EntityManager } from 'typeorm';
 import { OperationError, OperationFailures } from './operation-error';
 import { OperationEntity, OperationStage } from './operation.entity';
+import { OperationOutcomes } from './operation-outcomes';
 import { OperationsRepository } from './operations.repository';
 import { SceneEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
@@ -61,6 +62,7 @@ export class SceneGenerationProcessor {
   constructor(
     private readonly scenes: ScenesRepository,
     private readonly operations: OperationsRepository,
+    private readonly outcomes: OperationOutcomes,
     private readonly assets: ImageAssetsService,
     private readonly generator: SceneGenerator,
     private readonly blobs: BlobStore,
@@ -254,7 +256,7 @@ export class SceneGenerationProcessor {
     const now = this.clock.now();
     if (!scene || scene.deletedAt) {
       // Files of a deleted scene are discarded: nothing below is written.
-      await this.operations.markFailed(tx, op.id, OperationFailures.sceneDeleted(), now);
+      await this.outcomes.failed(tx, op.id, OperationFailures.sceneDeleted(), now);
       return { discarded: 'scene deleted' };
     }
     if (op.kind === 'scene.edit' && scene.currentVersion !== base) throw new VersionMoved();
@@ -282,14 +284,14 @@ export class SceneGenerationProcessor {
       }
     }
     await this.scenes.markReady(tx, sceneId, version, now);
-    await this.operations.markSucceeded(tx, op.id, version, now);
+    await this.outcomes.succeeded(tx, op.id, version, now);
     return { version };
   }
 
   private async fail(op: OperationEntity, error: OperationError): Promise<void> {
     await this.scenes.transaction(async (tx) => {
       const now = this.clock.now();
-      if (await this.operations.markFailed(tx, op.id, error, now)) {
+      if (await this.outcomes.failed(tx, op.id, error, now)) {
         if (op.kind === 'scene.create') await this.scenes.markCreationFailed(tx, op.sceneId, now);
       }
     });

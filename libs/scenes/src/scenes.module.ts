@@ -1,7 +1,9 @@
 import { GenerationModule } from '@app/generation';
 import { ImageAssetsModule } from '@app/image-assets';
+import { WebhooksModule } from '@app/webhooks';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { OperationOutcomes } from './operation-outcomes';
 import { OperationEntity } from './operation.entity';
 import { OperationsReconciler } from './operations-reconciler';
 import { OperationsRepository } from './operations.repository';
@@ -15,9 +17,9 @@ import { ScenesService } from './scenes.service';
 
 /** Scenes and their operations for every process: creation, lookup, polling, deletion, edits. */
 @Module({
-  imports: [TypeOrmModule.forFeature([SceneEntity, SceneVersionEntity, OperationEntity]), ImageAssetsModule],
-  providers: [ScenesRepository, ScenesService, OperationsRepository, OperationsService, SceneJobs, SceneDeletionHooks],
-  exports: [ScenesService, OperationsService, SceneJobs, SceneDeletionHooks, ScenesRepository, OperationsRepository],
+  imports: [TypeOrmModule.forFeature([SceneEntity, SceneVersionEntity, OperationEntity]), ImageAssetsModule, WebhooksModule],
+  providers: [ScenesRepository, ScenesService, OperationsRepository, OperationsService, OperationOutcomes, SceneJobs, SceneDeletionHooks],
+  exports: [ScenesService, OperationsService, OperationOutcomes, SceneJobs, SceneDeletionHooks, ScenesRepository, OperationsRepository],
 })
 export class ScenesModule {}
 

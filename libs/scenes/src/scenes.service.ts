@@ -1,3 +1,4 @@
+import { WebhookOutbox } from '@app/webhooks';
 import { BlobStore, Clock, DomainError, Idempotent, IdempotencyKey, IdempotentRequests, IdGenerator, IdPrefix } from '@app/core';
 import { ImageAssetsService } from '@app/image-assets';
 import { Injectable } from '@nestjs/common';
@@ -12,6 +13,7 @@ import { OperationAcceptedResponse } from './dto/operation.response';
 import { OperationFailures } from './operation-error';
 import { OperationEntity } from './operation.entity';
 import { OperationsRepository } from './operations.repository';
+import { OperationOutcomes } from './operation-outcomes';
 
 @Injectable()
 export class ScenesService {
@@ -22,6 +24,8 @@ export class ScenesService {
     private readonly idempotency: IdempotentRequests,
     private readonly jobs: SceneJobs,
     private readonly deletionHooks: SceneDeletionHooks,
+    private readonly outcomes: OperationOutcomes,
+    private readonly outbox: WebhookOutbox,
     private readonly blobs: BlobStore,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
@@ -91,10 +95,11 @@ export class ScenesService {
       const now = this.clock.now();
       await this.scenes.markDeleted(tx, scene.id, now);
       for (const opId of await this.operations.processingOfScene(tx, scene.id)) {
-        await this.operations.markFailed(tx, opId, OperationFailures.sceneDeleted(), now);
+        await this.outcomes.failed(tx, opId, OperationFailures.sceneDeleted(), now);
       }
       await this.blobs.delete(await this.scenes.deleteVersions(tx, scene.id), tx);
       await this.deletionHooks.run(tx, { id: scene.id, organizationId: scene.organizationId }, now);
+      await this.outbox.emit(tx, scene.organizationId, 'scene.deleted', { sceneId: scene.id, externalRef: scene.externalRef }, now);
     });
   }
 

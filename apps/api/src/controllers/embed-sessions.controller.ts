@@ -1,8 +1,14 @@
 import { IdPrefix, JsonBodyGuard, ParseIdPipe } from '@app/core';
-import { CreateEmbedSessionDto, EmbedSessionResponse, EmbedSessionsService } from '@app/embed-sessions';
+import {
+  CreateEmbedSessionDto,
+  EmbedSessionResponse,
+  EmbedSessionsService,
+  ExtendedEmbedSessionResponse,
+  ExtendEmbedSessionDto,
+} from '@app/embed-sessions';
 import { Principal } from '@app/organizations';
 import { Body, Controller, Delete, Header, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
@@ -53,5 +59,32 @@ export class EmbedSessionsController {
     @CurrentPrincipal() principal: Principal,
   ): Promise<void> {
     await this.sessions.revoke(principal.organizationId, id);
+  }
+
+  // AIP-136's custom method: the colon is part of the path, escaped for Express's router.
+  @Post(':embedSessionId\\:extend')
+  @HttpCode(200)
+  @UseGuards(JsonBodyGuard)
+  @ApiOperation({
+    summary: 'Extend an embed session',
+    description:
+      'A new expiry, `expiresInSeconds` (300 to 86400) from now, for an active session. The URL stays the same; open studios learn ' +
+      "the new expiry by server push, without a reload. Expired, revoked, unknown and other organizations' sessions are `404`.",
+  })
+  @ApiParam({ name: 'embedSessionId', example: 'es_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  @ApiOkResponse({ type: ExtendedEmbedSessionResponse })
+  @ApiProblems({
+    400: '`invalid_json` or `invalid_id`.',
+    404: 'Unknown, expired, revoked or not yours (`not_found`).',
+    413: 'Body over 64 KiB (`payload_too_large`).',
+    415: 'Not application/json (`unsupported_media_type`).',
+    422: '`validation_failed`.',
+  })
+  extend(
+    @Param('embedSessionId', new ParseIdPipe(IdPrefix.EmbedSession)) id: string,
+    @Body() dto: ExtendEmbedSessionDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ExtendedEmbedSessionResponse> {
+    return this.sessions.extend(principal.organizationId, id, dto);
   }
 }

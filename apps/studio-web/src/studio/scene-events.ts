@@ -11,6 +11,7 @@ export type StudioServerEvent =
       stage: GenerationStage | null;
     }
   | { type: 'edit.updated'; turns: (Partial<EditTurn> & { operationId: string })[] }
+  | { type: 'session.updated'; expiresAt: string }
   | { type: 'session.ended'; reason: EndedReason };
 
 /**
@@ -51,6 +52,10 @@ export function parseServerEvent(event: ServerSentEvent): StudioServerEvent | nu
       );
       return turns.length > 0 ? { type: 'edit.updated', turns } : null;
     }
+    case 'session.updated':
+      return typeof data.expiresAt === 'string' && Number.isFinite(Date.parse(data.expiresAt))
+        ? { type: 'session.updated', expiresAt: data.expiresAt }
+        : null;
     case 'session.ended':
       return { type: 'session.ended', reason: data.reason === 'expired' ? 'expired' : 'revoked' };
     default:

@@ -9,7 +9,10 @@ import { parseServerEvent, type StudioServerEvent } from './scene-events';
 export type StudioPhase = 'loading' | 'error' | 'active' | 'ended';
 
 /** The stream's news for the studio's content; the session's own end is the lifecycle's business. */
-export type StudioContentEvent = Exclude<StudioServerEvent, { type: 'session.ended' }>;
+export type StudioContentEvent = Exclude<StudioServerEvent, { type: 'session.ended' } | { type: 'session.updated' }>;
+
+/** Seconds before the expiry at which the parent gets `session.expiring` (each once per expiry). */
+export const EXPIRY_WARNINGS_SECONDS = [300, 60] as const;
 
 const ENDED_MESSAGES: Record<EndedReason | 'no_secret', string> = {
   expired: 'Its time ran out. Open the studio again from the page you came from to continue.',
@@ -51,6 +54,7 @@ export class SessionLifecycle {
   private readonly screen = new StateScreen();
   private stream: EventStreamClient | null = null;
   private expiryTimer: number | undefined;
+  private warningTimers: number[] = [];
 
   constructor(
     private readonly root: HTMLElement,
@@ -130,17 +134,57 @@ export class SessionLifecycle {
 
     this.hooks.activated(api, session);
     this.scheduleExpiryCheck(api, session.expiresAt);
+    this.scheduleExpiryWarnings(session.expiresAt);
   }
 
   private onServerEvent(event: StudioServerEvent): void {
     if (this.phase !== 'active') return;
     if (event.type === 'session.ended') this.end(event.reason);
+    else if (event.type === 'session.updated') this.expiryMoved(event.expiresAt);
     else this.hooks.onEvent(event);
+  }
+
+  /** The partner extended the session: same URL, new expiry, new warnings; the parent hears of it. */
+  private expiryMoved(expiresAt: string): void {
+    if (!this.session || !this.api || expiresAt === this.session.expiresAt) return;
+    this.session = { ...this.session, expiresAt };
+    window.clearTimeout(this.expiryTimer);
+    this.scheduleExpiryCheck(this.api, expiresAt);
+    this.scheduleExpiryWarnings(expiresAt);
+    this.bridge.post('session.extended', { expiresAt });
+    this.live.announce('This session was extended.');
+  }
+
+  /**
+   * `session.expiring` to the parent 5 minutes and 1 minute before the expiry (at once, with what is
+   * left, when less than 5 minutes remain), so the partner can extend the session
+   * (POST /v1/embed-sessions/{id}:extend) before the studio closes.
+   */
+  private scheduleExpiryWarnings(expiresAt: string): void {
+    for (const t of this.warningTimers) window.clearTimeout(t);
+    this.warningTimers = [];
+    const at = Date.parse(expiresAt);
+    if (!Number.isFinite(at)) return;
+    const warn = () => {
+      if (this.phase !== 'active' || this.session?.expiresAt !== expiresAt) return;
+      const secondsLeft = Math.max(0, Math.round((at - Date.now()) / 1000));
+      this.bridge.post('session.expiring', { expiresAt, secondsLeft });
+      this.live.announce(
+        `This session ends in ${secondsLeft >= 60 ? `${Math.round(secondsLeft / 60)} minutes` : `${secondsLeft} seconds`}.`,
+      );
+    };
+    const remaining = at - Date.now();
+    if (remaining <= 0) return;
+    const due = EXPIRY_WARNINGS_SECONDS.filter((s) => remaining > s * 1000);
+    // Inside the first warning's window already: warn now rather than stay silent until the next one.
+    if (due.length < EXPIRY_WARNINGS_SECONDS.length) warn();
+    for (const s of due) this.warningTimers.push(window.setTimeout(warn, Math.min(remaining - s * 1000, 2 ** 31 - 1)));
   }
 
   private endWithMessage(message: string): void {
     this.setPhase('ended');
     window.clearTimeout(this.expiryTimer);
+    for (const t of this.warningTimers) window.clearTimeout(t);
     this.stream?.stop();
     const extra = this.hooks.close();
     this.root.replaceChildren(this.screen.element, this.live.element);

@@ -16,6 +16,8 @@ interface Stream {
   progress: number | null;
   stage: string | null;
   editsUpdatedAt: number | null;
+  /** The expiry the page was last told (at open, through the session it loaded). */
+  expiresAt: number;
   lastWriteAt: number;
 }
 
@@ -27,8 +29,9 @@ function statusEvent(scene: SessionWithScene['scene']) {
 /**
  * The studio's server push. Each studio process watches the sessions of its own open streams in
  * one query per second — no per-connection polling, no dependency on a message bus that could
- * drop a revocation — and tells each page about scene changes, edit progress and the end of its
- * session (revoked, expired or its scene deleted), then closes that stream.
+ * drop a revocation — and tells each page about scene changes, edit progress, a new expiry
+ * (`session.updated`, after an extension) and the end of its session (revoked, expired or its
+ * scene deleted), then closes that stream.
  */
 @Injectable()
 export class StudioEventsHub implements BeforeApplicationShutdown {
@@ -64,6 +67,7 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
       progress: scene.progress,
       stage: scene.stage,
       editsUpdatedAt: null,
+      expiresAt: session.expiresAt.getTime(),
       lastWriteAt: Date.now(),
     };
     this.streams.add(stream);
@@ -107,6 +111,11 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
       stream.raw.end(() => stream.raw.socket?.destroySoon());
       this.streams.delete(stream);
       return;
+    }
+    // An extension (POST /v1/embed-sessions/{id}:extend): the page moves its expiry and tells the parent.
+    if (state!.expiresAt.getTime() !== stream.expiresAt) {
+      stream.expiresAt = state!.expiresAt.getTime();
+      this.send(stream, 'session.updated', { expiresAt: state!.expiresAt.toISOString() });
     }
     const scene = state!.scene;
     if (

@@ -85,4 +85,26 @@ describe(loadConfig.name, () => {
       'http://gen.internal:8080',
     );
   });
+
+  it('reads the webhook settings, and refuses production without WEBHOOK_SECRETS_KEY', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    const config = sut({ WEBHOOK_SECRETS_KEY: key, WEBHOOK_RETRY_SCHEDULE_MS: '100,2000', WEBHOOK_TIMEOUT_MS: '2500' });
+    expect(config.webhooks).toMatchObject({ secretsKeyIsDevelopment: false, retryScheduleMs: [100, 2000], timeoutMs: 2500 });
+    expect(config.webhooks.secretsKey.equals(Buffer.alloc(32, 7))).toBe(true);
+    expect(sut({}).webhooks).toMatchObject({
+      secretsKeyIsDevelopment: true,
+      retryScheduleMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000],
+    });
+    expect(sut({}).webhooks.secretsKey).toHaveLength(32);
+    expect(() => sut({ NODE_ENV: 'production' })).toThrow(/WEBHOOK_SECRETS_KEY must be set when NODE_ENV is "production"/);
+    expect(sut({ NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: key }).env).toBe('production');
+    expect(() => sut({ WEBHOOK_SECRETS_KEY: 'c2hvcnQ=' })).toThrow(/WEBHOOK_SECRETS_KEY must be base64 of exactly 32 bytes/);
+    expect(() => sut({ WEBHOOK_RETRY_SCHEDULE_MS: '5s,10s' })).toThrow(/WEBHOOK_RETRY_SCHEDULE_MS/);
+    // The key itself never appears in an error.
+    try {
+      sut({ WEBHOOK_SECRETS_KEY: 'not-a-key-but-a-secret-value' });
+    } catch (e) {
+      expect((e as Error).message).not.toContain('not-a-key-but-a-secret-value');
+    }
+  });
 });

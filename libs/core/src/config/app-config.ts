@@ -51,6 +51,16 @@ export class AppConfig {
     meshy: { apiKey: string | null; baseUrl: string; aiModel: string; refine: boolean };
   };
   readonly reconcile: { intervalMs: number; graceMs: number };
+  readonly webhooks: {
+    /** 32 bytes; a fixed development key unless WEBHOOK_SECRETS_KEY is set (required in production). */
+    secretsKey: Buffer;
+    secretsKeyIsDevelopment: boolean;
+    timeoutMs: number;
+    concurrency: number;
+    pollIntervalMs: number;
+    retryScheduleMs: number[];
+    disableAfterMs: number;
+  };
 
   constructor(v: EnvironmentVariables) {
     this.env = v.NODE_ENV as AppConfig['env'];
@@ -103,8 +113,23 @@ export class AppConfig {
       },
     };
     this.reconcile = { intervalMs: v.RECONCILE_INTERVAL_MS, graceMs: v.RECONCILE_GRACE_MS };
+    this.webhooks = {
+      secretsKey: Buffer.from(v.WEBHOOK_SECRETS_KEY ?? DEVELOPMENT_WEBHOOK_SECRETS_KEY, 'base64'),
+      secretsKeyIsDevelopment: !v.WEBHOOK_SECRETS_KEY,
+      timeoutMs: v.WEBHOOK_TIMEOUT_MS,
+      concurrency: v.WEBHOOK_CONCURRENCY,
+      pollIntervalMs: v.WEBHOOK_POLL_INTERVAL_MS,
+      retryScheduleMs: v.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number),
+      disableAfterMs: v.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
+    };
   }
 }
+
+/**
+ * Seals webhook secrets where no key is configured (development, tests). Public by nature: a
+ * database sealed with it is as readable as one not sealed, which is why production refuses it.
+ */
+const DEVELOPMENT_WEBHOOK_SECRETS_KEY = Buffer.from('scene-studio development key!!!!').toString('base64');
 
 export type ConfigOverrides = Partial<Record<EnvName, string | undefined>>;
 
@@ -139,6 +164,10 @@ export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.Proce
     ['STUDIO_OPS_PORT', 'STUDIO_PORT'],
   ] as const) {
     if (vars[ops] !== 0 && vars[ops] === vars[open]) problems.push(`${ops} must differ from ${open}`);
+  }
+  // Production must not seal webhook secrets with the development key everyone can read here.
+  if (vars.NODE_ENV === 'production' && !vars.WEBHOOK_SECRETS_KEY) {
+    problems.push('WEBHOOK_SECRETS_KEY must be set when NODE_ENV is "production" (openssl rand -base64 32)');
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return new AppConfig(vars);

@@ -283,6 +283,46 @@ export class EnvironmentVariables {
   /** Whether a text prompt's preview is refined (textured) before it is used: `true` or `false`. */
   @IsIn(['true', 'false'])
   MESHY_REFINE: string;
+
+  /**
+   * The key that seals webhook signing secrets at rest (AES-256-GCM): base64 of 32 bytes. Required
+   * in production; elsewhere a development key is used and the processes warn at boot.
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'must be base64 of exactly 32 bytes (openssl rand -base64 32)' })
+  WEBHOOK_SECRETS_KEY?: string;
+
+  /** The longest one delivery may take, from connecting to the end of the answer's headers. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  WEBHOOK_TIMEOUT_MS: number;
+
+  /** Deliveries one worker sends at once. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  WEBHOOK_CONCURRENCY: number;
+
+  /** How often an idle worker looks for due deliveries (an event waits at most about this long). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  WEBHOOK_POLL_INTERVAL_MS: number;
+
+  /** Waits before each retry, in milliseconds, comma-separated; after the last one a delivery fails for good. */
+  @Matches(/^\d{1,9}(,\d{1,9}){0,19}$/, { message: 'must be 1 to 20 comma-separated millisecond counts, e.g. 5000,300000' })
+  WEBHOOK_RETRY_SCHEDULE_MS: string;
+
+  /** An endpoint with no successful delivery for this long, while deliveries keep failing, is disabled (`failing`). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(90 * 86_400)
+  WEBHOOK_DISABLE_AFTER_SECONDS: number;
 }
 
 export type EnvName = keyof EnvironmentVariables;
@@ -336,4 +376,11 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   MESHY_BASE_URL: 'https://api.meshy.ai',
   MESHY_AI_MODEL: 'latest',
   MESHY_REFINE: 'true',
+  WEBHOOK_SECRETS_KEY: undefined,
+  WEBHOOK_TIMEOUT_MS: '10000',
+  WEBHOOK_CONCURRENCY: '16',
+  WEBHOOK_POLL_INTERVAL_MS: '500',
+  // About 27 hours in all, as in the Standard Webhooks reference schedule.
+  WEBHOOK_RETRY_SCHEDULE_MS: '5000,300000,1800000,7200000,18000000,36000000,36000000',
+  WEBHOOK_DISABLE_AFTER_SECONDS: String(5 * 86_400),
 };

@@ -9,6 +9,8 @@ export const IdPrefix = {
   EmbedSession: 'es',
   Organization: 'org',
   ApiKey: 'key',
+  WebhookEndpoint: 'whe',
+  WebhookMessage: 'msg',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

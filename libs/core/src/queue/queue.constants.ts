@@ -13,13 +13,15 @@ export enum JobName {
   SceneEdit = 'scene.edit',
   ImageAssetsPurgeExpired = 'image-assets.purge-expired',
   IdempotencyPurgeExpired = 'idempotency.purge-expired',
+  EmbedSessionsEndExpired = 'embed-sessions.end-expired',
 }
 
 export type JobItem =
   | { name: JobName.SceneGenerate; data: { operationId: string } }
   | { name: JobName.SceneEdit; data: { operationId: string } }
   | { name: JobName.ImageAssetsPurgeExpired; data: Record<string, never> }
-  | { name: JobName.IdempotencyPurgeExpired; data: Record<string, never> };
+  | { name: JobName.IdempotencyPurgeExpired; data: Record<string, never> }
+  | { name: JobName.EmbedSessionsEndExpired; data: Record<string, never> };
 
 export type JobData<N extends JobName> = Extract<JobItem, { name: N }>['data'];
 
@@ -28,10 +30,13 @@ export const JOB_QUEUE: Record<JobName, QueueName> = {
   [JobName.SceneEdit]: QueueName.Scenes,
   [JobName.ImageAssetsPurgeExpired]: QueueName.Maintenance,
   [JobName.IdempotencyPurgeExpired]: QueueName.Maintenance,
+  [JobName.EmbedSessionsEndExpired]: QueueName.Maintenance,
 };
 
 /** Repeatable maintenance, registered idempotently by every worker replica at boot. */
 export const JOB_SCHEDULES: { name: JobName; everyMs: number }[] = [
   { name: JobName.ImageAssetsPurgeExpired, everyMs: 5 * 60_000 },
   { name: JobName.IdempotencyPurgeExpired, everyMs: 15 * 60_000 },
+  // Expiry happens by the clock alone; this notices it for `embed_session.ended` webhooks.
+  { name: JobName.EmbedSessionsEndExpired, everyMs: 30_000 },
 ];

@@ -95,3 +95,20 @@ export class CreateEmbedSessionDto {
   @Type(() => EmbedThemeDto)
   theme?: EmbedThemeDto | null;
 }
+
+export class ExtendEmbedSessionDto {
+  @ApiProperty({ minimum: 300, maximum: 86400, description: 'The new lifetime, counted from now.' })
+  @IsDefined({ message: 'expiresInSeconds is required' })
+  @IsInt({ message: 'expiresInSeconds must be an integer' })
+  @Min(300, { context: { code: 'too_small' } })
+  @Max(86400, { context: { code: 'too_large' } })
+  expiresInSeconds: number;
+}
+
+export class ExtendedEmbedSessionResponse {
+  @ApiProperty({ example: 'es_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  embedSessionId: string;
+
+  @ApiProperty({ format: 'date-time' })
+  expiresAt: string;
+}

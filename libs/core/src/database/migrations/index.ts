@@ -6,6 +6,7 @@ import { AddOperationProgress1795276000000 } from './1795276000000-AddOperationP
 import { CreateSceneStatesView1795280000000 } from './1795280000000-CreateSceneStatesView';
 import { IdempotencyRecordsKeepResults1795280100000 } from './1795280100000-IdempotencyRecordsKeepResults';
 import { LongRunningGenerations1795290000000 } from './1795290000000-LongRunningGenerations';
+import { CreateWebhooks1795300000000 } from './1795300000000-CreateWebhooks';
 
 /**
  * Every migration, in order. Listed explicitly rather than globbed so that the same list works
@@ -20,4 +21,5 @@ export const migrations = [
   CreateSceneStatesView1795280000000,
   IdempotencyRecordsKeepResults1795280100000,
   LongRunningGenerations1795290000000,
+  CreateWebhooks1795300000000,
 ];

@@ -1,0 +1,37 @@
+import { OperationResponse } from './dto/operation.response';
+import { VisibleOperation } from './operations.repository';
+
+/** The operation as `GET /v1/operations/{id}` shows it, and as its webhooks carry it. */
+export function toOperationResponse(op: VisibleOperation): OperationResponse {
+  const base = { operationId: op.id, createdAt: op.createdAt.toISOString(), updatedAt: op.updatedAt.toISOString() };
+  switch (op.status) {
+    case 'processing':
+      return {
+        operationId: op.id,
+        status: 'processing',
+        progress: op.progress ?? 0,
+        stage: op.stage ?? 'queued',
+        createdAt: base.createdAt,
+        updatedAt: base.updatedAt,
+      };
+    case 'succeeded':
+      return {
+        operationId: op.id,
+        status: 'succeeded',
+        sceneId: op.sceneId,
+        version: op.version!,
+        createdAt: base.createdAt,
+        updatedAt: base.updatedAt,
+        completedAt: op.completedAt!.toISOString(),
+      };
+    case 'failed':
+      return {
+        operationId: op.id,
+        status: 'failed',
+        error: { code: op.errorCode!, message: op.errorMessage!, retryable: op.errorRetryable ?? false },
+        createdAt: base.createdAt,
+        updatedAt: base.updatedAt,
+        completedAt: op.completedAt!.toISOString(),
+      };
+  }
+}

@@ -1,0 +1,196 @@
+import { AppConfig, Clock, MetricsService } from '@app/core';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isIPv6 } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { SecretBox } from './webhook-secrets';
+import { Lookup, resolveTarget, TargetRefused } from './webhook-target';
+import { AttemptRecord, ClaimedDelivery, DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
+
+class DeliveryTimeout extends Error {}
+
+/** A claimed delivery is this worker's for its timeout and this much more; then, if the worker died, another takes it. */
+const LEASE_SLACK_MS = 5_000;
+const USER_AGENT = 'SceneStudio-Webhooks/1';
+
+/**
+ * Delivers the outbox (WebhookOutbox) from the worker: claims due deliveries with SKIP LOCKED,
+ * signs each with the endpoint's secret (Standard Webhooks, `standardwebhooks`), POSTs it to the
+ * address it just checked, and records the attempt. Only a 2xx counts; anything else, a timeout or
+ * a refused target is retried on WEBHOOK_RETRY_SCHEDULE_MS, then the delivery fails for good. A
+ * killed worker's claims come due again after their lease: at least once, same `webhook-id`.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookDispatcher.name);
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly agents = {
+    'http:': new http.Agent({ keepAlive: true, keepAliveMsecs: 1000, timeout: 4000 }),
+    'https:': new https.Agent({ keepAlive: true, keepAliveMsecs: 1000, timeout: 4000 }),
+  };
+  private readonly results;
+  private loop: Promise<void> | null = null;
+  private stopping = false;
+  private wake: (() => void) | null = null;
+  /** DNS, behind a seam for tests. */
+  lookup: Lookup | undefined = undefined;
+
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    private readonly secrets: SecretBox,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+    metrics: MetricsService,
+  ) {
+    this.results = metrics.counter('webhook_delivery_attempts_total', 'Webhook delivery attempts by result', ['result'] as const);
+  }
+
+  onApplicationBootstrap(): void {
+    this.loop = this.run();
+  }
+
+  /** Stops claiming, lets running deliveries finish (each is bounded by WEBHOOK_TIMEOUT_MS). */
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+    this.agents['http:'].destroy();
+    this.agents['https:'].destroy();
+  }
+
+  private async run(): Promise<void> {
+    const { concurrency, pollIntervalMs, timeoutMs } = this.config.webhooks;
+    while (!this.stopping) {
+      const free = concurrency - this.inFlight.size;
+      let claimed = 0;
+      if (free > 0) {
+        try {
+          const now = this.clock.now();
+          const due = await this.webhooks.claimDue(now, new Date(now.getTime() + timeoutMs + LEASE_SLACK_MS), free);
+          claimed = due.length;
+          for (const d of due) {
+            const p: Promise<void> = this.deliver(d)
+              .catch((e: Error) => this.logger.warn(`recording delivery ${d.messageId} to ${d.endpointId} failed: ${e.message}`))
+              .finally(() => this.inFlight.delete(p));
+            this.inFlight.add(p);
+          }
+        } catch (e) {
+          this.logger.warn(`claiming webhook deliveries failed: ${(e as Error).message}`);
+        }
+      }
+      // A full batch means more may be due: claim again as soon as a slot frees.
+      if (free > 0 && claimed === free) continue;
+      await this.pause(free <= 0 ? null : pollIntervalMs);
+    }
+  }
+
+  /** Waits `ms` (null: until a delivery ends), or less when a delivery ends or shutdown starts. */
+  private pause(ms: number | null): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = ms === null ? null : setTimeout(done, ms);
+      const onEnd = () => done();
+      for (const p of this.inFlight) void p.then(onEnd);
+      this.wake = done;
+      function done() {
+        if (timer) clearTimeout(timer);
+        resolve();
+      }
+    });
+  }
+
+  /** One attempt, recorded, and what follows from it (success, a retry, the end, a disabled endpoint). */
+  private async deliver(d: ClaimedDelivery): Promise<void> {
+    const started = this.clock.now();
+    const t0 = performance.now();
+    let statusCode: number | null = null;
+    let error: AttemptRecord['error'] = null;
+    try {
+      const url = new URL(d.url);
+      const [address] = await resolveTarget(url, d.allowLoopback, this.lookup);
+      statusCode = await this.post(url, address, this.headers(d, started), d.body);
+      if (statusCode < 200 || statusCode > 299) error = 'http_status';
+    } catch (e) {
+      error = e instanceof TargetRefused ? 'target_not_allowed' : e instanceof DeliveryTimeout ? 'timeout' : 'connection_failed';
+    }
+    const attempt: AttemptRecord = {
+      attemptedAt: started.toISOString(),
+      statusCode,
+      error,
+      durationMs: Math.round(performance.now() - t0),
+    };
+    const now = this.clock.now();
+    this.results.inc({ result: error ?? 'delivered' });
+    if (!error) {
+      await this.webhooks.recordAttempt(d.endpointId, d.messageId, attempt, { status: 'succeeded' }, now);
+      await this.webhooks.markEndpointHealthy(d.endpointId);
+      return;
+    }
+    await this.webhooks.recordAttempt(d.endpointId, d.messageId, attempt, this.next(d.attempts + 1, now), now);
+    const disableBefore = new Date(now.getTime() - this.config.webhooks.disableAfterMs);
+    if (await this.webhooks.markEndpointFailing(d.endpointId, now, disableBefore)) {
+      this.logger.warn(
+        `webhook endpoint ${d.endpointId} disabled: no delivery succeeded for ${this.config.webhooks.disableAfterMs / 1000} s`,
+      );
+    }
+  }
+
+  /** After `attempts` failed attempts: the next one per the schedule (±10 % so retries spread), or the end. */
+  private next(attempts: number, now: Date): DeliveryOutcome {
+    const schedule = this.config.webhooks.retryScheduleMs;
+    if (attempts > schedule.length) return { status: 'failed' };
+    const wait = schedule[attempts - 1] * (0.9 + Math.random() * 0.2);
+    return { status: 'pending', nextAttemptAt: new Date(now.getTime() + wait) };
+  }
+
+  /** Standard Webhooks headers; during a rotation's overlap both secrets sign (space-separated). */
+  private headers(d: ClaimedDelivery, at: Date): Record<string, string> {
+    const sealed = [d.secretSealed];
+    if (d.previousSecretSealed && d.previousSecretExpiresAt && d.previousSecretExpiresAt > at) sealed.push(d.previousSecretSealed);
+    const signature = sealed.map((s) => new Webhook(this.secrets.open(s)).sign(d.messageId, at, d.body)).join(' ');
+    return {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'webhook-id': d.messageId,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signature,
+    };
+  }
+
+  /**
+   * POSTs to `address` (already checked) under the URL's host name (TLS verifies the certificate
+   * for the name). One deadline covers the whole exchange up to the answer's status line; the
+   * answer's body is read and dropped, never stored. Redirects are not followed: a 3xx fails.
+   */
+  private post(url: URL, address: string, headers: Record<string, string>, body: string): Promise<number> {
+    const family = isIPv6(address) ? 6 : 4;
+    const pinned: LookupFunction = (_host, options, callback) => {
+      if ((options as { all?: boolean }).all)
+        (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+      else callback(null, address, family);
+    };
+    const client = url.protocol === 'https:' ? https : http;
+    return new Promise<number>((resolve, reject) => {
+      const req = client.request(url, {
+        method: 'POST',
+        agent: this.agents[url.protocol as 'http:' | 'https:'],
+        lookup: pinned,
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+      });
+      const deadline = setTimeout(() => req.destroy(new DeliveryTimeout()), this.config.webhooks.timeoutMs);
+      req.on('response', (res) => {
+        resolve(res.statusCode ?? 0);
+        res.on('end', () => clearTimeout(deadline));
+        res.on('close', () => clearTimeout(deadline));
+        res.resume();
+      });
+      req.on('error', (e) => {
+        clearTimeout(deadline);
+        reject(e);
+      });
+      req.end(body);
+    });
+  }
+}

@@ -1,0 +1,153 @@
+import { Clock, DomainError, IdGenerator, IdPrefix, RandomSource } from '@app/core';
+import { Injectable } from '@nestjs/common';
+import {
+  CreateWebhookEndpointDto,
+  UpdateWebhookEndpointDto,
+  WebhookDeliveryListResponse,
+  WebhookDeliveryResponse,
+  WebhookEndpointResponse,
+  WebhookEndpointWithSecretResponse,
+} from './dto/webhook-endpoint.dto';
+import { newSigningSecret, SecretBox } from './webhook-secrets';
+import { Lookup, parseTargetUrl, resolveTarget, TargetRefused } from './webhook-target';
+import { DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
+
+/** Who asks: the organization, and whether it is a test organization (localhost targets). */
+export interface WebhookOwner {
+  organizationId: string;
+  isTest: boolean;
+}
+
+const DEFAULT_OVERLAP_SECONDS = 86_400;
+const DELIVERY_PAGE = 50;
+
+/** The partner-facing management of webhook endpoints: create, list, change, rotate, delete, inspect, replay. */
+@Injectable()
+export class WebhookEndpointsService {
+  /** DNS, behind a seam so the SSRF rules are testable without a resolver that lies. */
+  lookup: Lookup | undefined = undefined;
+
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    private readonly secrets: SecretBox,
+    private readonly ids: IdGenerator,
+    private readonly random: RandomSource,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(owner: WebhookOwner, dto: CreateWebhookEndpointDto): Promise<WebhookEndpointWithSecretResponse> {
+    const url = await this.checkedUrl(dto.url, owner.isTest);
+    const now = this.clock.now();
+    const secret = newSigningSecret(this.random);
+    const row: WebhookEndpointRow = {
+      id: this.ids.generate(IdPrefix.WebhookEndpoint),
+      organizationId: owner.organizationId,
+      url,
+      allowLoopback: owner.isTest,
+      events: dto.events,
+      enabled: true,
+      disabledReason: null,
+      secretSealed: this.secrets.seal(secret),
+      previousSecretSealed: null,
+      previousSecretExpiresAt: null,
+      failingSince: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.webhooks.insertEndpoint(row);
+    return { ...toEndpointResponse(row), secret };
+  }
+
+  async list(organizationId: string): Promise<WebhookEndpointResponse[]> {
+    return (await this.webhooks.listEndpoints(organizationId)).map(toEndpointResponse);
+  }
+
+  async get(organizationId: string, id: string): Promise<WebhookEndpointResponse> {
+    return toEndpointResponse(await this.found(this.webhooks.findEndpoint(organizationId, id)));
+  }
+
+  async update(owner: WebhookOwner, id: string, dto: UpdateWebhookEndpointDto): Promise<WebhookEndpointResponse> {
+    // Existence first: another organization's id must not learn whether its URL would pass.
+    const current = await this.found(this.webhooks.findEndpoint(owner.organizationId, id));
+    const url = dto.url === undefined ? undefined : await this.checkedUrl(dto.url, current.allowLoopback);
+    const changed = await this.webhooks.updateEndpoint(
+      owner.organizationId,
+      id,
+      { url, events: dto.events, enabled: dto.enabled },
+      this.clock.now(),
+    );
+    return toEndpointResponse(await this.found(Promise.resolve(changed)));
+  }
+
+  /** A new secret; the previous one keeps signing (a second signature) for `overlapSeconds`. */
+  async rotateSecret(
+    organizationId: string,
+    id: string,
+    overlapSeconds = DEFAULT_OVERLAP_SECONDS,
+  ): Promise<WebhookEndpointWithSecretResponse> {
+    const now = this.clock.now();
+    const secret = newSigningSecret(this.random);
+    const row = await this.found(
+      this.webhooks.rotateSecret(organizationId, id, this.secrets.seal(secret), new Date(now.getTime() + overlapSeconds * 1000), now),
+    );
+    return { ...toEndpointResponse(row), secret };
+  }
+
+  /** Idempotent and silent, like every DELETE of the contract. */
+  async delete(organizationId: string, id: string): Promise<void> {
+    await this.webhooks.deleteEndpoint(organizationId, id, this.clock.now());
+  }
+
+  async deliveries(organizationId: string, id: string, before: string | null, limit = DELIVERY_PAGE): Promise<WebhookDeliveryListResponse> {
+    await this.found(this.webhooks.findEndpoint(organizationId, id));
+    const rows = await this.webhooks.listDeliveries(organizationId, id, limit + 1, before);
+    const page = rows.slice(0, limit);
+    return { items: page.map(toDeliveryResponse), nextCursor: rows.length > limit ? page[page.length - 1].messageId : null };
+  }
+
+  /** Sends a delivery again (due now), whatever its state; the same `webhook-id` goes out. */
+  async replay(organizationId: string, id: string, messageId: string): Promise<WebhookDeliveryResponse> {
+    return toDeliveryResponse(await this.found(this.webhooks.replay(organizationId, id, messageId, this.clock.now())));
+  }
+
+  private async found<T>(p: Promise<T | null>): Promise<T> {
+    const value = await p;
+    if (!value) throw DomainError.notFound();
+    return value;
+  }
+
+  private async checkedUrl(raw: string, allowLoopback: boolean): Promise<string> {
+    try {
+      const url = parseTargetUrl(raw, allowLoopback);
+      await resolveTarget(url, allowLoopback, this.lookup);
+      return url.href;
+    } catch (e) {
+      if (!(e instanceof TargetRefused)) throw e;
+      throw DomainError.validation([{ field: 'url', code: 'not_allowed', message: e.message }]);
+    }
+  }
+}
+
+function toEndpointResponse(e: WebhookEndpointRow): WebhookEndpointResponse {
+  return {
+    webhookEndpointId: e.id,
+    url: e.url,
+    events: e.events,
+    enabled: e.enabled,
+    disabledReason: e.disabledReason,
+    createdAt: e.createdAt.toISOString(),
+    updatedAt: e.updatedAt.toISOString(),
+  };
+}
+
+function toDeliveryResponse(d: DeliveryRow): WebhookDeliveryResponse {
+  return {
+    messageId: d.messageId,
+    type: d.type,
+    status: d.status,
+    attempts: d.attempts,
+    nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
+    createdAt: d.createdAt.toISOString(),
+    completedAt: d.completedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookOutbox } from './webhook-outbox';
+import { SecretBox } from './webhook-secrets';
+import { WebhooksRepository } from './webhooks.repository';
+
+/** Endpoints and the outbox, for every process that changes state worth announcing. */
+@Module({
+  providers: [WebhooksRepository, SecretBox, WebhookOutbox, WebhookEndpointsService],
+  exports: [WebhookOutbox, WebhookEndpointsService, WebhooksRepository, SecretBox],
+})
+export class WebhooksModule {}
+
+/** Delivery, which only the worker runs. */
+@Module({
+  imports: [WebhooksModule],
+  providers: [WebhookDispatcher],
+  exports: [WebhookDispatcher],
+})
+export class WebhooksWorkerModule {}
