@@ -1,12 +1,14 @@
+#!/usr/bin/env node
 'use strict';
 /**
- * The client's API types from an OpenAPI document (openapi-typescript). One function, used by
+ * The client's API types from an OpenAPI document (openapi-typescript). One renderer, used by
  * `npm run client:generate` (scripts/generate-client-types.js), which writes the file, and by the
- * drift test (test/client/openapi-types.e2e-spec.ts), which compares the live api's document with
- * the committed file: both must render the same bytes from the same document.
+ * drift test (test/client/openapi-types.e2e-spec.ts), which renders the live api's document with
+ * `node scripts/client-types.js <document.json>` (a process of its own: openapi-typescript's
+ * dependencies are ES modules, which Node loads and jest's CommonJS runtime does not).
  */
+const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { default: openapiTS, astToString } = require('openapi-typescript');
 
 const CLIENT_TYPES_PATH = join(__dirname, '..', 'packages', 'client', 'src', 'generated', 'openapi.ts');
 
@@ -19,9 +21,26 @@ const HEADER = [
 
 /** @param {object} document an OpenAPI 3.1 document, as GET /v1/openapi.json serves it */
 async function renderClientTypes(document) {
-  // A deep copy: openapi-typescript annotates the object it is given.
+  const { default: openapiTS, astToString } = require('openapi-typescript');
+  // A deep copy: openapi-typescript annotates the object it is given. Defaults do not make a
+  // request field required (defaultNonNullable: false): `expiresInSeconds` may be left out.
   const ast = await openapiTS(JSON.parse(JSON.stringify(document)), { alphabetize: true, defaultNonNullable: false, silent: true });
   return HEADER + astToString(ast);
 }
 
 module.exports = { CLIENT_TYPES_PATH, renderClientTypes };
+
+if (require.main === module) {
+  const file = process.argv[2];
+  if (!file) {
+    process.stderr.write('usage: node scripts/client-types.js <openapi.json>\n');
+    process.exit(2);
+  }
+  renderClientTypes(JSON.parse(readFileSync(file, 'utf8'))).then(
+    (types) => process.stdout.write(types),
+    (e) => {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -5,7 +5,7 @@
  * OpenAPI document. The document is built from the compiled api (dist, which the npm script
  * builds first) in Nest's preview mode: the controllers' metadata without instantiating a
  * provider, so no database or Redis is needed. The drift test checks that this equals what a
- * running api serves at /v1/openapi.json.
+ * running api serves at /v1/openapi.json. `--print` writes the types to stdout instead.
  */
 const { writeFileSync, readFileSync, existsSync } = require('node:fs');
 const { join } = require('node:path');
@@ -21,6 +21,7 @@ async function main() {
   const app = await NestFactory.create(ApiModule.forRoot({}), { preview: true, abortOnError: false, logger: false });
   try {
     const types = await renderClientTypes(buildOpenApiDocument(app));
+    if (process.argv.includes('--print')) return void process.stdout.write(types);
     const before = existsSync(CLIENT_TYPES_PATH) ? readFileSync(CLIENT_TYPES_PATH, 'utf8') : '';
     writeFileSync(CLIENT_TYPES_PATH, types);
     process.stdout.write(`${before === types ? 'unchanged' : 'updated'}: ${CLIENT_TYPES_PATH}\n`);
