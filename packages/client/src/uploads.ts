@@ -27,10 +27,13 @@ export async function toUploadBlob(source: UploadSource, options: UploadOptions 
   }
   const filename = options.filename ?? 'upload';
   if (source instanceof Blob) return { blob: options.contentType ? source.slice(0, source.size, type) : source, filename };
-  if (source instanceof Uint8Array) return { blob: new Blob([source], { type }), filename };
+  if (source instanceof Uint8Array) return { blob: new Blob([source as BlobBytes], { type }), filename };
   const stream = source instanceof Readable ? source : Readable.fromWeb(source);
-  return { blob: new Blob(await collect(stream), { type }), filename };
+  return { blob: new Blob((await collect(stream)) as BlobBytes[], { type }), filename };
 }
+
+/** The DOM's Blob typings refuse views that might sit on a SharedArrayBuffer; Node's bytes never do here. */
+type BlobBytes = Uint8Array<ArrayBuffer>;
 
 async function collect(stream: Readable): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = [];
