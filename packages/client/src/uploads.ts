@@ -27,8 +27,12 @@ export async function toUploadBlob(source: UploadSource, options: UploadOptions 
   }
   const filename = options.filename ?? 'upload';
   if (source instanceof Blob) return { blob: options.contentType ? source.slice(0, source.size, type) : source, filename };
+  // The casts are for projects that compile this with the DOM's typings (see BlobBytes); under
+  // the package's own Node typings they are redundant, hence the lint exceptions.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
   if (source instanceof Uint8Array) return { blob: new Blob([source as BlobBytes], { type }), filename };
   const stream = source instanceof Readable ? source : Readable.fromWeb(source);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
   return { blob: new Blob((await collect(stream)) as BlobBytes[], { type }), filename };
 }
 
