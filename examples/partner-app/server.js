@@ -9,6 +9,8 @@
 //   PARTNER_EMBED_ORIGIN  Scene Studio embed origin            (default http://localhost:3001)
 //   PARTNER_APP_PORT      port of this app                     (default 3100)
 //   PARTNER_APP_HOST      bind address                         (default 127.0.0.1)
+//   PARTNER_WEBHOOK_SECRET  the whsec_… secret of this app's webhook endpoint; without it
+//                         POST /webhooks/scene-studio answers 404
 //
 // Every call to Scene Studio goes through the typed client (packages/client, built by
 // `npm run build`): it retries what is safe to retry, keeps one Idempotency-Key per scene across
@@ -18,7 +20,7 @@ const { createServer } = require('node:http');
 const { randomBytes } = require('node:crypto');
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { SceneStudioClient, SceneStudioError } = require('@scene-studio/client');
+const { SceneStudioClient, SceneStudioError, verifyWebhook } = require('@scene-studio/client');
 
 const apiKey = process.env.PARTNER_API_KEY;
 const apiUrl = (process.env.PARTNER_API_URL || 'http://localhost:3000').replace(/\/+$/, '');
@@ -81,15 +83,45 @@ function json(res, status, body, extra = {}) {
   res.end(JSON.stringify(body));
 }
 
-async function readJson(req) {
+async function readBody(req, limit) {
   let size = 0;
   const chunks = [];
   for await (const c of req) {
     size += c.length;
-    if (size > 16 * 1024) throw new Error('body too large');
+    if (size > limit) throw new Error('body too large');
     chunks.push(c);
   }
-  return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+  return Buffer.concat(chunks);
+}
+
+async function readJson(req) {
+  const body = await readBody(req, 16 * 1024);
+  return body.length ? JSON.parse(body.toString('utf8')) : {};
+}
+
+const webhookSecret = process.env.PARTNER_WEBHOOK_SECRET;
+// Deliveries are retried with the same webhook-id: remember the ids handled (a real app keeps
+// them in its database, next to the effect, in one transaction).
+const handledWebhooks = new Set();
+const webhookEvents = [];
+
+/** POST /webhooks/scene-studio: verify the raw body's signature, handle each event once, answer 2xx fast. */
+async function receiveWebhook(req, res) {
+  const body = await readBody(req, 256 * 1024);
+  let verified;
+  try {
+    verified = verifyWebhook(body, req.headers, webhookSecret);
+  } catch (e) {
+    log(`webhook refused: ${e.message}`);
+    return json(res, 400, { error: 'invalid signature' });
+  }
+  const { webhookId, event } = verified;
+  if (!handledWebhooks.has(webhookId)) {
+    handledWebhooks.add(webhookId);
+    webhookEvents.push({ webhookId, type: event.type });
+    log(`webhook ${webhookId} ${event.type}`);
+  }
+  res.writeHead(204).end();
 }
 
 const sceneStudio = new SceneStudioClient({ apiKey, baseUrl: apiUrl });
@@ -116,6 +148,9 @@ async function route(req, res) {
     return json(res, 200, { embedOrigin, selfOrigin });
   }
   if (req.method === 'GET' && url.pathname === '/__referers') return json(res, 200, { referers: seenReferers });
+  if (req.method === 'GET' && url.pathname === '/__webhooks') return json(res, 200, { events: webhookEvents });
+  // Authenticated by its signature, not by a cookie.
+  if (req.method === 'POST' && url.pathname === '/webhooks/scene-studio' && webhookSecret) return receiveWebhook(req, res);
   if (!url.pathname.startsWith('/api/')) return json(res, 404, { error: 'not found' });
   if (!cookie(req)) return json(res, 401, { error: 'sign in first' });
 

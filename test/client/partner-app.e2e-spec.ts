@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
+import { Webhook } from 'standardwebhooks';
 import { join } from 'node:path';
 import { PartnerApp } from '../support/partner-app';
 import { pollUntil } from '../support/poll';
@@ -23,9 +25,15 @@ describe('examples/partner-app on the typed client', () => {
   const suite = setUpSuite({ worker: {} });
   let partner: PartnerApp;
   let cookie: string;
+  const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
 
   beforeAll(async () => {
-    partner = await PartnerApp.start({ apiKey: suite.org.apiKey, apiUrl: suite.api.url, embedOrigin: 'http://localhost:3001' });
+    partner = await PartnerApp.start({
+      apiKey: suite.org.apiKey,
+      apiUrl: suite.api.url,
+      embedOrigin: 'http://localhost:3001',
+      webhookSecret,
+    });
     const page = await fetch(partner.origin);
     cookie = page.headers.get('set-cookie')!.split(';')[0];
   });
@@ -74,6 +82,28 @@ describe('examples/partner-app on the typed client', () => {
       (out) => out.includes(`Scene Studio answered 422 validation_failed (request ${problem.requestId})`),
       { what: 'the log line' },
     );
+  });
+
+  it('receives Standard Webhooks: verifies the signature, handles a retried delivery once, refuses a forgery', async () => {
+    const body = JSON.stringify({
+      type: 'scene.deleted',
+      timestamp: new Date().toISOString(),
+      data: { sceneId: 'scn_x', externalRef: null },
+    });
+    const deliver = (secret: string, id: string) => {
+      const now = new Date();
+      const headers = {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': new Webhook(secret).sign(id, now, body),
+      };
+      return fetch(`${partner.origin}/webhooks/scene-studio`, { method: 'POST', headers, body });
+    };
+    expect((await deliver(webhookSecret, 'msg_one')).status).toBe(204);
+    expect((await deliver(webhookSecret, 'msg_one')).status).toBe(204);
+    expect((await deliver(`whsec_${randomBytes(32).toString('base64')}`, 'msg_forged')).status).toBe(400);
+    expect(await partner.webhooks()).toEqual([{ webhookId: 'msg_one', type: 'scene.deleted' }]);
   });
 
   it('exits when the process that started it dies without cleaning up (a killed jest run)', async () => {

@@ -25,7 +25,7 @@ export class PartnerApp {
   ) {}
 
   static async start(
-    env: { apiKey: string; apiUrl: string; embedOrigin: string },
+    env: { apiKey: string; apiUrl: string; embedOrigin: string; webhookSecret?: string },
     { timeoutMs = 20_000 }: { timeoutMs?: number } = {},
   ): Promise<PartnerApp> {
     if (!existsSync(join(ROOT, 'packages/client/dist/index.js'))) {
@@ -39,6 +39,7 @@ export class PartnerApp {
         PARTNER_API_URL: env.apiUrl,
         PARTNER_EMBED_ORIGIN: env.embedOrigin,
         PARTNER_APP_PORT: String(port),
+        ...(env.webhookSecret ? { PARTNER_WEBHOOK_SECRET: env.webhookSecret } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
@@ -66,6 +67,11 @@ export class PartnerApp {
       throw e;
     }
     return app;
+  }
+
+  /** The webhook events the app handled, once each. */
+  async webhooks(): Promise<Array<{ webhookId: string; type: string }>> {
+    return ((await (await fetch(`${this.origin}/__webhooks`)).json()) as { events: Array<{ webhookId: string; type: string }> }).events;
   }
 
   async referers(): Promise<string[]> {

@@ -133,6 +133,23 @@ describe(SceneStudioClient.name, () => {
       expect(waits).toEqual([5000]);
     });
 
+    it('stops waiting at once when its signal aborts', async () => {
+      const answers = [{ status: 200, body: processing(0.1, 'queued'), headers: { 'retry-after': '30' } }];
+      const fetch = async () =>
+        new Response(JSON.stringify(answers[0].body), {
+          status: 200,
+          headers: { 'content-type': 'application/json', ...answers[0].headers },
+        });
+      // The real timer this time: the abort must cut a 30-second wait short.
+      const sut = new SceneStudioClient({ apiKey: 'sk_test_abc', baseUrl: 'http://api.invalid', fetch: fetch as typeof globalThis.fetch });
+      const controller = new AbortController();
+      const started = Date.now();
+      const waiting = sut.waitForOperation(OP, { signal: controller.signal });
+      setTimeout(() => controller.abort(), 50);
+      await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
+      expect(Date.now() - started).toBeLessThan(10_000);
+    });
+
     it('gives up with OperationTimeoutError after its deadline', async () => {
       const forever = Array.from({ length: 50 }, () => ({ status: 200, body: processing(0.1, 'queued'), headers: { 'retry-after': '1' } }));
       const { sut } = scripted(forever);

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { verifyWebhook, WebhookVerificationError } from './webhooks';
 
@@ -67,5 +69,32 @@ describe(verifyWebhook.name, () => {
     expect(verifyWebhook(body, headers, [other, secret]).event).toEqual(JSON.parse(body));
     expect(() => verifyWebhook(body, headers, [other])).toThrow(WebhookVerificationError);
     expect(() => verifyWebhook(body, headers, [])).toThrow(TypeError);
+  });
+
+  it('verifies a delivery as a node:http endpoint receives it: req.headers and the raw body', async () => {
+    const results: string[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        try {
+          results.push(verifyWebhook(Buffer.concat(chunks), req.headers, secret).event.type);
+          res.writeHead(204).end();
+        } catch (e) {
+          results.push((e as Error).message);
+          res.writeHead(400).end();
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const good = await fetch(url, { method: 'POST', headers: signed(secret, body), body });
+      const tampered = await fetch(url, { method: 'POST', headers: signed(secret, body), body: body.replace('op_', 'op-') });
+      expect([good.status, tampered.status]).toEqual([204, 400]);
+      expect(results).toEqual(['operation.succeeded', 'No matching signature found']);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
