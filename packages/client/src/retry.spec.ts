@@ -1,4 +1,4 @@
-import { backoffMs, DEFAULT_RETRY_POLICY, parseRetryAfter } from './retry';
+import { backoffMs, DEFAULT_RETRY_POLICY, isNetworkError, parseRetryAfter } from './retry';
 
 describe(parseRetryAfter.name, () => {
   it('reads delta-seconds and HTTP dates, and nothing else', () => {
@@ -24,5 +24,16 @@ describe(backoffMs.name, () => {
     expect([1, 2, 3, 4].map((n) => backoffMs(DEFAULT_RETRY_POLICY, n, null, top))).toEqual([250, 500, 1000, 2000]);
     expect(backoffMs(DEFAULT_RETRY_POLICY, 30, null, top)).toBe(DEFAULT_RETRY_POLICY.maxDelayMs);
     expect(backoffMs(DEFAULT_RETRY_POLICY, 3, null, () => 0)).toBe(0);
+  });
+});
+
+describe(isNetworkError.name, () => {
+  it('is a failed connection, not an abort or a mistake that no retry fixes', async () => {
+    const refused = await fetch('http://127.0.0.1:1/').catch((e: unknown) => e);
+    expect(isNetworkError(refused)).toBe(true);
+    const aborted = await fetch('http://127.0.0.1:1/', { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect(isNetworkError(aborted)).toBe(false);
+    const badUrl = await fetch('not a url').catch((e: unknown) => e);
+    expect(isNetworkError(badUrl)).toBe(false);
   });
 });

@@ -48,7 +48,13 @@ export function backoffMs(
 /** Statuses that say "not decided, try again": the server did not act on the request. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
-/** A fetch that failed before any answer (connection refused or reset, DNS), as opposed to an abort. */
+/**
+ * A fetch that failed before any answer (connection refused or reset, DNS): Node's fetch
+ * (undici) throws `TypeError('fetch failed')` with the system error as its cause. Not an abort,
+ * and not a mistake such as a bad URL (another TypeError), which no retry would fix.
+ */
 export function isNetworkError(error: unknown): boolean {
-  return error instanceof TypeError && !(error instanceof DOMException);
+  // By name, not instanceof: the error may come from another realm (a vm context, jest).
+  const e = error as { name?: unknown; message?: unknown } | null;
+  return typeof e === 'object' && e !== null && e.name === 'TypeError' && e.message === 'fetch failed';
 }
