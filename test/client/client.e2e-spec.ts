@@ -105,6 +105,15 @@ describe('typed client against the api', () => {
       expect(fresh.operationId).not.toBe(lost.operationId);
     });
 
+    it('two racing creates for one reference end on one scene: the loser resumes the winner', async () => {
+      const ref = `order-${randomUUID()}`;
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () => sut.createOrResumeScene({ prompt: 'A windmill on a hill', externalRef: ref })),
+      );
+      expect(new Set(results.map((r) => r.operationId)).size).toBe(1);
+      expect(results.filter((r) => !r.resumed)).toHaveLength(1);
+    });
+
     it('finds nothing for an unknown reference, and frees the reference once its scene is deleted', async () => {
       expect(await sut.findSceneByExternalRef(`nobody-${randomUUID()}`)).toBeNull();
       const ref = `order-${randomUUID()}`;
