@@ -1,3 +1,5 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { SceneStudioClient } from './client';
 import { OperationTimeoutError, SceneStudioError } from './errors';
 
@@ -62,6 +64,33 @@ describe(SceneStudioClient.name, () => {
       expect(await requests[0].json()).toEqual({ prompt: 'A lighthouse' });
       expect(waits.slice(1)).toEqual([2000, 1000]);
       expect(waits[0]).toBeLessThanOrEqual(100);
+    });
+
+    it('abandons an attempt the server does not answer in time and resends it with the same key', async () => {
+      // A real server this time: the first request is left hanging, the second answered.
+      const seen: Array<string | undefined> = [];
+      const hanging: ServerResponse[] = [];
+      const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+        seen.push(req.headers['idempotency-key'] as string | undefined);
+        if (seen.length === 1) return void hanging.push(res);
+        res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify(accepted));
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const sut = new SceneStudioClient({
+          apiKey: 'sk_test_abc',
+          baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+          requestTimeoutMs: 300,
+          retry: { baseDelayMs: 10 },
+        });
+        const created = await sut.createScene({ prompt: 'A lighthouse' });
+        expect(created.operationId).toBe(OP);
+        expect(seen).toEqual([created.idempotencyKey, created.idempotencyKey]);
+      } finally {
+        for (const res of hanging) res.destroy();
+        server.closeAllConnections();
+        await new Promise((r) => server.close(r));
+      }
     });
 
     it('uses the caller’s stored key, and a fresh v4 UUID per call otherwise', async () => {

@@ -35,6 +35,11 @@ export interface SceneStudioClientOptions {
   fetch?: typeof fetch;
   /** How the client waits between attempts and polls (default: a timer). For tests and custom schedulers. */
   sleep?: Sleep;
+  /**
+   * Abandon an attempt that has not been answered after this long, and retry it like a lost
+   * connection. Default 60 s (an upload of 20 MiB over a slow link needs most of it).
+   */
+  requestTimeoutMs?: number;
 }
 
 export interface RequestOptions {
@@ -92,6 +97,7 @@ export class SceneStudioClient {
   readonly raw: Api;
   private readonly policy: RetryPolicy;
   private readonly sleep: Sleep;
+  private readonly requestTimeoutMs: number;
 
   constructor(options: SceneStudioClientOptions) {
     if (!options.apiKey) throw new TypeError('SceneStudioClient needs an apiKey');
@@ -102,16 +108,17 @@ export class SceneStudioClient {
     });
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.sleep = options.sleep ?? defaultSleep;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   }
 
   /** POST /v1/image-assets from a path, bytes, a Blob or a stream. */
   async uploadImage(source: UploadSource, options: UploadOptions & RequestOptions = {}): Promise<ImageAsset> {
     const { blob, filename } = await toUploadBlob(source, options);
     return this.call(
-      () => {
+      (signal) => {
         const form = new FormData();
         form.append('file', blob, filename);
-        return this.raw.POST('/v1/image-assets', { body: form as never, signal: options.signal });
+        return this.raw.POST('/v1/image-assets', { body: form as never, signal });
       },
       TRANSIENT,
       options.signal,
@@ -121,7 +128,7 @@ export class SceneStudioClient {
   /** GET /v1/image-assets/{id}. */
   getImageAsset(imageAssetId: string, options: RequestOptions = {}): Promise<ImageAsset> {
     return this.call(
-      () => this.raw.GET('/v1/image-assets/{imageAssetId}', { params: { path: { imageAssetId } }, signal: options.signal }),
+      (signal) => this.raw.GET('/v1/image-assets/{imageAssetId}', { params: { path: { imageAssetId } }, signal }),
       TRANSIENT,
       options.signal,
     );
@@ -136,11 +143,11 @@ export class SceneStudioClient {
     const { idempotencyKey = randomUUID(), ...body } = input;
     let replayed = false;
     const accepted = await this.call(
-      async () => {
+      async (signal) => {
         const result = await this.raw.POST('/v1/scenes', {
           params: { header: { 'Idempotency-Key': idempotencyKey } },
           body,
-          signal: options.signal,
+          signal,
         });
         replayed = result.response.headers.get('idempotent-replayed') === 'true';
         return result;
@@ -177,7 +184,7 @@ export class SceneStudioClient {
   async findSceneByExternalRef(externalRef: string, options: RequestOptions = {}): Promise<Scene | null> {
     try {
       return await this.call(
-        () => this.raw.GET('/v1/scenes', { params: { query: { externalRef } }, signal: options.signal }),
+        (signal) => this.raw.GET('/v1/scenes', { params: { query: { externalRef } }, signal }),
         TRANSIENT,
         options.signal,
       );
@@ -190,7 +197,7 @@ export class SceneStudioClient {
   /** GET /v1/scenes/{id}. */
   getScene(sceneId: string, options: RequestOptions = {}): Promise<Scene> {
     return this.call(
-      () => this.raw.GET('/v1/scenes/{sceneId}', { params: { path: { sceneId } }, signal: options.signal }),
+      (signal) => this.raw.GET('/v1/scenes/{sceneId}', { params: { path: { sceneId } }, signal }),
       TRANSIENT,
       options.signal,
     );
@@ -199,7 +206,7 @@ export class SceneStudioClient {
   /** DELETE /v1/scenes/{id}: succeeds for any well-formed id, even an unknown one. */
   async deleteScene(sceneId: string, options: RequestOptions = {}): Promise<void> {
     await this.call(
-      () => this.raw.DELETE('/v1/scenes/{sceneId}', { params: { path: { sceneId } }, signal: options.signal }),
+      (signal) => this.raw.DELETE('/v1/scenes/{sceneId}', { params: { path: { sceneId } }, signal }),
       TRANSIENT,
       options.signal,
     );
@@ -212,8 +219,8 @@ export class SceneStudioClient {
   ): Promise<{ operation: Operation; retryAfterSeconds: number | null }> {
     let retryAfterSeconds: number | null = null;
     const operation = await this.call(
-      async () => {
-        const result = await this.raw.GET('/v1/operations/{operationId}', { params: { path: { operationId } }, signal: options.signal });
+      async (signal) => {
+        const result = await this.raw.GET('/v1/operations/{operationId}', { params: { path: { operationId } }, signal });
         retryAfterSeconds = parseRetryAfter(result.response.headers.get('retry-after'));
         return result;
       },
@@ -253,7 +260,7 @@ export class SceneStudioClient {
   /** POST /v1/operations/{id}:cancel: the operation as it stands after the call. */
   cancelOperation(operationId: string, options: RequestOptions = {}): Promise<Operation> {
     return this.call(
-      () => this.raw.POST('/v1/operations/{operationId}:cancel', { params: { path: { operationId } }, signal: options.signal }),
+      (signal) => this.raw.POST('/v1/operations/{operationId}:cancel', { params: { path: { operationId } }, signal }),
       TRANSIENT,
       options.signal,
     );
@@ -266,7 +273,7 @@ export class SceneStudioClient {
    */
   createEmbedSession(input: CreateEmbedSessionInput, options: RequestOptions = {}): Promise<EmbedSession> {
     return this.call(
-      () => this.raw.POST('/v1/embed-sessions', { body: input, signal: options.signal }),
+      (signal) => this.raw.POST('/v1/embed-sessions', { body: input, signal }),
       (status) => status === 429 || status === 503,
       options.signal,
       { retryNetworkErrors: false },
@@ -276,7 +283,7 @@ export class SceneStudioClient {
   /** DELETE /v1/embed-sessions/{id}: the URL stops working. */
   async revokeEmbedSession(embedSessionId: string, options: RequestOptions = {}): Promise<void> {
     await this.call(
-      () => this.raw.DELETE('/v1/embed-sessions/{embedSessionId}', { params: { path: { embedSessionId } }, signal: options.signal }),
+      (signal) => this.raw.DELETE('/v1/embed-sessions/{embedSessionId}', { params: { path: { embedSessionId } }, signal }),
       TRANSIENT,
       options.signal,
     );
@@ -284,20 +291,24 @@ export class SceneStudioClient {
 
   /**
    * Runs `attempt` until it answers 2xx (its data), a status `retryable` refuses (thrown as
-   * SceneStudioError), or the attempts run out (the last error thrown).
+   * SceneStudioError), or the attempts run out (the last error thrown). Each attempt gets a
+   * signal that aborts on the caller's signal or after `requestTimeoutMs`.
    */
   private async call<T>(
-    attempt: () => Promise<FetchResult<T>>,
+    attempt: (signal: AbortSignal) => Promise<FetchResult<T>>,
     retryable: (status: number, body: unknown) => boolean,
     signal: AbortSignal | undefined,
     { retryNetworkErrors = true }: { retryNetworkErrors?: boolean } = {},
   ): Promise<T> {
     for (let n = 1; ; n++) {
+      const timeout = AbortSignal.timeout(this.requestTimeoutMs);
       let result: FetchResult<T>;
       try {
-        result = await attempt();
+        result = await attempt(signal ? AbortSignal.any([signal, timeout]) : timeout);
       } catch (e) {
-        if (!retryNetworkErrors || !isNetworkError(e) || n >= this.policy.maxAttempts || signal?.aborted) throw e;
+        // A timed-out attempt may have reached the api, like a lost connection: the same rules.
+        const unanswered = isNetworkError(e) || (timeout.aborted && !signal?.aborted);
+        if (!retryNetworkErrors || !unanswered || n >= this.policy.maxAttempts || signal?.aborted) throw e;
         await this.sleep(backoffMs(this.policy, n, null), signal);
         continue;
       }
