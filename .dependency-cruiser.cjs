@@ -2,7 +2,8 @@
  * Import boundaries, checked by `npm run lint` (dependency-cruiser). The lib chain is the one in
  * the README, kept in scripts/architecture.cjs: each lib may import only the libs listed for it;
  * libs never import apps; an app never imports another app; the studio's web page imports only
- * types from the server code; no cycles anywhere.
+ * types from the server code; packages/ (the partner client) imports no server or test code; no
+ * cycles anywhere.
  */
 const { LIB_DEPENDENCIES } = require('./scripts/architecture.cjs');
 
@@ -21,6 +22,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^apps/studio-web/' },
       to: { path: '^(libs|apps)/', pathNot: '^apps/studio-web/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      // The partner client ships on its own: it knows the api only through the generated types.
+      name: 'client-package-stands-alone',
+      severity: 'error',
+      from: { path: '^packages/' },
+      to: { path: '^(libs|apps|test|scripts)/' },
     },
     ...Object.entries(LIB_DEPENDENCIES).map(([lib, allowed]) => ({
       name: `lib-chain-${lib}`,

@@ -4,6 +4,8 @@
 FROM node:24-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspace's manifest (packages/client, the partner client): npm ci installs its dependencies too.
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --no-audit --no-fund
 
 FROM deps AS build

@@ -17,6 +17,8 @@ const swc = [
 const moduleNameMapper = {
   '^@app/([a-z-]+)(/.*)?$': '<rootDir>/libs/$1/src$2',
   '^@apps/([a-z-]+)/(.*)$': '<rootDir>/apps/$1/src/$2',
+  // The client package from its sources, so tests need no build of it.
+  '^@scene-studio/client$': '<rootDir>/packages/client/src',
 };
 
 const common = {
@@ -35,7 +37,7 @@ module.exports = {
   // A global option: jest ignores it inside projects.
   testTimeout: 60_000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,packages}/**/*.spec.ts'] },
     {
       // Domain services wired as in the api, on a cloned database, without HTTP (test/service).
       ...common,

@@ -9,11 +9,18 @@
 //   PARTNER_EMBED_ORIGIN  Scene Studio embed origin            (default http://localhost:3001)
 //   PARTNER_APP_PORT      port of this app                     (default 3100)
 //   PARTNER_APP_HOST      bind address                         (default 127.0.0.1)
+//   PARTNER_WEBHOOK_SECRET  the whsec_… secret of this app's webhook endpoint; without it
+//                         POST /webhooks/scene-studio answers 404
+//
+// Every call to Scene Studio goes through the typed client (packages/client, built by
+// `npm run build`): it retries what is safe to retry, keeps one Idempotency-Key per scene across
+// those retries, and turns error answers into SceneStudioError with the problem details.
 'use strict';
 const { createServer } = require('node:http');
-const { randomBytes, randomUUID } = require('node:crypto');
+const { randomBytes } = require('node:crypto');
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { SceneStudioClient, SceneStudioError, verifyWebhook } = require('@scene-studio/client');
 
 const apiKey = process.env.PARTNER_API_KEY;
 const apiUrl = (process.env.PARTNER_API_URL || 'http://localhost:3000').replace(/\/+$/, '');
@@ -76,26 +83,48 @@ function json(res, status, body, extra = {}) {
   res.end(JSON.stringify(body));
 }
 
-async function readJson(req) {
+async function readBody(req, limit) {
   let size = 0;
   const chunks = [];
   for await (const c of req) {
     size += c.length;
-    if (size > 16 * 1024) throw new Error('body too large');
+    if (size > limit) throw new Error('body too large');
     chunks.push(c);
   }
-  return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+  return Buffer.concat(chunks);
 }
 
-async function studio(method, path, body, extraHeaders = {}) {
-  const res = await fetch(`${apiUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}), ...extraHeaders },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+async function readJson(req) {
+  const body = await readBody(req, 16 * 1024);
+  return body.length ? JSON.parse(body.toString('utf8')) : {};
 }
+
+const webhookSecret = process.env.PARTNER_WEBHOOK_SECRET;
+// Deliveries are retried with the same webhook-id: remember the ids handled (a real app keeps
+// them in its database, next to the effect, in one transaction).
+const handledWebhooks = new Set();
+const webhookEvents = [];
+
+/** POST /webhooks/scene-studio: verify the raw body's signature, handle each event once, answer 2xx fast. */
+async function receiveWebhook(req, res) {
+  const body = await readBody(req, 256 * 1024);
+  let verified;
+  try {
+    verified = verifyWebhook(body, req.headers, webhookSecret);
+  } catch (e) {
+    log(`webhook refused: ${e.message}`);
+    return json(res, 400, { error: 'invalid signature' });
+  }
+  const { webhookId, event } = verified;
+  if (!handledWebhooks.has(webhookId)) {
+    handledWebhooks.add(webhookId);
+    webhookEvents.push({ webhookId, type: event.type });
+    log(`webhook ${webhookId} ${event.type}`);
+  }
+  res.writeHead(204).end();
+}
+
+const sceneStudio = new SceneStudioClient({ apiKey, baseUrl: apiUrl });
 
 const MODES = new Set(['edit', 'perform', 'edit_and_perform']);
 const ID = /^(op|scn)_[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -119,25 +148,28 @@ async function route(req, res) {
     return json(res, 200, { embedOrigin, selfOrigin });
   }
   if (req.method === 'GET' && url.pathname === '/__referers') return json(res, 200, { referers: seenReferers });
+  if (req.method === 'GET' && url.pathname === '/__webhooks') return json(res, 200, { events: webhookEvents });
+  // Authenticated by its signature, not by a cookie.
+  if (req.method === 'POST' && url.pathname === '/webhooks/scene-studio' && webhookSecret) return receiveWebhook(req, res);
   if (!url.pathname.startsWith('/api/')) return json(res, 404, { error: 'not found' });
   if (!cookie(req)) return json(res, 401, { error: 'sign in first' });
 
   if (req.method === 'POST' && url.pathname === '/api/scenes') {
     const { prompt } = await readJson(req);
     if (typeof prompt !== 'string' || !prompt.trim()) return json(res, 422, { error: 'prompt required' });
-    // One key per user action, kept until the answer arrives: a retry cannot create a twin.
-    const r = await studio('POST', '/v1/scenes', { prompt }, { 'idempotency-key': randomUUID() });
-    return json(res, r.status, r.body);
+    // One key per user action, reused by the client's own retries: a retry cannot create a twin.
+    const created = await sceneStudio.createScene({ prompt });
+    return json(res, 202, { operationId: created.operationId, status: created.status, createdAt: created.createdAt });
   }
   const op = /^\/api\/operations\/([^/]+)$/.exec(url.pathname);
   if (req.method === 'GET' && op && ID.test(op[1])) {
-    const r = await studio('GET', `/v1/operations/${op[1]}`);
-    return json(res, r.status, r.body, r.headers.get('retry-after') ? { 'retry-after': r.headers.get('retry-after') } : {});
+    const { operation, retryAfterSeconds } = await sceneStudio.getOperation(op[1]);
+    return json(res, 200, operation, retryAfterSeconds !== null ? { 'retry-after': String(retryAfterSeconds) } : {});
   }
   if (req.method === 'POST' && url.pathname === '/api/embed-sessions') {
     const { sceneId, mode } = await readJson(req);
     if (!ID.test(sceneId || '') || !MODES.has(mode)) return json(res, 422, { error: 'sceneId and mode required' });
-    const r = await studio('POST', '/v1/embed-sessions', {
+    const session = await sceneStudio.createEmbedSession({
       sceneId,
       mode,
       origin: selfOrigin,
@@ -149,12 +181,11 @@ async function route(req, res) {
         helpText: 'This is the reference partner page. Edit turns and recordings stay in this session.',
       },
     });
-    if (r.status !== 201) return json(res, r.status, r.body);
     // The URL is a bearer secret: this authenticated answer is the only way it reaches the browser.
     return json(
       res,
       201,
-      { url: r.body.url, mode: r.body.mode, embedSessionId: r.body.embedSessionId },
+      { url: session.url, mode: session.mode, embedSessionId: session.embedSessionId },
       { 'cache-control': 'private, no-store' },
     );
   }
@@ -163,11 +194,26 @@ async function route(req, res) {
 
 const server = createServer((req, res) => {
   route(req, res).catch((e) => {
+    if (res.headersSent) return;
+    // Scene Studio's problem details are safe to pass on (no secrets, no internals); log only
+    // the code and request id, never a body.
+    if (e instanceof SceneStudioError) {
+      log(`Scene Studio answered ${e.status} ${e.code} (request ${e.requestId})`);
+      return json(res, e.status, e.problem);
+    }
     log(`error: ${e.message}`);
-    if (!res.headersSent) json(res, 502, { error: 'Scene Studio request failed' });
+    json(res, 502, { error: 'Scene Studio request failed' });
   });
 });
 server.listen(port, host, () =>
   log(`partner example listening on ${selfOrigin} (Scene Studio API ${apiUrl}, embed origin ${embedOrigin})`),
 );
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => server.close(() => process.exit(0)));
+function shutdown() {
+  server.close(() => process.exit(0));
+  // Idle keep-alive connections (an open browser tab) would hold close() open.
+  server.closeIdleConnections();
+}
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, shutdown);
+// Started with an IPC channel (the test helper does), this app does not outlive its parent:
+// the channel closes when the parent exits, however it exits.
+if (process.connected) process.once('disconnect', shutdown);

@@ -49,19 +49,32 @@ export function setUpEmbedStack(options: EmbedStackOptions = {}): EmbedStack {
     stack.studio = await startStudio(stack.env, { clock: options.clock, logs: options.logs?.studio, port: studioPort, config });
     stack.worker = await startWorker(stack.env, { logs: options.logs?.worker, config: options.worker?.() });
     stack.org = await createOrganization(stack.api.app, { test: true });
-    [stack.partner, stack.browser] = await Promise.all([
+    // Both settle before either is kept: with Promise.all, a failed browser launch would leave
+    // the partner app running but unknown to the afterAll that stops it.
+    const [partner, browser] = await Promise.allSettled([
       PartnerApp.start({ apiKey: stack.org.apiKey, apiUrl: stack.api.url, embedOrigin: stack.embedOrigin }),
       launchChromium(),
     ]);
+    if (partner.status === 'fulfilled') stack.partner = partner.value;
+    if (browser.status === 'fulfilled') stack.browser = browser.value;
+    if (partner.status === 'rejected') throw partner.reason;
+    if (browser.status === 'rejected') throw browser.reason;
   });
 
   afterAll(async () => {
-    await stack.browser?.close();
-    await stack.partner?.stop();
-    await stack.worker?.close();
-    await stack.studio?.close();
-    await stack.api?.close();
-    await stack.env?.dispose();
+    // Every step runs even when one before it throws, so no process is left behind; the first
+    // error is reported.
+    const steps = [
+      () => stack.browser?.close(),
+      () => stack.partner?.stop(),
+      () => stack.worker?.close(),
+      () => stack.studio?.close(),
+      () => stack.api?.close(),
+      () => stack.env?.dispose(),
+    ];
+    const errors: unknown[] = [];
+    for (const step of steps) await Promise.resolve(step()).catch((e: unknown) => errors.push(e));
+    if (errors.length) throw errors[0];
   });
 
   return stack;

@@ -1,0 +1,19 @@
+import type { components } from './generated/openapi';
+
+type Schemas = components['schemas'];
+
+/** RFC 9457 problem details, as every error of the api carries them. */
+export type Problem = Schemas['Problem'];
+export type ProblemCode = Problem['code'];
+export type ImageAsset = Schemas['ImageAssetResponse'];
+export type AcceptedOperation = Schemas['OperationAcceptedResponse'];
+export type Operation = Schemas['OperationResponse'];
+export type Scene = Schemas['SceneResponse'];
+export type EmbedSession = Schemas['EmbedSessionResponse'];
+export type CreateSceneInput = Schemas['CreateSceneDto'];
+export type CreateEmbedSessionInput = Schemas['CreateEmbedSessionDto'];
+export type EmbedMode = CreateEmbedSessionInput['mode'];
+export type EmbedTheme = Schemas['EmbedThemeDto'];
+
+/** An operation that has finished: `succeeded` (with `sceneId` and `version`) or `failed` (with `error`). */
+export type FinishedOperation = Operation & { status: 'succeeded' | 'failed' };
