@@ -11,6 +11,9 @@
 //   PARTNER_APP_HOST      bind address                         (default 127.0.0.1)
 //   PARTNER_WEBHOOK_SECRET  the whsec_… secret of this app's webhook endpoint; without it
 //                         POST /webhooks/scene-studio answers 404
+//   PARTNER_SESSION_SECONDS  lifetime of the embed sessions it issues, and of each extension
+//                         (default 3600; the studio warns 5 minutes before the end, and the
+//                         page then asks this backend to extend the session)
 //
 // Every call to Scene Studio goes through the typed client (packages/client, built by
 // `npm run build`): it retries what is safe to retry, keeps one Idempotency-Key per scene across
@@ -27,6 +30,7 @@ const apiUrl = (process.env.PARTNER_API_URL || 'http://localhost:3000').replace(
 const embedOrigin = process.env.PARTNER_EMBED_ORIGIN || 'http://localhost:3001';
 const port = Number(process.env.PARTNER_APP_PORT || 3100);
 const host = process.env.PARTNER_APP_HOST || '127.0.0.1';
+const sessionSeconds = Number(process.env.PARTNER_SESSION_SECONDS || 3600);
 if (!apiKey) {
   process.stderr.write('PARTNER_API_KEY is required\n');
   process.exit(1);
@@ -104,6 +108,8 @@ const webhookSecret = process.env.PARTNER_WEBHOOK_SECRET;
 // them in its database, next to the effect, in one transaction).
 const handledWebhooks = new Set();
 const webhookEvents = [];
+/** Embed sessions this app issued, by the user (cookie) they were issued to. */
+const issuedSessions = new Map();
 
 /** POST /webhooks/scene-studio: verify the raw body's signature, handle each event once, answer 2xx fast. */
 async function receiveWebhook(req, res) {
@@ -173,7 +179,7 @@ async function route(req, res) {
       sceneId,
       mode,
       origin: selfOrigin,
-      expiresInSeconds: 3600,
+      expiresInSeconds: sessionSeconds,
       theme: {
         partnerName: 'Example Partner',
         accentColor: '#ff7a45',
@@ -181,6 +187,8 @@ async function route(req, res) {
         helpText: 'This is the reference partner page. Edit turns and recordings stay in this session.',
       },
     });
+    // Only the user who opened a session may extend it.
+    issuedSessions.set(session.embedSessionId, cookie(req));
     // The URL is a bearer secret: this authenticated answer is the only way it reaches the browser.
     return json(
       res,
@@ -188,6 +196,13 @@ async function route(req, res) {
       { url: session.url, mode: session.mode, embedSessionId: session.embedSessionId },
       { 'cache-control': 'private, no-store' },
     );
+  }
+  // The studio said the session ends soon (`session.expiring`): extend it from here, where the
+  // API key lives. The open studio learns the new expiry by itself (`session.extended`).
+  const extend = /^\/api\/embed-sessions\/([^/]+)\/extend$/.exec(url.pathname);
+  if (req.method === 'POST' && extend && issuedSessions.get(extend[1]) === cookie(req)) {
+    const extended = await sceneStudio.extendEmbedSession(extend[1], sessionSeconds);
+    return json(res, 200, extended);
   }
   return json(res, 404, { error: 'not found' });
 }

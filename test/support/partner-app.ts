@@ -25,13 +25,14 @@ export class PartnerApp {
   ) {}
 
   static async start(
-    env: { apiKey: string; apiUrl: string; embedOrigin: string; webhookSecret?: string },
+    env: { apiKey: string; apiUrl: string; embedOrigin: string; webhookSecret?: string; sessionSeconds?: number; port?: number },
     { timeoutMs = 20_000 }: { timeoutMs?: number } = {},
   ): Promise<PartnerApp> {
     if (!existsSync(join(ROOT, 'packages/client/dist/index.js'))) {
       throw new Error('examples/partner-app needs the built client (packages/client/dist): run `npm run build`');
     }
-    const port = await freePort();
+    // A port chosen beforehand lets a test register the app's webhook URL before it starts.
+    const port = env.port ?? (await freePort());
     const child = spawn(process.execPath, [join(ROOT, 'examples/partner-app/server.js')], {
       env: {
         ...process.env,
@@ -40,6 +41,7 @@ export class PartnerApp {
         PARTNER_EMBED_ORIGIN: env.embedOrigin,
         PARTNER_APP_PORT: String(port),
         ...(env.webhookSecret ? { PARTNER_WEBHOOK_SECRET: env.webhookSecret } : {}),
+        ...(env.sessionSeconds ? { PARTNER_SESSION_SECONDS: String(env.sessionSeconds) } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });

@@ -11,6 +11,7 @@ const openButton = $('open');
 const stage = $('stage');
 let sceneId = null;
 let frame = null;
+let embedSessionId = null;
 
 /** Accepted studio events, for the page and for automated tests. */
 window.partnerEvents = [];
@@ -48,6 +49,11 @@ window.addEventListener('message', (event) => {
     }
   }
   $('events').prepend(li);
+  // The session ends soon: ask our backend to extend it. The studio keeps running and answers
+  // with `session.extended`; if the session already ended, it says `session.ended` instead.
+  if (msg.type === 'session.expiring' && embedSessionId) {
+    void api(`/api/embed-sessions/${embedSessionId}/extend`, { method: 'POST' });
+  }
 });
 
 async function api(path, init) {
@@ -102,6 +108,7 @@ openButton.addEventListener('click', async () => {
     status.textContent = `Could not open the studio: ${body.detail || body.error || res.status}`;
     return;
   }
+  embedSessionId = body.embedSessionId;
   stage.hidden = false;
   stage.className = mode === 'perform' ? 'stage perform' : 'stage';
   frame = document.createElement('iframe');

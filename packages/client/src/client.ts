@@ -16,11 +16,15 @@ import type {
   AcceptedOperation,
   CreateEmbedSessionInput,
   CreateSceneInput,
+  CreateWebhookEndpointInput,
   EmbedSession,
+  ExtendedEmbedSession,
   FinishedOperation,
   ImageAsset,
   Operation,
   Scene,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
 } from './types';
 import { toUploadBlob, type UploadOptions, type UploadSource } from './uploads';
 
@@ -284,6 +288,49 @@ export class SceneStudioClient {
   async revokeEmbedSession(embedSessionId: string, options: RequestOptions = {}): Promise<void> {
     await this.call(
       (signal) => this.raw.DELETE('/v1/embed-sessions/{embedSessionId}', { params: { path: { embedSessionId } }, signal }),
+      TRANSIENT,
+      options.signal,
+    );
+  }
+
+  /**
+   * POST /v1/embed-sessions/{id}:extend: a new expiry, `expiresInSeconds` (300 to 86400) from now,
+   * for an active session; the open studio learns it without a reload. A 404 (SceneStudioError,
+   * `not_found`) means the session already ended: issue a new one.
+   */
+  extendEmbedSession(embedSessionId: string, expiresInSeconds: number, options: RequestOptions = {}): Promise<ExtendedEmbedSession> {
+    return this.call(
+      (signal) =>
+        this.raw.POST('/v1/embed-sessions/{embedSessionId}:extend', {
+          params: { path: { embedSessionId } },
+          body: { expiresInSeconds },
+          signal,
+        }),
+      TRANSIENT,
+      options.signal,
+    );
+  }
+
+  /** POST /v1/webhook-endpoints. The answer's `secret` is shown this once: store it (verifyWebhook needs it). */
+  createWebhookEndpoint(input: CreateWebhookEndpointInput, options: RequestOptions = {}): Promise<WebhookEndpointWithSecret> {
+    return this.call(
+      (signal) => this.raw.POST('/v1/webhook-endpoints', { body: input, signal }),
+      (status) => status === 429 || status === 503,
+      options.signal,
+      { retryNetworkErrors: false },
+    );
+  }
+
+  /** GET /v1/webhook-endpoints (no secrets). */
+  async listWebhookEndpoints(options: RequestOptions = {}): Promise<WebhookEndpoint[]> {
+    const page = await this.call((signal) => this.raw.GET('/v1/webhook-endpoints', { signal }), TRANSIENT, options.signal);
+    return page.items;
+  }
+
+  /** DELETE /v1/webhook-endpoints/{id}. */
+  async deleteWebhookEndpoint(webhookEndpointId: string, options: RequestOptions = {}): Promise<void> {
+    await this.call(
+      (signal) => this.raw.DELETE('/v1/webhook-endpoints/{webhookEndpointId}', { params: { path: { webhookEndpointId } }, signal }),
       TRANSIENT,
       options.signal,
     );

@@ -14,6 +14,11 @@ export type CreateSceneInput = Schemas['CreateSceneDto'];
 export type CreateEmbedSessionInput = Schemas['CreateEmbedSessionDto'];
 export type EmbedMode = CreateEmbedSessionInput['mode'];
 export type EmbedTheme = Schemas['EmbedThemeDto'];
+export type ExtendedEmbedSession = Schemas['ExtendedEmbedSessionResponse'];
+export type WebhookEndpoint = Schemas['WebhookEndpointResponse'];
+export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecretResponse'];
+export type CreateWebhookEndpointInput = Schemas['CreateWebhookEndpointDto'];
+export type WebhookEventType = CreateWebhookEndpointInput['events'][number];
 
 /** An operation that has finished: `succeeded` (with `sceneId` and `version`) or `failed` (with `error`). */
 export type FinishedOperation = Operation & { status: 'succeeded' | 'failed' };

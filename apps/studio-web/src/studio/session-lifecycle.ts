@@ -150,17 +150,19 @@ export class SessionLifecycle {
     this.session = { ...this.session, expiresAt };
     window.clearTimeout(this.expiryTimer);
     this.scheduleExpiryCheck(this.api, expiresAt);
-    this.scheduleExpiryWarnings(expiresAt);
+    // No warning at once after an extension, even a short one: a parent that extends on every
+    // warning would otherwise loop. The thresholds still ahead still warn.
+    this.scheduleExpiryWarnings(expiresAt, false);
     this.bridge.post('session.extended', { expiresAt });
     this.live.announce('This session was extended.');
   }
 
   /**
    * `session.expiring` to the parent 5 minutes and 1 minute before the expiry (at once, with what is
-   * left, when less than 5 minutes remain), so the partner can extend the session
-   * (POST /v1/embed-sessions/{id}:extend) before the studio closes.
+   * left, when the studio opens with less than 5 minutes to go: `warnNow`), so the partner can
+   * extend the session (POST /v1/embed-sessions/{id}:extend) before the studio closes.
    */
-  private scheduleExpiryWarnings(expiresAt: string): void {
+  private scheduleExpiryWarnings(expiresAt: string, warnNow = true): void {
     for (const t of this.warningTimers) window.clearTimeout(t);
     this.warningTimers = [];
     const at = Date.parse(expiresAt);
@@ -177,7 +179,7 @@ export class SessionLifecycle {
     if (remaining <= 0) return;
     const due = EXPIRY_WARNINGS_SECONDS.filter((s) => remaining > s * 1000);
     // Inside the first warning's window already: warn now rather than stay silent until the next one.
-    if (due.length < EXPIRY_WARNINGS_SECONDS.length) warn();
+    if (warnNow && due.length < EXPIRY_WARNINGS_SECONDS.length) warn();
     for (const s of due) this.warningTimers.push(window.setTimeout(warn, Math.min(remaining - s * 1000, 2 ** 31 - 1)));
   }
 

@@ -42,6 +42,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/embed-sessions/{embedSessionId}:extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend an embed session
+         * @description A new expiry, `expiresInSeconds` (300 to 86400) from now, for an active session. The URL stays the same; open studios learn the new expiry by server push, without a reload. Expired, revoked, unknown and other organizations' sessions are `404`.
+         */
+        post: operations["EmbedSessions_extend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/image-assets": {
         parameters: {
             query?: never;
@@ -167,6 +187,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's webhook endpoints
+         * @description Without secrets.
+         */
+        get: operations["WebhookEndpoints_list"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is returned by this call alone. At least once: deduplicate on `webhook-id`. Order is not guaranteed.
+         */
+        post: operations["WebhookEndpoints_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhookEndpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Without its secret.
+         */
+        get: operations["WebhookEndpoints_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description 204 for every syntactically valid id (own, unknown, another organization's, already deleted). Pending deliveries are dropped.
+         */
+        delete: operations["WebhookEndpoints_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description `url`, `events`, and `enabled` (false pauses deliveries, which wait; true resumes them and clears `disabledReason`).
+         */
+        patch: operations["WebhookEndpoints_update"];
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhookEndpointId}:rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Returns the new secret (this call alone). For `overlapSeconds` (default 86400) deliveries carry signatures by both the new and the previous secret, so a receiver can switch without losing one.
+         */
+        post: operations["WebhookEndpoints_rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhookEndpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's deliveries, newest first, with every attempt
+         * @description Pages of `limit` (default 50).
+         */
+        get: operations["WebhookEndpoints_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhookEndpointId}/deliveries/{messageId}:replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a delivery
+         * @description Makes it due now, whatever its state; it goes out with the same `webhook-id` and body. No body.
+         */
+        post: operations["WebhookEndpoints_replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -204,6 +336,20 @@ export interface components {
              * @example img_01JD3Z8Q4W6K2M9T5X7B1C0VHE
              */
             sourceAssetId?: string;
+        };
+        CreateWebhookEndpointDto: {
+            /**
+             * @example [
+             *       "operation.succeeded",
+             *       "operation.failed"
+             *     ]
+             */
+            events: ("operation.succeeded" | "operation.failed" | "scene.deleted" | "embed_session.ended")[];
+            /**
+             * @description Where deliveries are POSTed. Live organizations: `https://` on a public host (private, loopback, link-local and metadata addresses are refused, also after DNS resolution); test organizations may also use `http://localhost:<port>`. Redirects are not followed.
+             * @example https://hooks.acme.example/scene-studio
+             */
+            url: string;
         };
         EmbedSessionResponse: {
             /** Format: date-time */
@@ -249,6 +395,16 @@ export interface components {
             colorScheme: "dark" | "light";
             helpText: string | null;
             partnerName: string | null;
+        };
+        ExtendedEmbedSessionResponse: {
+            /** @example es_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+            embedSessionId: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        ExtendEmbedSessionDto: {
+            /** @description The new lifetime, counted from now. */
+            expiresInSeconds: number;
         };
         ImageAssetResponse: {
             /** Format: date-time */
@@ -374,6 +530,13 @@ export interface components {
              */
             type: string;
         };
+        RotateWebhookSecretDto: {
+            /**
+             * @description How long the previous secret keeps signing too (both signatures are sent), so receivers can switch without losing a delivery.
+             * @default 86400
+             */
+            overlapSeconds?: number;
+        };
         SceneResponse: {
             /** Format: date-time */
             createdAt: string;
@@ -398,6 +561,90 @@ export interface components {
              * @example 1
              */
             version: number;
+        };
+        UpdateWebhookEndpointDto: {
+            /** @description false pauses deliveries (they wait); true resumes them and clears `disabledReason`. */
+            enabled?: boolean;
+            events?: ("operation.succeeded" | "operation.failed" | "scene.deleted" | "embed_session.ended")[];
+            /** @description Where deliveries are POSTed. Live organizations: `https://` on a public host (private, loopback, link-local and metadata addresses are refused, also after DNS resolution); test organizations may also use `http://localhost:<port>`. Redirects are not followed. */
+            url?: string;
+        };
+        WebhookAttemptResponse: {
+            /** Format: date-time */
+            attemptedAt: string;
+            durationMs: number;
+            /**
+             * @description null for a 2xx.
+             * @enum {string|null}
+             */
+            error: "http_status" | "timeout" | "connection_failed" | "target_not_allowed" | null;
+            /** @description The receiver’s HTTP status; null when no answer came. */
+            statusCode: number | null;
+        };
+        WebhookDeliveryListResponse: {
+            items: components["schemas"]["WebhookDeliveryResponse"][];
+            /** @description Pass as `before` for the next (older) page; null on the last page. */
+            nextCursor: string | null;
+        };
+        WebhookDeliveryResponse: {
+            attempts: components["schemas"]["WebhookAttemptResponse"][];
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description The `webhook-id` header of every attempt: deduplicate on it.
+             * @example msg_01JD3Z8Q4W6K2M9T5X7B1C0VHE
+             */
+            messageId: string;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** @enum {string} */
+            type: "operation.succeeded" | "operation.failed" | "scene.deleted" | "embed_session.ended";
+        };
+        WebhookEndpointListResponse: {
+            items: components["schemas"]["WebhookEndpointResponse"][];
+        };
+        WebhookEndpointResponse: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description `failing`: no delivery succeeded for WEBHOOK_DISABLE_AFTER_SECONDS (5 days by default) while deliveries kept failing.
+             * @enum {string|null}
+             */
+            disabledReason: "disabled_by_partner" | "failing" | null;
+            enabled: boolean;
+            events: ("operation.succeeded" | "operation.failed" | "scene.deleted" | "embed_session.ended")[];
+            /** Format: date-time */
+            updatedAt: string;
+            /** @example https://hooks.acme.example/scene-studio */
+            url: string;
+            /** @example whe_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+            webhookEndpointId: string;
+        };
+        WebhookEndpointWithSecretResponse: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description `failing`: no delivery succeeded for WEBHOOK_DISABLE_AFTER_SECONDS (5 days by default) while deliveries kept failing.
+             * @enum {string|null}
+             */
+            disabledReason: "disabled_by_partner" | "failing" | null;
+            enabled: boolean;
+            events: ("operation.succeeded" | "operation.failed" | "scene.deleted" | "embed_session.ended")[];
+            /**
+             * @description The signing secret (Standard Webhooks). Returned by this call alone; store it in your secret store.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @example https://hooks.acme.example/scene-studio */
+            url: string;
+            /** @example whe_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+            webhookEndpointId: string;
         };
     };
     responses: never;
@@ -578,6 +825,138 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
+            500: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    EmbedSessions_extend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                embedSessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExtendEmbedSessionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the organization. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExtendedEmbedSessionResponse"];
+                };
+            };
+            /** @description `invalid_json` or `invalid_id`. */
+            400: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, expired, revoked or not yours (`not_found`). */
+            404: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB (`payload_too_large`). */
+            413: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`. */
+            422: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
                     "X-Request-Id"?: string;
@@ -1405,6 +1784,844 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
+            500: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WebhookEndpoints_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the organization. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointListResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
+            500: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WebhookEndpoints_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description Requests allowed per window for the organization. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretResponse"];
+                };
+            };
+            /** @description `invalid_json` or `invalid_id`. */
+            400: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB (`payload_too_large`). */
+            413: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed` (a `url` that is not allowed has field code `not_allowed`). */
+            422: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
+            500: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WebhookEndpoints_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the organization. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                };
+            };
+            /** @description `invalid_id`. */
+            400: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, deleted or not yours (`not_found`). */
+            404: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
+            500: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WebhookEndpoints_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted, or nothing to delete. */
+            204: {
+                headers: {
+                    /** @description Requests allowed per window for the organization. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_id`. */
+            400: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
+            500: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WebhookEndpoints_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the organization. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                };
+            };
+            /** @description `invalid_json` or `invalid_id`. */
+            400: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, deleted or not yours (`not_found`). */
+            404: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB (`payload_too_large`). */
+            413: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`. */
+            422: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
+            500: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WebhookEndpoints_rotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateWebhookSecretDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the organization. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretResponse"];
+                };
+            };
+            /** @description `invalid_json` or `invalid_id`. */
+            400: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, deleted or not yours (`not_found`). */
+            404: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB (`payload_too_large`). */
+            413: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/json (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`. */
+            422: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
+            500: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WebhookEndpoints_deliveries: {
+        parameters: {
+            query?: {
+                /** @description The previous page’s `nextCursor`: deliveries older than this message. */
+                before?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the organization. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryListResponse"];
+                };
+            };
+            /** @description `invalid_id`. */
+            400: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, deleted or not yours (`not_found`). */
+            404: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed` (`before`, `limit`). */
+            422: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
+            500: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WebhookEndpoints_replay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: string;
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the organization. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                };
+            };
+            /** @description `invalid_id`. */
+            400: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, deleted or not yours (`not_found`). */
+            404: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
                     "X-Request-Id"?: string;
