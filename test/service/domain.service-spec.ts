@@ -49,6 +49,21 @@ describe('the domain services on a real database', () => {
       expect((await create(other.organizationId, { prompt: 'Three', externalRef: 'svc-taken' })).replayed).toBe(false);
     });
 
+    it('a cancel racing the deletion of its scene never deadlocks (both take the scene first)', async () => {
+      // The fuzz found this: cancel locked the operation, then the scene; deletion the other way round.
+      for (let i = 0; i < 40; i++) {
+        const created = await create(org.organizationId, { prompt: `Race ${i}`, externalRef: `svc-race-${i}` });
+        const { sceneId } = (await scenes().findByExternalRef(org.organizationId, `svc-race-${i}`))!;
+        const [cancelled] = await Promise.all([
+          suite.app.get(OperationsService).cancel(org.organizationId, operationIdOf(created)),
+          scenes().delete(org.organizationId, sceneId),
+        ]);
+        // Whichever came first, the other saw a consistent state: a cancelled operation, or none.
+        if (cancelled) expect(cancelled).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
+        expect(await scenes().get(org.organizationId, sceneId)).toBeNull();
+      }
+    });
+
     it('deleting a scene hides it and its operation at once and frees its externalRef', async () => {
       const created = await create(org.organizationId, { prompt: 'Soon gone', externalRef: 'svc-gone' });
       const { sceneId } = (await scenes().findByExternalRef(org.organizationId, 'svc-gone'))!;

@@ -187,6 +187,15 @@ export class OperationsRepository {
     return rows.length === 0 ? null : toVisibleOperation(rows[0]);
   }
 
+  /** The scene an operation of the organization belongs to (fixed for its life), without a lock. */
+  async sceneOf(tx: EntityManager, organizationId: string, id: string): Promise<string | null> {
+    const rows: { scene_id: string }[] = await tx.query(`SELECT scene_id FROM operations WHERE id = $1 AND organization_id = $2`, [
+      id,
+      organizationId,
+    ]);
+    return rows[0]?.scene_id ?? null;
+  }
+
   /** findVisible, locked for the caller's transaction (a cancel). */
   async lockVisible(
     tx: EntityManager,

@@ -34,6 +34,11 @@ export class OperationsService {
   async cancel(organizationId: string, id: string): Promise<OperationResponse | null> {
     const now = this.clock.now();
     const result = await this.operations.transaction(async (tx) => {
+      // Scene before operation, the order every writer takes (deletion, the worker's commit):
+      // the other order deadlocked against a concurrent deletion of the scene.
+      const sceneId = await this.operations.sceneOf(tx, organizationId, id);
+      if (!sceneId) return null;
+      await this.scenes.lockById(tx, sceneId);
       const op = await this.operations.lockVisible(tx, organizationId, id);
       if (!op || op.status !== 'processing') return op ? { op, cancelled: false } : null;
       await this.outcomes.failed(tx, op.id, OperationFailures.cancelled(), now);

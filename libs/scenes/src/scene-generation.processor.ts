@@ -291,6 +291,8 @@ export class SceneGenerationProcessor {
   private async fail(op: OperationEntity, error: OperationError): Promise<void> {
     await this.scenes.transaction(async (tx) => {
       const now = this.clock.now();
+      // Scene before operation, as everywhere (see OperationsService.cancel).
+      await this.scenes.lockById(tx, op.sceneId);
       if (await this.outcomes.failed(tx, op.id, error, now)) {
         if (op.kind === 'scene.create') await this.scenes.markCreationFailed(tx, op.sceneId, now);
       }
