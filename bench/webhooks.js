@@ -8,8 +8,8 @@
 // hash of (webhook-id, attempt number), so every run — and the baseline — meets the same failures.
 // The receiver verifies every signature (standardwebhooks) and counts each id's 2xx answers.
 //
-// Baseline, in the same run and on the same rows (reset to pending): a plain sender in this
-// process doing the same work — the same claim statement (SKIP LOCKED, a lease), the same
+// Baseline, in the same run and on the same rows (reset to pending): a plain sender in its own
+// process (as the worker is; the receiver stays in this one) doing the same work — the same claim statement (SKIP LOCKED, a lease), the same
 // secret unsealing (AES-256-GCM) and signing (standardwebhooks), a POST on a keep-alive agent to
 // the same receiver, the same per-attempt UPDATE, the same retry schedule and concurrency —
 // without Nest, the DNS check or the dispatcher's bookkeeping.
@@ -182,37 +182,50 @@ async function baseline(pool, key, port, concurrency) {
   agent.destroy();
 }
 
-h.runBench(async () => {
-  h.ensureBuilt();
-  const secretRef = { secret: '' };
-  const receiver = await startReceiver(secretRef);
-  h.onCleanup('stop the receiver', () => new Promise((r) => receiver.server.close(r)));
-  const stack = await h.prepareStack({ apps: ['api', 'worker'], logLevel: 'warn', note: `, ${options.events} events` });
-  const key = Buffer.from(stack.env.WEBHOOK_SECRETS_KEY, 'base64');
-  Object.assign(stack.env, {
-    WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE_MS.join(','),
-    WEBHOOK_POLL_INTERVAL_MS: '50',
-    WEBHOOK_CONCURRENCY: String(options.concurrency),
-  });
-  const api = await h.startApp(stack, 'api');
-  const db = new Client({ connectionString: stack.db.url });
-  await db.connect();
-  h.onCleanup('close the database client', () => db.end());
+if (process.env.WEBHOOK_BASELINE_CHILD) {
+  // The baseline's own process: send, then exit.
+  const { DATABASE_URL, WEBHOOK_SECRETS_KEY, RECEIVER_PORT, CONCURRENCY } = process.env;
+  const pool = new Pool({ connectionString: DATABASE_URL, max: 10 });
+  baseline(pool, Buffer.from(WEBHOOK_SECRETS_KEY, 'base64'), Number(RECEIVER_PORT), Number(CONCURRENCY))
+    .then(() => pool.end())
+    .then(
+      () => process.exit(0),
+      (e) => {
+        process.stderr.write(`baseline failed: ${e.stack}\n`);
+        process.exit(1);
+      },
+    );
+} else
+  h.runBench(async () => {
+    h.ensureBuilt();
+    const secretRef = { secret: '' };
+    const receiver = await startReceiver(secretRef);
+    h.onCleanup('stop the receiver', () => new Promise((r) => receiver.server.close(r)));
+    const stack = await h.prepareStack({ apps: ['api', 'worker'], logLevel: 'warn', note: `, ${options.events} events` });
+    Object.assign(stack.env, {
+      WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE_MS.join(','),
+      WEBHOOK_POLL_INTERVAL_MS: '50',
+      WEBHOOK_CONCURRENCY: String(options.concurrency),
+    });
+    const api = await h.startApp(stack, 'api');
+    const db = new Client({ connectionString: stack.db.url });
+    await db.connect();
+    h.onCleanup('close the database client', () => db.end());
 
-  const created = await fetch(`${stack.env.PUBLIC_API_URL}/v1/webhook-endpoints`, {
-    method: 'POST',
-    headers: { authorization: stack.authorization, 'content-type': 'application/json' },
-    body: JSON.stringify({ url: `http://localhost:${receiver.port}/hooks`, events: ['operation.succeeded'] }),
-  });
-  const endpoint = await created.json();
-  if (created.status !== 201) throw new Error(`creating the endpoint answered ${created.status}: ${JSON.stringify(endpoint)}`);
-  secretRef.secret = endpoint.secret;
-  await api.stop();
+    const created = await fetch(`${stack.env.PUBLIC_API_URL}/v1/webhook-endpoints`, {
+      method: 'POST',
+      headers: { authorization: stack.authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `http://localhost:${receiver.port}/hooks`, events: ['operation.succeeded'] }),
+    });
+    const endpoint = await created.json();
+    if (created.status !== 201) throw new Error(`creating the endpoint answered ${created.status}: ${JSON.stringify(endpoint)}`);
+    secretRef.secret = endpoint.secret;
+    await api.stop();
 
-  // The outbox, as emit writes it: ids in ULID shape (msg_ + 26), payloads of an operation's size.
-  log(`writing ${options.events} events to the outbox`);
-  await db.query(
-    `WITH m AS (
+    // The outbox, as emit writes it: ids in ULID shape (msg_ + 26), payloads of an operation's size.
+    log(`writing ${options.events} events to the outbox`);
+    await db.query(
+      `WITH m AS (
        INSERT INTO webhook_messages (id, organization_id, type, payload, created_at)
        SELECT 'msg_' || upper(substr(md5(i::text), 1, 26)), e.organization_id, 'operation.succeeded',
               jsonb_build_object('type', 'operation.succeeded', 'timestamp', now(), 'data',
@@ -223,52 +236,58 @@ h.runBench(async () => {
        RETURNING id, created_at)
      INSERT INTO webhook_deliveries (endpoint_id, message_id, status, next_attempt_at, created_at)
      SELECT $2, m.id, 'pending', m.created_at, m.created_at FROM m`,
-    [options.events, endpoint.webhookEndpointId],
-  );
+      [options.events, endpoint.webhookEndpointId],
+    );
 
-  log(`worker: delivering (${options.failPercent} % of requests fail, concurrency ${options.concurrency})`);
-  let t0 = performance.now();
-  const worker = await h.startApp(stack, 'worker');
-  const workerMs = await drained(db, t0, 'worker');
-  await worker.stop();
-  const ours = await outcome(db, receiver.state);
+    log(`worker: delivering (${options.failPercent} % of requests fail, concurrency ${options.concurrency})`);
+    let t0 = performance.now();
+    const worker = await h.startApp(stack, 'worker');
+    const workerMs = await drained(db, t0, 'worker');
+    await worker.stop();
+    const ours = await outcome(db, receiver.state);
 
-  log('baseline: the same rows, reset to pending, sent by a plain sender');
-  await db.query(
-    `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, attempts_log = '[]', next_attempt_at = now(), completed_at = NULL`,
-  );
-  resetReceiver(receiver.state);
-  const pool = new Pool({ connectionString: stack.db.url, max: 10 });
-  h.onCleanup('close the pool', () => pool.end());
-  t0 = performance.now();
-  await baseline(pool, key, receiver.port, options.concurrency);
-  const baseMs = performance.now() - t0;
-  const theirs = await outcome(db, receiver.state);
+    log('baseline: the same rows, reset to pending, sent by a plain sender');
+    await db.query(
+      `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, attempts_log = '[]', next_attempt_at = now(), completed_at = NULL`,
+    );
+    resetReceiver(receiver.state);
+    t0 = performance.now();
+    const child = h.startNode('baseline sender', __filename, [], {
+      WEBHOOK_BASELINE_CHILD: '1',
+      DATABASE_URL: stack.db.url,
+      WEBHOOK_SECRETS_KEY: stack.env.WEBHOOK_SECRETS_KEY,
+      RECEIVER_PORT: String(receiver.port),
+      CONCURRENCY: String(options.concurrency),
+    });
+    const exit = await child.exited;
+    if (exit.code !== 0) throw new Error(`the baseline sender failed: ${child.output()}`);
+    const baseMs = performance.now() - t0;
+    const theirs = await outcome(db, receiver.state);
 
-  const rate = (o, ms) => (o.requests / ms) * 1000;
-  console.log(
-    `\n${h.table([
-      ['figure', 'worker', 'baseline'],
-      ['events', String(options.events), String(options.events)],
-      ['requests sent (first attempts and retries)', String(ours.requests), String(theirs.requests)],
-      ['requests per second', fmt(rate(ours, workerMs), 0), fmt(rate(theirs, baseMs), 0)],
-      ['all delivered after', `${fmt(workerMs / 1000, 1)} s`, `${fmt(baseMs / 1000, 1)} s`],
-      ['delivered (a 2xx) / given up', `${ours.delivered} / ${ours.failed}`, `${theirs.delivered} / ${theirs.failed}`],
-      ['duplicate 2xx for one webhook-id', String(ours.duplicates), String(theirs.duplicates)],
-      ['invalid signatures', String(ours.invalid), String(theirs.invalid)],
-    ])}\n`,
-  );
-  const checks = [
-    [
-      'every event delivered',
-      `${ours.delivered}`,
-      `= ${options.events}`,
-      ours.delivered === options.events && ours.succeeded === options.events,
-    ],
-    ['exactly once after dedup (no second 2xx)', `${ours.duplicates}`, '= 0', ours.duplicates === 0],
-    ['no invalid signature, nothing given up', `${ours.invalid} / ${ours.failed}`, '= 0 / 0', ours.invalid === 0 && ours.failed === 0],
-  ];
-  console.log(`${h.table([['target', 'measured', 'target', ''], ...checks.map(([a, b, c, ok]) => [a, b, c, ok ? 'PASS' : 'FAIL'])])}`);
-  console.log(`throughput: worker ${fmt(rate(ours, workerMs) / rate(theirs, baseMs), 2)}× the baseline's requests per second\n`);
-  return checks.every((c) => c[3]) ? 0 : 1;
-});
+    const rate = (o, ms) => (o.requests / ms) * 1000;
+    console.log(
+      `\n${h.table([
+        ['figure', 'worker', 'baseline'],
+        ['events', String(options.events), String(options.events)],
+        ['requests sent (first attempts and retries)', String(ours.requests), String(theirs.requests)],
+        ['requests per second', fmt(rate(ours, workerMs), 0), fmt(rate(theirs, baseMs), 0)],
+        ['all delivered after', `${fmt(workerMs / 1000, 1)} s`, `${fmt(baseMs / 1000, 1)} s`],
+        ['delivered (a 2xx) / given up', `${ours.delivered} / ${ours.failed}`, `${theirs.delivered} / ${theirs.failed}`],
+        ['duplicate 2xx for one webhook-id', String(ours.duplicates), String(theirs.duplicates)],
+        ['invalid signatures', String(ours.invalid), String(theirs.invalid)],
+      ])}\n`,
+    );
+    const checks = [
+      [
+        'every event delivered',
+        `${ours.delivered}`,
+        `= ${options.events}`,
+        ours.delivered === options.events && ours.succeeded === options.events,
+      ],
+      ['exactly once after dedup (no second 2xx)', `${ours.duplicates}`, '= 0', ours.duplicates === 0],
+      ['no invalid signature, nothing given up', `${ours.invalid} / ${ours.failed}`, '= 0 / 0', ours.invalid === 0 && ours.failed === 0],
+    ];
+    console.log(`${h.table([['target', 'measured', 'target', ''], ...checks.map(([a, b, c, ok]) => [a, b, c, ok ? 'PASS' : 'FAIL'])])}`);
+    console.log(`throughput: worker ${fmt(rate(ours, workerMs) / rate(theirs, baseMs), 2)}× the baseline's requests per second\n`);
+    return checks.every((c) => c[3]) ? 0 : 1;
+  });
