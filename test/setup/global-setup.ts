@@ -3,10 +3,11 @@ import { loadConfig, runMigrations } from '../../libs/core/src';
 import { databaseUrl, dropDatabase, recreateDatabase } from '../../libs/core/src/testing';
 import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { LocalService, localServices } from './local-services';
+import { startLocalS3 } from '../support/s3-server';
 
 /** Drops databases of earlier runs whose jest process is gone (a crash or Ctrl-C leaves them). */
 async function dropOrphans(serverUrl: string): Promise<void> {
@@ -77,6 +78,15 @@ async function startLocalServices(): Promise<void> {
   }
   process.env.REDIS_URL = redis.url;
   process.env.DATABASE_URL = postgres.url;
+  // `BLOB_STORE=s3 npm test` without an S3_ENDPOINT: the whole suite against a local S3 server.
+  if (process.env.BLOB_STORE === 's3' && !process.env.S3_ENDPOINT) {
+    const dir = join(local.LOCAL_DIR, 'test/s3');
+    mkdirSync(dir, { recursive: true });
+    const s3 = await startLocalS3(dir);
+    registry.services.push({ url: s3.endpoint, source: 'local S3 server (s3rver)', stop: s3.close });
+    Object.assign(process.env, s3.config);
+    log(`S3: s3rver at ${s3.endpoint}, bucket ${s3.bucket}`);
+  }
   if (!/^(DATABASE_URL|127\.)/.test(postgres.source)) log(`PostgreSQL: ${postgres.source}`);
   if (!/^(REDIS_URL|127\.)/.test(redis.source)) log(`Redis: ${redis.source}`);
 }

@@ -1,6 +1,14 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
-import { ENV_DEFAULTS, EnvironmentVariables, EnvName, GeneratorKind, LogLevel, WorldLabsSplatResolution } from './config.schema';
+import {
+  BlobStoreKind,
+  ENV_DEFAULTS,
+  EnvironmentVariables,
+  EnvName,
+  GeneratorKind,
+  LogLevel,
+  WorldLabsSplatResolution,
+} from './config.schema';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -51,6 +59,17 @@ export class AppConfig {
     meshy: { apiKey: string | null; baseUrl: string; aiModel: string; refine: boolean };
   };
   readonly reconcile: { intervalMs: number; graceMs: number };
+  readonly blobStore: {
+    kind: BlobStoreKind;
+    s3: {
+      bucket: string | null;
+      region: string;
+      endpoint: string | null;
+      forcePathStyle: boolean;
+      credentials: { accessKeyId: string; secretAccessKey: string } | null;
+      keyPrefix: string;
+    };
+  };
 
   constructor(v: EnvironmentVariables) {
     this.env = v.NODE_ENV as AppConfig['env'];
@@ -103,6 +122,20 @@ export class AppConfig {
       },
     };
     this.reconcile = { intervalMs: v.RECONCILE_INTERVAL_MS, graceMs: v.RECONCILE_GRACE_MS };
+    this.blobStore = {
+      kind: v.BLOB_STORE,
+      s3: {
+        bucket: v.S3_BUCKET || null,
+        region: v.S3_REGION,
+        endpoint: v.S3_ENDPOINT || null,
+        forcePathStyle: v.S3_FORCE_PATH_STYLE === 'true',
+        credentials:
+          v.S3_ACCESS_KEY_ID && v.S3_SECRET_ACCESS_KEY
+            ? { accessKeyId: v.S3_ACCESS_KEY_ID, secretAccessKey: v.S3_SECRET_ACCESS_KEY }
+            : null,
+        keyPrefix: v.S3_KEY_PREFIX ?? '',
+      },
+    };
   }
 }
 
@@ -133,6 +166,9 @@ export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.Proce
   };
   const needed = required[vars.GENERATOR];
   if (needed && !vars[needed]) problems.push(`${needed} must be set when GENERATOR is "${vars.GENERATOR}"`);
+  if (vars.BLOB_STORE === 's3' && !vars.S3_BUCKET) problems.push('S3_BUCKET must be set when BLOB_STORE is "s3"');
+  if (!vars.S3_ACCESS_KEY_ID !== !vars.S3_SECRET_ACCESS_KEY)
+    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
   // An ops port equal to its public port would put /metrics back on it, or fail to bind.
   for (const [ops, open] of [
     ['API_OPS_PORT', 'API_PORT'],

@@ -9,6 +9,9 @@ export type WorldLabsSplatResolution = (typeof WORLDLABS_SPLAT_RESOLUTIONS)[numb
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+export const BLOB_STORES = ['postgres', 's3'] as const;
+export type BlobStoreKind = (typeof BLOB_STORES)[number];
+
 export const GENERATORS = ['procedural', 'http', 'worldlabs', 'meshy'] as const;
 export type GeneratorKind = (typeof GENERATORS)[number];
 
@@ -283,6 +286,41 @@ export class EnvironmentVariables {
   /** Whether a text prompt's preview is refined (textured) before it is used: `true` or `false`. */
   @IsIn(['true', 'false'])
   MESHY_REFINE: string;
+
+  /** Where bytes live: the `blobs` table (default) or an S3-compatible bucket (docs/operations.md). */
+  @IsIn(BLOB_STORES)
+  BLOB_STORE: BlobStoreKind;
+
+  @IsOptional()
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'must be an S3 bucket name' })
+  S3_BUCKET?: string;
+
+  @IsString()
+  @Matches(/^[a-z0-9-]{1,32}$/, { message: 'must be a region name such as us-east-1 or auto' })
+  S3_REGION: string;
+
+  /** An S3-compatible endpoint (MinIO, R2, a test server); unset for AWS itself. */
+  @IsOptional()
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
+  S3_ENDPOINT?: string;
+
+  /** `true` for stores that address buckets by path (MinIO, most self-hosted ones). */
+  @IsIn(['true', 'false'])
+  S3_FORCE_PATH_STYLE: string;
+
+  /** Static credentials; unset, the AWS SDK's default chain is used (IRSA, instance roles, …). */
+  @IsOptional()
+  @IsString()
+  S3_ACCESS_KEY_ID?: string;
+
+  @IsOptional()
+  @IsString()
+  S3_SECRET_ACCESS_KEY?: string;
+
+  /** Prepended to every object key, so several installations can share a bucket. */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._/-]{0,200}$/, { message: 'must be letters, digits and . _ / -' })
+  S3_KEY_PREFIX?: string;
 }
 
 export type EnvName = keyof EnvironmentVariables;
@@ -336,4 +374,12 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   MESHY_BASE_URL: 'https://api.meshy.ai',
   MESHY_AI_MODEL: 'latest',
   MESHY_REFINE: 'true',
+  BLOB_STORE: 'postgres',
+  S3_BUCKET: undefined,
+  S3_REGION: 'us-east-1',
+  S3_ENDPOINT: undefined,
+  S3_FORCE_PATH_STYLE: 'false',
+  S3_ACCESS_KEY_ID: undefined,
+  S3_SECRET_ACCESS_KEY: undefined,
+  S3_KEY_PREFIX: undefined,
 };
