@@ -25,7 +25,7 @@ export class AppConfig {
   readonly env: 'development' | 'production' | 'test';
   readonly host: string;
   readonly ports: { api: number; studio: number; worker: number; apiOps: number; studioOps: number };
-  readonly database: { url: string; poolSize: number };
+  readonly database: { url: string; poolSize: number; statementTimeoutMs: number };
   readonly redis: { url: string };
   readonly publicApiUrl: string;
   readonly publicEmbedOrigin: string;
@@ -75,7 +75,7 @@ export class AppConfig {
     this.env = v.NODE_ENV as AppConfig['env'];
     this.host = v.HOST;
     this.ports = { api: v.API_PORT, studio: v.STUDIO_PORT, worker: v.WORKER_PORT, apiOps: v.API_OPS_PORT, studioOps: v.STUDIO_OPS_PORT };
-    this.database = { url: v.DATABASE_URL, poolSize: v.DATABASE_POOL_SIZE };
+    this.database = { url: v.DATABASE_URL, poolSize: v.DATABASE_POOL_SIZE, statementTimeoutMs: v.DATABASE_STATEMENT_TIMEOUT_MS };
     this.redis = { url: v.REDIS_URL };
     this.publicApiUrl = v.PUBLIC_API_URL.replace(/\/+$/, '');
     this.publicEmbedOrigin = v.PUBLIC_EMBED_ORIGIN;

@@ -71,6 +71,16 @@ export class EnvironmentVariables {
   @Max(200)
   DATABASE_POOL_SIZE: number;
 
+  /**
+   * Sent as a connection parameter; `0` sends none, for PgBouncer in transaction mode, which
+   * refuses unknown startup parameters (set it on the database role there instead).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  DATABASE_STATEMENT_TIMEOUT_MS: number;
+
   @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true })
   REDIS_URL: string;
 
@@ -335,6 +345,7 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   STUDIO_OPS_PORT: '3004',
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/scene_studio',
   DATABASE_POOL_SIZE: '10',
+  DATABASE_STATEMENT_TIMEOUT_MS: '30000',
   REDIS_URL: 'redis://127.0.0.1:6379',
   PUBLIC_API_URL: 'http://localhost:3000',
   PUBLIC_EMBED_ORIGIN: 'http://localhost:3001',
