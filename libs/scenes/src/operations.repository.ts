@@ -215,7 +215,7 @@ export class OperationsRepository {
    */
   async whileHoldingLock<T>(lock: number, work: () => Promise<T>): Promise<T | null> {
     return this.db.transaction(async (tx) => {
-      const [{ locked }] = (await tx.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [lock])) as { locked: boolean }[];
+      const [{ locked }] = await tx.query<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [lock]);
       return locked ? work() : null;
     });
   }
