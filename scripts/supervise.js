@@ -12,6 +12,16 @@ const { spawn } = require('node:child_process');
 const readline = require('node:readline');
 
 const COLORS = [36, 35, 32, 33, 34, 31];
+
+/** A JSON log line by its message alone (the reason a process stopped), any other line as it is. */
+function readable(line) {
+  try {
+    const o = JSON.parse(line);
+    return typeof o?.msg === 'string' ? `${o.level ? `${o.level}: ` : ''}${o.msg}` : line;
+  } catch {
+    return line;
+  }
+}
 const paint = (code, text, on) => (on ? `\x1b[${code}m${text}\x1b[0m` : text);
 
 /**
@@ -58,7 +68,7 @@ function supervise(specs, options = {}) {
     child.once('exit', (code, signal) => {
       if (stopping) return;
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-      const last = tail.length ? `; its last lines:\n${tail.map((l) => `    ${l}`).join('\n')}` : '';
+      const last = tail.length ? `; its last lines:\n${tail.map((l) => `    ${readable(l)}`).join('\n')}` : '';
       void stop(`${spec.name} ${how}, so the others are stopped too${last}`, code === 0 && !signal ? 1 : code || 1);
     });
   });

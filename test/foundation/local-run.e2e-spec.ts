@@ -169,11 +169,14 @@ describe('npm start supervision (scripts/supervise.js)', () => {
       '-e',
       supervisorProgram([
         forever,
-        `setTimeout(() => { console.error('listen EADDRINUSE: address already in use 0.0.0.0:3000'); process.exit(1); }, 300);`,
+        // What a service writes when its port is taken (libs/core/src/health/boot-check.ts).
+        `setTimeout(() => { console.log(JSON.stringify({ level: 'fatal', msg: 'The api failed to start: port 3000 is in use by another process' })); process.exit(1); }, 300);`,
       ]),
     ]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/child1 exited with code 1, so the others are stopped too; its last lines:\n\s+listen EADDRINUSE/);
+    expect(r.stdout).toMatch(
+      /child1 exited with code 1, so the others are stopped too; its last lines:\n\s+fatal: The api failed to start: port 3000 is in use by another process/,
+    );
     const pids = r.stdout
       .match(/children (\d+) (\d+)/)!
       .slice(1)
