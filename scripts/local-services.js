@@ -129,7 +129,7 @@ async function ensurePostgres({
   if (running) {
     throw new Error(
       `An embedded PostgreSQL already runs on ${dataDir} (pid ${running}), probably from another \`npm start\` or test run. ` +
-        'Stop that one first, or set DATABASE_URL (or LOCAL_DATA_DIR) to use another.',
+        `Stop that one first (if its run crashed and left it behind: \`kill ${running}\`), or set DATABASE_URL (or LOCAL_DATA_DIR) to use another.`,
     );
   }
   const port = await freePort();
