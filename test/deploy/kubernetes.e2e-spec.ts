@@ -1,10 +1,11 @@
 import { QueueName } from '@app/core';
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { ROOT } from '../support/processes';
+import { ROOT, run } from '../support/processes';
 
 type Doc = Record<string, any>;
 interface Values {
@@ -157,6 +158,32 @@ describe('the Kubernetes manifests (deploy/kubernetes)', () => {
     expect(plan.total).toBeLessThanOrEqual(values.postgres.connectionBudget);
     expect(plan.pods.api).toBe(values.api.maxReplicas + 1);
     expect(() => renderer.render(renderer.merge(values, { postgres: { connectionBudget: 40 } }))).toThrow(/too small/);
+  });
+
+  it("render from the command line with an operator's values, and refuse a budget too small", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ss-k8s-'));
+    try {
+      const mine = join(dir, 'values.json');
+      writeFileSync(mine, JSON.stringify({ image: 'registry.acme.example/scene-studio:2.3.4', worker: { concurrency: 2 } }));
+      const ok = await run(process.execPath, [join(ROOT, 'deploy/kubernetes/render.js'), mine]);
+      expect(ok.code).toBe(0);
+      const out = parse(ok.stdout);
+      expect(out.find((d) => d.kind === 'Deployment')!.spec.template.spec.containers[0].image).toBe(
+        'registry.acme.example/scene-studio:2.3.4',
+      );
+      expect(out.find((d) => d.kind === 'Job')!.metadata.name).toBe('scene-studio-migrate-2-3-4');
+      expect(out.find((d) => d.kind === 'ScaledObject')!.spec.triggers[0].metadata.listLength).toBe('2');
+      writeFileSync(mine, JSON.stringify({ postgres: { connectionBudget: 30 } }));
+      const refused = await run(process.execPath, [join(ROOT, 'deploy/kubernetes/render.js'), mine]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/connectionBudget 30 is too small/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the kustomization applies the committed rendering', () => {
+    expect(parse(readFileSync(join(ROOT, 'deploy/kubernetes/kustomization.yaml'), 'utf8'))[0].resources).toEqual(['scene-studio.yaml']);
   });
 
   it('migrate in a pre-install/pre-upgrade Job running `cli migrate`', () => {
