@@ -37,10 +37,16 @@ export default async function globalSetup(): Promise<void> {
   await startLocalServices();
   const serverUrl = loadConfig().database.url;
   const runId = `${process.pid}_${randomBytes(3).toString('hex')}`;
-  await dropOrphans(serverUrl);
   const template = `ss_test_${runId}_template`;
-  await recreateDatabase(serverUrl, template);
-  await runMigrations(loadConfig({ DATABASE_URL: databaseUrl(serverUrl, template) }));
+  try {
+    await dropOrphans(serverUrl);
+    await recreateDatabase(serverUrl, template);
+    await runMigrations(loadConfig({ DATABASE_URL: databaseUrl(serverUrl, template) }));
+  } catch (e) {
+    // No teardown follows a failed set-up: stop the PostgreSQL or Redis it started.
+    await localServices().stopAll();
+    throw e;
+  }
   // Inherited by the test workers.
   process.env.SS_TEST_RUN_ID = runId;
   process.env.SS_TEST_TEMPLATE = template;
