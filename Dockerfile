@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 # One image for every process (api, worker, studio, the CLI); the command picks the process.
+# Node 20, the one major of package.json's engines, .nvmrc, CI (.ci/run checks it) and the docs.
+ARG NODE_IMAGE=node:20-bookworm-slim
 
-FROM node:24-slim AS deps
+FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The workspace's manifest (packages/client, the partner client): npm ci installs its dependencies too.
@@ -12,7 +14,12 @@ FROM deps AS build
 COPY . .
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:24-slim AS runtime
+FROM ${NODE_IMAGE} AS runtime
+# tini as PID 1: forwards SIGTERM to node (which then drains, docs/operations.md) and reaps
+# zombies; node as PID 1 would ignore signals it has no handler for and never reap.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/*
 # A fixed mmap threshold makes glibc hand large upload buffers back to the system after a burst
 # instead of keeping them (measured in docs/performance.md: resting RSS 255 MiB instead of 300+).
 ENV NODE_ENV=production HOST=0.0.0.0 MALLOC_MMAP_THRESHOLD_=1048576
@@ -24,5 +31,6 @@ COPY --from=build --chown=node:node /app/scripts ./scripts
 USER node
 # 3000 api, 3001 studio (public); 3002 worker, 3003 api, 3004 studio ops ports (health, /metrics).
 EXPOSE 3000 3001 3002 3003 3004
-# api by default; docker-compose.yml sets the command of each service.
+ENTRYPOINT ["/usr/bin/tini", "--"]
+# api by default; docker-compose.yml and the Helm chart set the command of each process.
 CMD ["node", "dist/apps/api/src/main.js"]

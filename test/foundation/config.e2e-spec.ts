@@ -40,6 +40,42 @@ describe('configuration at boot', () => {
     expect(r.stderr).not.toContain('hunter2');
   });
 
+  it('with PostgreSQL and Redis unreachable, says so in one JSON line each naming the variable, and exits 1', async () => {
+    const [pgPort, redisPort] = [await freePort(), await freePort()];
+    const r = await run(process.execPath, [join(ROOT, 'dist/apps/worker/src/main.js')], {
+      env: {
+        ...process.env,
+        DATABASE_URL: `postgres://postgres:hunter2@127.0.0.1:${pgPort}/scene_studio`,
+        REDIS_URL: `redis://:hunter2@127.0.0.1:${redisPort}`,
+      },
+    });
+    expect(r.code).toBe(1);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 'fatal',
+        app: 'worker',
+        variable: 'DATABASE_URL',
+        target: `127.0.0.1:${pgPort}`,
+        error: 'ECONNREFUSED',
+      }),
+      expect.objectContaining({
+        level: 'fatal',
+        app: 'worker',
+        variable: 'REDIS_URL',
+        target: `127.0.0.1:${redisPort}`,
+        error: 'ECONNREFUSED',
+      }),
+    ]);
+    expect(lines[0].msg).toMatch(/start PostgreSQL there, or set DATABASE_URL/);
+    expect(lines[1].msg).toMatch(/apt-get install redis-server/);
+    expect(r.stdout + r.stderr).not.toContain('hunter2');
+    expect(r.stderr).not.toContain('ECONNREFUSED');
+  });
+
   describe('with valid values', () => {
     // Its own database and queue prefix: the default database need not exist on this machine.
     const suite = setUpSuite({ api: false });

@@ -1,6 +1,7 @@
 import { AppConfig, BlobStore, createRedis, IdempotentRequests, ManualClock, QueueName, QueueService } from '@app/core';
 import { ImageAssetsService, ImageAssetsSweeper } from '@app/image-assets';
 import { OperationsReconciler, OperationsService, ScenesService, ScenesWorkerModule } from '@app/scenes';
+import { OperationsRepository } from '@app/scenes/operations.repository';
 import { Job, Worker } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -113,6 +114,20 @@ describe('maintenance on a real database', () => {
       }
       expect(await reconciler().reconcile()).toBe(1);
       expect(await queue().getJob(id)).toBeDefined();
+    });
+  });
+
+  describe('the reconciler lock behind PgBouncer (transaction mode)', () => {
+    it('is held by an open transaction while a pass runs and gone after it: no session state', async () => {
+      const locks = () =>
+        db().query(
+          `SELECT l.granted, a.xact_start IS NOT NULL AS in_transaction
+             FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.locktype = 'advisory' AND l.objid = 731903118 AND a.datname = current_database()`,
+        ) as Promise<{ granted: boolean; in_transaction: boolean }[]>;
+      const during = await suite.app.get(OperationsRepository).whileHoldingLock(731903118, () => locks());
+      expect(during).toEqual([{ granted: true, in_transaction: true }]);
+      expect(await locks()).toEqual([]);
     });
   });
 

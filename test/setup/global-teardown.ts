@@ -1,8 +1,18 @@
 import { loadConfig } from '../../libs/core/src';
 import { dropDatabasesLike } from '../../libs/core/src/testing';
 import IORedis from 'ioredis';
+import { localServices } from './local-services';
 
 export default async function globalTeardown(): Promise<void> {
+  try {
+    await cleanUp();
+  } finally {
+    // Whatever global-setup started (an embedded PostgreSQL, a redis-server), stopped once.
+    await localServices().stopAll();
+  }
+}
+
+async function cleanUp(): Promise<void> {
   const runId = process.env.SS_TEST_RUN_ID;
   const serverUrl = process.env.SS_TEST_SERVER_URL;
   if (!runId || !serverUrl) return;

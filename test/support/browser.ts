@@ -4,12 +4,18 @@ import { Browser, chromium, ConsoleMessage, Page } from 'playwright-core';
 import { ROOT } from './processes';
 
 // Shared with the studio benchmark, which is plain JavaScript.
-const { chromiumLaunchOptions } = require('../../scripts/chromium') as {
+const { chromiumLaunchOptions, chromiumProblem } = require('../../scripts/chromium') as {
   chromiumLaunchOptions: () => Parameters<typeof chromium.launch>[0];
+  chromiumProblem: () => string | null;
 };
 
-/** Debian's Chromium, headless, with WebGL through SwiftShader; never a downloaded browser. */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Debian's Chromium, headless, with WebGL through SwiftShader; never a downloaded browser.
+ * Without one it fails at once with a message naming CHROMIUM_PATH.
+ */
+export async function launchChromium(): Promise<Browser> {
+  const problem = chromiumProblem();
+  if (problem) throw new Error(problem);
   return chromium.launch(chromiumLaunchOptions());
 }
 

@@ -41,6 +41,8 @@ export function setUpEmbedStack(options: EmbedStackOptions = {}): EmbedStack {
   const stack = {} as EmbedStack;
 
   beforeAll(async () => {
+    // The browser first: without one, nothing else is started (and left running) for nothing.
+    stack.browser = await launchChromium();
     stack.env = await createTestEnvironment();
     const studioPort = await freePort();
     stack.embedOrigin = `http://localhost:${studioPort}`;
@@ -49,16 +51,7 @@ export function setUpEmbedStack(options: EmbedStackOptions = {}): EmbedStack {
     stack.studio = await startStudio(stack.env, { clock: options.clock, logs: options.logs?.studio, port: studioPort, config });
     stack.worker = await startWorker(stack.env, { logs: options.logs?.worker, config: options.worker?.() });
     stack.org = await createOrganization(stack.api.app, { test: true });
-    // Both settle before either is kept: with Promise.all, a failed browser launch would leave
-    // the partner app running but unknown to the afterAll that stops it.
-    const [partner, browser] = await Promise.allSettled([
-      PartnerApp.start({ apiKey: stack.org.apiKey, apiUrl: stack.api.url, embedOrigin: stack.embedOrigin }),
-      launchChromium(),
-    ]);
-    if (partner.status === 'fulfilled') stack.partner = partner.value;
-    if (browser.status === 'fulfilled') stack.browser = browser.value;
-    if (partner.status === 'rejected') throw partner.reason;
-    if (browser.status === 'rejected') throw browser.reason;
+    stack.partner = await PartnerApp.start({ apiKey: stack.org.apiKey, apiUrl: stack.api.url, embedOrigin: stack.embedOrigin });
   });
 
   afterAll(async () => {

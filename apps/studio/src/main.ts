@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createHttpAdapter, exitOnConfigError, loadConfig, serveOps } from '@app/core';
+import { createHttpAdapter, exitOnConfigError, exitOnBootFailure, exitUnlessDependenciesAnswer, loadConfig, serveOps } from '@app/core';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -9,6 +9,7 @@ import { StudioModule } from './studio.module';
 
 async function main(): Promise<void> {
   const config = exitOnConfigError(() => loadConfig());
+  await exitUnlessDependenciesAnswer(config, 'studio');
   const app = await NestFactory.create<NestExpressApplication>(StudioModule.forRoot({ config }), createHttpAdapter(), {
     bufferLogs: true,
     bodyParser: false,
@@ -22,4 +23,4 @@ async function main(): Promise<void> {
   app.get(Logger).log(`studio health and metrics on ${config.host}:${(ops.address() as AddressInfo).port}`);
 }
 
-void main();
+main().catch((e: unknown) => exitOnBootFailure('studio', e));

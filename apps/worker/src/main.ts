@@ -1,11 +1,12 @@
 import 'reflect-metadata';
-import { exitOnConfigError, loadConfig, serveOps } from '@app/core';
+import { exitOnConfigError, exitOnBootFailure, exitUnlessDependenciesAnswer, loadConfig, serveOps } from '@app/core';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
   const config = exitOnConfigError(() => loadConfig());
+  await exitUnlessDependenciesAnswer(config, 'worker');
   // An application context, not an HTTP app: the worker's only HTTP is the ops server below.
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config }), {
     bufferLogs: true,
@@ -17,7 +18,4 @@ async function main(): Promise<void> {
   app.get(Logger).log(`worker health and metrics on ${config.host}:${config.ports.worker}`);
 }
 
-main().catch((e: Error) => {
-  process.stderr.write(`worker failed to start: ${e.message}\n`);
-  process.exit(1);
-});
+main().catch((e: unknown) => exitOnBootFailure('worker', e));

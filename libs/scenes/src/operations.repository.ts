@@ -226,23 +226,17 @@ export class OperationsRepository {
   }
 
   /**
-   * Runs `work` while this process holds the session-level advisory lock `lock` (one connection
-   * held throughout); null without running it when another session holds the lock.
+   * Runs `work` while this process holds the advisory lock `lock`; null without running it when
+   * another replica holds it. The lock is transaction-scoped, held by one open transaction for the
+   * duration and released by its end (or by a crash): a session-level lock would break behind
+   * PgBouncer in transaction mode, where the lock and its unlock may reach different server
+   * connections (docs/operations.md, "Kubernetes"). `work` uses other pooled connections.
    */
   async whileHoldingLock<T>(lock: number, work: () => Promise<T>): Promise<T | null> {
-    const runner = this.db.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock($1) AS locked`, [lock])) as { locked: boolean }[];
-      if (!locked) return null;
-      try {
-        return await work();
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock($1)`, [lock]);
-      }
-    } finally {
-      await runner.release();
-    }
+    return this.db.transaction(async (tx) => {
+      const [{ locked }] = await tx.query<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [lock]);
+      return locked ? work() : null;
+    });
   }
 
   /**

@@ -1,5 +1,15 @@
 import { WebhookOutbox } from '@app/webhooks';
-import { BlobStore, Clock, DomainError, Idempotent, IdempotencyKey, IdempotentRequests, IdGenerator, IdPrefix } from '@app/core';
+import {
+  BlobStore,
+  BlobStream,
+  Clock,
+  DomainError,
+  Idempotent,
+  IdempotencyKey,
+  IdempotentRequests,
+  IdGenerator,
+  IdPrefix,
+} from '@app/core';
 import { ImageAssetsService } from '@app/image-assets';
 import { Injectable } from '@nestjs/common';
 import { CreateSceneDto } from './dto/create-scene.dto';
@@ -152,6 +162,16 @@ export class ScenesService {
     const artifact = (await this.scenes.artifactsOf(sceneId, version)).find((a) => a.kind === kind);
     const blob = artifact ? await this.blobs.get(artifact.blobKey) : null;
     return blob && artifact ? { bytes: blob.bytes, contentType: artifact.contentType, sha256: artifact.sha256 } : null;
+  }
+
+  /**
+   * One file of a version opened as a stream, for the studio to pass on without holding it
+   * (a splat can be hundreds of MiB); null when the version has no file of that kind.
+   */
+  async openArtifact(sceneId: string, version: number, kind: string): Promise<(BlobStream & { sha256: string }) | null> {
+    const artifact = (await this.scenes.artifactsOf(sceneId, version)).find((a) => a.kind === kind);
+    const blob = artifact ? await this.blobs.open(artifact.blobKey) : null;
+    return blob && artifact ? { ...blob, contentType: artifact.contentType, sha256: artifact.sha256 } : null;
   }
 
   /** The mesh of a version (the GLB the studio has always loaded). */

@@ -5,6 +5,8 @@ import { EditSceneDto, EditTurn, ScenesService } from '@app/scenes';
 import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { StudioEventsHub } from '../events/studio-events.hub';
 import { RequiresCapability, StudioSession, StudioSessionGuard } from './studio-session.guard';
 
@@ -55,9 +57,15 @@ export class StudioApiController {
     @Param('kind') kind: string,
     @Res() res: Response,
   ): Promise<void> {
-    const file = visibleVersion(scene, version) ? await this.scenes.readArtifact(scene.id, version, kind) : null;
+    const file = visibleVersion(scene, version) ? await this.scenes.openArtifact(scene.id, version, kind) : null;
     if (!file) throw DomainError.notFound();
-    res.set({ 'content-type': file.contentType, 'cache-control': 'no-store', etag: `"${file.sha256}"` }).send(file.bytes);
+    res.set({
+      'content-type': file.contentType,
+      'content-length': String(file.sizeBytes),
+      'cache-control': 'no-store',
+      etag: `"${file.sha256}"`,
+    });
+    await sendStream(file.stream, res);
   }
 
   @Get('scene/versions/:version/scene.glb')
@@ -66,9 +74,10 @@ export class StudioApiController {
     @Param('version', ParseIntPipe) version: number,
     @Res() res: Response,
   ): Promise<void> {
-    const bytes = visibleVersion(scene, version) ? await this.scenes.readSceneFile(scene.id, version) : null;
-    if (!bytes) throw DomainError.notFound();
-    res.set({ 'content-type': 'model/gltf-binary', 'cache-control': 'no-store' }).send(bytes);
+    const file = visibleVersion(scene, version) ? await this.scenes.openArtifact(scene.id, version, 'mesh') : null;
+    if (!file) throw DomainError.notFound();
+    res.set({ 'content-type': 'model/gltf-binary', 'content-length': String(file.sizeBytes), 'cache-control': 'no-store' });
+    await sendStream(file.stream, res);
   }
 
   @Get('scene/versions/:version/spec')
@@ -107,6 +116,23 @@ export class StudioApiController {
   @Get('events')
   stream(@StudioSession() found: SessionWithScene, @Req() req: Request, @Res() res: Response): void {
     this.events.open(found, req, res);
+  }
+}
+
+/**
+ * Streams a stored file to the page: from the bucket straight to the socket under BLOB_STORE=s3,
+ * so a studio holds at most a few chunks of a large splat. A client that goes away ends the read
+ * from the store too; a store error after the headers went out can only cut the response.
+ */
+async function sendStream(stream: Readable, res: Response): Promise<void> {
+  try {
+    await pipeline(stream, res);
+  } catch (e) {
+    stream.destroy();
+    if (res.headersSent) return void res.destroy();
+    // Nothing went out yet: the error filter answers, without this file's headers.
+    for (const h of ['content-length', 'etag', 'content-type']) res.removeHeader(h);
+    throw e;
   }
 }
 

@@ -1,3 +1,4 @@
 export * from './blob-store';
 export * from './blob-store.module';
 export * from './postgres-blob-store';
+export * from './s3-blob-store';

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { BlobStore } from './blob-store';
+import { Readable } from 'node:stream';
+import { BlobStore, BlobStream } from './blob-store';
 
 /**
  * The default store: a table in the database every replica already shares, so api and worker
@@ -30,6 +31,12 @@ export class PostgresBlobStore extends BlobStore {
       [key],
     );
     return rows.length ? { bytes: rows[0].content, contentType: rows[0].content_type } : null;
+  }
+
+  /** PostgreSQL hands a bytea over whole: the stream is made from the row's bytes. */
+  async open(key: string): Promise<BlobStream | null> {
+    const blob = await this.get(key);
+    return blob ? { stream: Readable.from([blob.bytes]), contentType: blob.contentType, sizeBytes: blob.bytes.length } : null;
   }
 
   async delete(keys: string[], tx?: EntityManager): Promise<number> {

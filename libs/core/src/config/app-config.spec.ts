@@ -107,4 +107,33 @@ describe(loadConfig.name, () => {
       expect((e as Error).message).not.toContain('not-a-key-but-a-secret-value');
     }
   });
+
+  it('keeps bytes in PostgreSQL by default, and needs a bucket for BLOB_STORE=s3', () => {
+    expect(sut({}).blobStore.kind).toBe('postgres');
+    expect(() => sut({ BLOB_STORE: 's3' })).toThrow(/S3_BUCKET must be set when BLOB_STORE is "s3"/);
+    expect(
+      sut({ BLOB_STORE: 's3', S3_BUCKET: 'scene-bytes', S3_ENDPOINT: 'http://minio:9000', S3_FORCE_PATH_STYLE: 'true' }).blobStore,
+    ).toEqual({
+      kind: 's3',
+      s3: {
+        bucket: 'scene-bytes',
+        region: 'us-east-1',
+        endpoint: 'http://minio:9000',
+        forcePathStyle: true,
+        credentials: null,
+        keyPrefix: '',
+      },
+    });
+  });
+
+  it('takes S3 keys only as a pair, and never echoes the secret', () => {
+    const attempt = () => sut({ BLOB_STORE: 's3', S3_BUCKET: 'b-1', S3_SECRET_ACCESS_KEY: 'hunter2-secret' });
+    expect(attempt).toThrow(/S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together/);
+    expect(attempt).not.toThrow(/hunter2/);
+  });
+
+  it('sends no statement_timeout when DATABASE_STATEMENT_TIMEOUT_MS is 0 (PgBouncer)', () => {
+    expect(sut({}).database.statementTimeoutMs).toBe(30_000);
+    expect(sut({ DATABASE_STATEMENT_TIMEOUT_MS: '0' }).database.statementTimeoutMs).toBe(0);
+  });
 });

@@ -1,6 +1,14 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
-import { ENV_DEFAULTS, EnvironmentVariables, EnvName, GeneratorKind, LogLevel, WorldLabsSplatResolution } from './config.schema';
+import {
+  BlobStoreKind,
+  ENV_DEFAULTS,
+  EnvironmentVariables,
+  EnvName,
+  GeneratorKind,
+  LogLevel,
+  WorldLabsSplatResolution,
+} from './config.schema';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -17,7 +25,7 @@ export class AppConfig {
   readonly env: 'development' | 'production' | 'test';
   readonly host: string;
   readonly ports: { api: number; studio: number; worker: number; apiOps: number; studioOps: number };
-  readonly database: { url: string; poolSize: number };
+  readonly database: { url: string; poolSize: number; statementTimeoutMs: number };
   readonly redis: { url: string };
   readonly publicApiUrl: string;
   readonly publicEmbedOrigin: string;
@@ -61,12 +69,23 @@ export class AppConfig {
     retryScheduleMs: number[];
     disableAfterMs: number;
   };
+  readonly blobStore: {
+    kind: BlobStoreKind;
+    s3: {
+      bucket: string | null;
+      region: string;
+      endpoint: string | null;
+      forcePathStyle: boolean;
+      credentials: { accessKeyId: string; secretAccessKey: string } | null;
+      keyPrefix: string;
+    };
+  };
 
   constructor(v: EnvironmentVariables) {
     this.env = v.NODE_ENV as AppConfig['env'];
     this.host = v.HOST;
     this.ports = { api: v.API_PORT, studio: v.STUDIO_PORT, worker: v.WORKER_PORT, apiOps: v.API_OPS_PORT, studioOps: v.STUDIO_OPS_PORT };
-    this.database = { url: v.DATABASE_URL, poolSize: v.DATABASE_POOL_SIZE };
+    this.database = { url: v.DATABASE_URL, poolSize: v.DATABASE_POOL_SIZE, statementTimeoutMs: v.DATABASE_STATEMENT_TIMEOUT_MS };
     this.redis = { url: v.REDIS_URL };
     this.publicApiUrl = v.PUBLIC_API_URL.replace(/\/+$/, '');
     this.publicEmbedOrigin = v.PUBLIC_EMBED_ORIGIN;
@@ -122,6 +141,20 @@ export class AppConfig {
       retryScheduleMs: v.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number),
       disableAfterMs: v.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
     };
+    this.blobStore = {
+      kind: v.BLOB_STORE,
+      s3: {
+        bucket: v.S3_BUCKET || null,
+        region: v.S3_REGION,
+        endpoint: v.S3_ENDPOINT || null,
+        forcePathStyle: v.S3_FORCE_PATH_STYLE === 'true',
+        credentials:
+          v.S3_ACCESS_KEY_ID && v.S3_SECRET_ACCESS_KEY
+            ? { accessKeyId: v.S3_ACCESS_KEY_ID, secretAccessKey: v.S3_SECRET_ACCESS_KEY }
+            : null,
+        keyPrefix: v.S3_KEY_PREFIX ?? '',
+      },
+    };
   }
 }
 
@@ -158,6 +191,9 @@ export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.Proce
   };
   const needed = required[vars.GENERATOR];
   if (needed && !vars[needed]) problems.push(`${needed} must be set when GENERATOR is "${vars.GENERATOR}"`);
+  if (vars.BLOB_STORE === 's3' && !vars.S3_BUCKET) problems.push('S3_BUCKET must be set when BLOB_STORE is "s3"');
+  if (!vars.S3_ACCESS_KEY_ID !== !vars.S3_SECRET_ACCESS_KEY)
+    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
   // An ops port equal to its public port would put /metrics back on it, or fail to bind.
   for (const [ops, open] of [
     ['API_OPS_PORT', 'API_PORT'],

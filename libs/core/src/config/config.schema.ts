@@ -9,6 +9,9 @@ export type WorldLabsSplatResolution = (typeof WORLDLABS_SPLAT_RESOLUTIONS)[numb
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+export const BLOB_STORES = ['postgres', 's3'] as const;
+export type BlobStoreKind = (typeof BLOB_STORES)[number];
+
 export const GENERATORS = ['procedural', 'http', 'worldlabs', 'meshy'] as const;
 export type GeneratorKind = (typeof GENERATORS)[number];
 
@@ -67,6 +70,16 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(200)
   DATABASE_POOL_SIZE: number;
+
+  /**
+   * Sent as a connection parameter; `0` sends none, for PgBouncer in transaction mode, which
+   * refuses unknown startup parameters (set it on the database role there instead).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  DATABASE_STATEMENT_TIMEOUT_MS: number;
 
   @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true })
   REDIS_URL: string;
@@ -323,6 +336,41 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(90 * 86_400)
   WEBHOOK_DISABLE_AFTER_SECONDS: number;
+
+  /** Where bytes live: the `blobs` table (default) or an S3-compatible bucket (docs/operations.md). */
+  @IsIn(BLOB_STORES)
+  BLOB_STORE: BlobStoreKind;
+
+  @IsOptional()
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'must be an S3 bucket name' })
+  S3_BUCKET?: string;
+
+  @IsString()
+  @Matches(/^[a-z0-9-]{1,32}$/, { message: 'must be a region name such as us-east-1 or auto' })
+  S3_REGION: string;
+
+  /** An S3-compatible endpoint (MinIO, R2, a test server); unset for AWS itself. */
+  @IsOptional()
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
+  S3_ENDPOINT?: string;
+
+  /** `true` for stores that address buckets by path (MinIO, most self-hosted ones). */
+  @IsIn(['true', 'false'])
+  S3_FORCE_PATH_STYLE: string;
+
+  /** Static credentials; unset, the AWS SDK's default chain is used (IRSA, instance roles, …). */
+  @IsOptional()
+  @IsString()
+  S3_ACCESS_KEY_ID?: string;
+
+  @IsOptional()
+  @IsString()
+  S3_SECRET_ACCESS_KEY?: string;
+
+  /** Prepended to every object key, so several installations can share a bucket. */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._/-]{0,200}$/, { message: 'must be letters, digits and . _ / -' })
+  S3_KEY_PREFIX?: string;
 }
 
 export type EnvName = keyof EnvironmentVariables;
@@ -337,6 +385,7 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   STUDIO_OPS_PORT: '3004',
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/scene_studio',
   DATABASE_POOL_SIZE: '10',
+  DATABASE_STATEMENT_TIMEOUT_MS: '30000',
   REDIS_URL: 'redis://127.0.0.1:6379',
   PUBLIC_API_URL: 'http://localhost:3000',
   PUBLIC_EMBED_ORIGIN: 'http://localhost:3001',
@@ -383,4 +432,12 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   // About 27 hours in all, as in the Standard Webhooks reference schedule.
   WEBHOOK_RETRY_SCHEDULE_MS: '5000,300000,1800000,7200000,18000000,36000000,36000000',
   WEBHOOK_DISABLE_AFTER_SECONDS: String(5 * 86_400),
+  BLOB_STORE: 'postgres',
+  S3_BUCKET: undefined,
+  S3_REGION: 'us-east-1',
+  S3_ENDPOINT: undefined,
+  S3_FORCE_PATH_STYLE: 'false',
+  S3_ACCESS_KEY_ID: undefined,
+  S3_SECRET_ACCESS_KEY: undefined,
+  S3_KEY_PREFIX: undefined,
 };

@@ -15,8 +15,8 @@ export function databaseOptions(config: AppConfig, applicationName: string): Dat
       max: config.database.poolSize,
       application_name: `scene-studio-${applicationName}`,
       connectionTimeoutMillis: 5000,
-      // A runaway query must not hold a pooled connection forever.
-      statement_timeout: 30_000,
+      // A runaway query must not hold a pooled connection forever. Omitted when 0 (PgBouncer).
+      ...(config.database.statementTimeoutMs > 0 ? { statement_timeout: config.database.statementTimeoutMs } : {}),
     },
   };
 }

@@ -2,3 +2,4 @@ export * from './health.controller';
 export * from './health.module';
 export * from './health.service';
 export * from './ops-server';
+export * from './boot-check';

@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// The first step of `npm test`: checks what the suites need from the machine before minutes of
+// building and linting, and says what to install. PostgreSQL is not checked: the suites' global
+// set-up falls back to an embedded one (test/setup/global-setup.ts).
+'use strict';
+const { chromiumProblem } = require('./chromium');
+const { answers, redisServerOnPath, MissingRedisError } = require('./local-services');
+
+async function main() {
+  const problems = [];
+  const chromium = chromiumProblem();
+  if (chromium) problems.push(chromium);
+  const redisProbe = Number(process.env.LOCAL_REDIS_PROBE_PORT || 6379);
+  if (!process.env.REDIS_URL && !(await answers(redisProbe)) && !redisServerOnPath(process.env))
+    problems.push(new MissingRedisError().message);
+  if (problems.length) {
+    process.stderr.write(`\nnpm test cannot run on this machine yet:\n\n${problems.join('\n\n')}\n\n`);
+    process.exit(1);
+  }
+}
+
+void main();
