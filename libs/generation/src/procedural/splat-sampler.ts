@@ -134,9 +134,9 @@ function collectTriangles(primitive: Primitive, world: mat4, out: Triangle[]): v
   const indices = primitive.getIndices();
   const count = indices ? indices.getCount() : positions.getCount();
   const index = (i: number) => (indices ? indices.getScalar(i) : i);
-  const point = (i: number): Vec3 => transform(world, positions.getElement(i, [0, 0, 0]) as Vec3);
+  const point = (i: number): Vec3 => transform(world, positions.getElement<Vec3>(i, [0, 0, 0]));
   const color = (i: number): Vec3 => {
-    const c = colors ? (colors.getElement(i, [1, 1, 1, 1]) as number[]) : [1, 1, 1];
+    const c = colors ? colors.getElement<number[]>(i, [1, 1, 1, 1]) : [1, 1, 1];
     return [c[0] * factor[0], c[1] * factor[1], c[2] * factor[2]];
   };
   for (let i = 0; i + 2 < count; i += 3) {
