@@ -149,7 +149,7 @@ async function buildBaseline() {
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>baseline</title>' +
       '<script type="module" src="./main.js"></script></head><body style="margin:0;background:#0b0d12"></body></html>\n',
   );
-  writeFileSync(join(dir, 'main.js'), SPLATS ? SPLAT_BASELINE_SOURCE : MESH_BASELINE_SOURCE);
+  writeFileSync(join(dir, 'main.js'), SPLATS ? splatBaselineSource() : meshBaselineSource());
   const { build } = await import('vite');
   await build({
     root: dir,
@@ -176,7 +176,8 @@ async function buildBaseline() {
   return join(dir, 'dist');
 }
 
-const MESH_BASELINE_SOURCE = `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
+function meshBaselineSource() {
+  return `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
 const q = new URLSearchParams(location.search);
 const width = Number(q.get('w')) || 940;
 const height = Number(q.get('h')) || 529;
@@ -194,13 +195,15 @@ renderer.render(new Scene(), camera);
 renderer.getContext().finish();
 window.__baseline = { firstFrameAt: performance.now() };
 `;
+}
 
 /**
  * The splat baseline: what any three.js page must do to show the same world with Spark — fetch
  * the SPZ, decode it (Spark's worker), sort it and draw it — from the studio's camera, with no
  * studio around it. `firstFrameAt` is taken once a frame with splats on it has finished.
  */
-const SPLAT_BASELINE_SOURCE = `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
+function splatBaselineSource() {
+  return `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
 import { SparkRenderer, SplatFileType, SplatMesh } from '@sparkjsdev/spark';
 const q = new URLSearchParams(location.search);
 const width = Number(q.get('w')) || 940;
@@ -240,6 +243,7 @@ const draw = () => {
 };
 draw();
 `;
+}
 
 /** Every JS and CSS file of the studio bundle, raw and gzipped (as scripts/check-bundle-budget.js counts them). */
 function measureBundle() {
