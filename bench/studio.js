@@ -158,10 +158,11 @@ async function buildBaseline() {
     base: '/',
     publicDir: false,
     resolve: {
-      alias: {
-        three: join(h.ROOT, 'node_modules/three/build/three.module.js'),
-        '@sparkjsdev/spark': join(h.ROOT, 'node_modules/@sparkjsdev/spark/dist/spark.module.js'),
-      },
+      // Exact names only: Spark also imports `three/addons/…`, which resolve from its own folder.
+      alias: [
+        { find: /^three$/, replacement: join(h.ROOT, 'node_modules/three/build/three.module.js') },
+        { find: /^@sparkjsdev\/spark$/, replacement: join(h.ROOT, 'node_modules/@sparkjsdev/spark/dist/spark.module.js') },
+      ],
     },
     build: {
       outDir: join(dir, 'dist'),
@@ -200,7 +201,8 @@ window.__baseline = { firstFrameAt: performance.now() };
 /**
  * The splat baseline: what any three.js page must do to show the same world with Spark — fetch
  * the SPZ, decode it (Spark's worker), sort it and draw it — from the studio's camera, with no
- * studio around it. `firstFrameAt` is taken once a frame with splats on it has finished.
+ * studio around it. `firstFrameAt` is taken once the first frame drawn after Spark's first sort
+ * (the first with splats on it) has finished, as the studio's `firstSplatFrameAt` is.
  */
 function splatBaselineSource() {
   return `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
@@ -224,7 +226,9 @@ if (view) {
   camera.quaternion.fromArray(view.quaternion);
 }
 const scene = new Scene();
-const spark = new SparkRenderer({ renderer });
+// Spark calls onDirty when a sort completes; before its first sort a frame draws no splat.
+let sorted = false;
+const spark = new SparkRenderer({ renderer, onDirty: () => (sorted = true) });
 scene.add(spark);
 const bytes = await (await fetch('./world.spz')).arrayBuffer();
 const mesh = new SplatMesh({ fileBytes: bytes, fileType: SplatFileType.SPZ, lod: true, lodAbove: 1500000, raycastable: false });
@@ -234,7 +238,7 @@ window.__baseline = { firstFrameAt: null, renderer, scene, camera, frames: 0 };
 const draw = () => {
   renderer.render(scene, camera);
   window.__baseline.frames++;
-  if (spark.activeSplats > 0) {
+  if (sorted && spark.activeSplats > 0) {
     renderer.getContext().finish();
     window.__baseline.firstFrameAt = performance.now();
     return;

@@ -86,6 +86,32 @@ describe('a splat world in the studio, in a real browser', () => {
     });
   });
 
+  it('an edit makes version 2 of the world: a new splat, shown in place, with the turn in the history', async () => {
+    const editScene = await readyScene(stack.api, stack.org, { prompt: 'A bright sunny meadow with pines at noon' });
+    const context = await stack.browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(stack.partner.origin);
+    const session = await createEmbedSession(stack.api, stack.org, { sceneId: editScene, origin: stack.partner.origin, mode: 'edit' });
+    const { frame } = await embedStudio(page, session.body.url as string, FRAME_SIZE.edit);
+    await waitForSplats(frame, 1);
+    const lumaBefore = (await frame.evaluate(() => (window as any).__studio.canvasStats())).meanLuma as number;
+
+    await frame.locator('#edit-submit[aria-disabled="false"]').waitFor({ timeout: RENDER_TIMEOUT });
+    await frame.getByRole('textbox', { name: 'Edit instruction' }).fill('make it night');
+    await frame.getByRole('button', { name: 'Apply edit' }).click();
+    const done = frame.locator('#edit-history li[data-status="succeeded"]');
+    await done.waitFor({ timeout: RENDER_TIMEOUT });
+    expect(await done.innerText()).toMatch(/make it night[\s\S]*version 2/);
+    await waitForVersion(frame, 2, RENDER_TIMEOUT);
+    await frame.waitForFunction(() => (window as any).__studio.splats().drawn > 0, undefined, { timeout: RENDER_TIMEOUT });
+    expect((await splats(frame)).count).toBe(SPLATS);
+    // Same camera, the night world's splats (their light is baked in): darker on screen.
+    const after = await frame.evaluate(() => (window as any).__studio.canvasStats());
+    expect(after.nonBlank).toBe(true);
+    expect(after.meanLuma).toBeLessThan(lumaBefore * 0.8);
+  });
+
   it('changing the focal length changes the projection of the splat world', async () => {
     const { frame } = await open('perform');
     await waitForSplats(frame, 1);
