@@ -109,4 +109,30 @@ describe('a World Labs world in the studio, in a real browser', () => {
     // The collider is used, never drawn: the splat is what is on screen.
     expect(await frame.evaluate(() => (window as any).__studio.splats().drawn)).toBeGreaterThan(0);
   });
+
+  it('in fly mode the camera stays above the collider: flying down stops 0.4 m over the ground', async () => {
+    const sceneId = await readyScene(stack.api, stack.org, { prompt: 'A sunken garden' });
+    const session = await createEmbedSession(stack.api, stack.org, { sceneId, origin: stack.partner.origin, mode: 'perform' });
+    const context = await stack.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(stack.partner.origin);
+    const { frame } = await embedStudio(page, session.body.url as string, { width: 960, height: 540 });
+    await waitForVersion(frame, 1);
+    await frame.locator('label[for="nav-fly"]').click();
+    await frame.waitForFunction(() => (window as any).__studio.camera().navigation === 'fly');
+    const start = (await frame.evaluate(() => (window as any).__studio.camera())).position as Vec3;
+    expect(start[1]).toBeGreaterThan(0.5);
+    // Keys drive the camera once the viewport has focus (not the navigation radio).
+    await frame.locator('canvas').click({ position: { x: 5, y: 5 } });
+    // Q flies straight down; without the ground the camera would pass through y = 0.
+    await page.keyboard.down('KeyQ');
+    await frame.waitForFunction(() => (window as any).__studio.camera().position[1] < 0.45, undefined, { timeout: 30_000 });
+    const frames = await frame.evaluate(() => (window as any).__studio.renderedFrames());
+    await frame.waitForFunction((n) => (window as any).__studio.renderedFrames() > n + 10, frames, { timeout: 30_000 });
+    await page.keyboard.up('KeyQ');
+    const end = (await frame.evaluate(() => (window as any).__studio.camera())).position as Vec3;
+    expect(end[1]).toBeGreaterThanOrEqual(0.4 - 1e-6);
+    expect(end[1]).toBeLessThan(0.45);
+  });
 });
