@@ -261,11 +261,14 @@ export class EnvironmentVariables {
   @IsIn(['true', 'false'])
   PROCEDURAL_SPLATS: string;
 
-  /** Splats per procedural splat world (PROCEDURAL_SPLATS=true). SPZ costs ~20 bytes a splat before gzip. */
+  /**
+   * Splats per procedural splat world (PROCEDURAL_SPLATS=true). SPZ costs ~20 bytes a splat before
+   * gzip; the sampler holds every splat as an object while it writes, hence the ceiling.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(1000)
-  @Max(2_000_000)
+  @Max(1_000_000)
   PROCEDURAL_SPLAT_COUNT: number;
 
   /** World Labs' Marble API (GENERATOR=worldlabs). */
