@@ -2,7 +2,7 @@ import type { StudioApiClient } from '../api/studio-api.client';
 import { StudioApiError } from '../api/studio-api.client';
 import type { SceneSpec } from '../api/studio-api.types';
 import { versionParts } from './scene-artifacts';
-import { combineModels, parseSceneGlb, type LoadedModel } from '../viewport/scene-loader';
+import { combineModels, parseSceneGlb, type LoadedModel, type WorldPlacement } from '../viewport/scene-loader';
 import type { LoadedSplat } from '../viewport/splat-layer';
 import type { SplatModule } from '../viewport/studio-viewport';
 import { spzSplatCount } from './spz-header';
@@ -84,7 +84,9 @@ export class SceneVersionLoader {
         ),
         parts.splat ? this.loadSplat(version, signal) : null,
       ]);
-      const loaded: LoadedVersion = { model: combineModels(meshes, splat?.layer.bounds ?? null), splat };
+      const world = worldTransform(spec.world);
+      if (splat) placeSplat(splat.layer, world);
+      const loaded: LoadedVersion = { model: combineModels(meshes, splat?.layer.bounds ?? null, world), splat };
       if (signal.aborted) return;
       this.shown = version;
       this.loading = null;
@@ -142,6 +144,25 @@ export class SceneVersionLoader {
   }
 }
 
+/**
+ * A provider's world in metres, ground at y = 0 (World Labs' `semantics_metadata`, carried in the
+ * spec as `world`): metric = raw × metricScale, then groundOffset down. Identity without it.
+ */
+function worldTransform(world: SceneSpec['world'] | undefined): WorldPlacement {
+  const scale = world && Number.isFinite(world.metricScale) && world.metricScale > 0 ? world.metricScale : 1;
+  const yOffset = world && Number.isFinite(world.groundOffset) ? -world.groundOffset : 0;
+  return { scale, yOffset };
+}
+
+function placeSplat(layer: LoadedSplat, world: WorldPlacement): void {
+  layer.object.scale.setScalar(world.scale);
+  layer.object.position.y = world.yOffset;
+  layer.object.updateMatrixWorld(true);
+  layer.bounds.center.multiplyScalar(world.scale);
+  layer.bounds.center.y += world.yOffset;
+  layer.bounds.radius *= world.scale;
+}
+
 /** Fills gaps in a spec so a partial one (older schema, a provider's) still renders. */
 function normalizeSpec(spec: Partial<SceneSpec>): SceneSpec {
   return {
@@ -156,6 +177,7 @@ function normalizeSpec(spec: Partial<SceneSpec>): SceneSpec {
     },
     fog: spec.fog ?? null,
     cameras: Array.isArray(spec.cameras) ? spec.cameras : [],
+    ...(spec.world ? { world: spec.world } : {}),
   };
 }
 

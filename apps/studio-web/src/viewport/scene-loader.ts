@@ -41,14 +41,26 @@ export async function parseSceneGlb(bytes: ArrayBuffer): Promise<LoadedModel> {
   return { root, bounds };
 }
 
+/** Where a provider's world goes in the studio's metres (scale, then a vertical offset). */
+export interface WorldPlacement {
+  scale: number;
+  yOffset: number;
+}
+
 /**
  * One model from a version's GLBs: the drawn mesh and the invisible collider side by side under
  * one `studio-model` root, so focus picking (which casts rays at that root, and three.js rays hit
  * hidden meshes too) and framing see both. `extraBounds` (the splat's) widens the bounds.
  */
-export function combineModels(parts: { model: LoadedModel; visible: boolean }[], extraBounds: Sphere | null): LoadedModel {
+export function combineModels(
+  parts: { model: LoadedModel; visible: boolean }[],
+  extraBounds: Sphere | null,
+  world: WorldPlacement = { scale: 1, yOffset: 0 },
+): LoadedModel {
   const root = new Group();
   root.name = 'studio-model';
+  root.scale.setScalar(world.scale);
+  root.position.y = world.yOffset;
   let bounds: Sphere | null = extraBounds?.clone() ?? null;
   for (const part of parts) {
     part.model.root.name = part.visible ? 'studio-mesh' : 'studio-collider';
@@ -57,7 +69,11 @@ export function combineModels(parts: { model: LoadedModel; visible: boolean }[],
     // camera that sank below the ground still finds it above.
     if (!part.visible) part.model.root.traverse((node) => forEachMaterial(node, (m) => (m.side = DoubleSide)));
     root.add(part.model.root);
-    bounds = bounds ? bounds.union(part.model.bounds) : part.model.bounds.clone();
+    const placed = part.model.bounds.clone();
+    placed.center.multiplyScalar(world.scale);
+    placed.center.y += world.yOffset;
+    placed.radius *= world.scale;
+    bounds = bounds ? bounds.union(placed) : placed;
   }
   root.updateMatrixWorld(true);
   return { root, bounds: bounds ?? new Sphere(undefined, 50) };
