@@ -87,7 +87,11 @@ export class SceneVersionLoader {
       const world = worldTransform(spec.world);
       if (splat) placeSplat(splat.layer, world);
       const loaded: LoadedVersion = { model: combineModels(meshes, splat?.layer.bounds ?? null, world), splat };
-      if (signal.aborted) return;
+      if (signal.aborted) {
+        // The page is going away: give Spark's buffers back rather than leave them to the GC.
+        splat?.layer.dispose();
+        return;
+      }
       this.shown = version;
       this.loading = null;
       this.hooks.onLoaded(version, normalizeSpec(spec), loaded);
