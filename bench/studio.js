@@ -14,6 +14,15 @@
 //      shared machine hits both. Target: the studio's first frame on screen, median, under 2 s.
 //  (b) the studio bundle per file and gzipped in total, against its 300 KB budget (the logic of
 //      scripts/check-bundle-budget.js, which is also run as a cross-check).
+//  With `--splats N` (e.g. 500000) the scene is a Gaussian-splat world of N splats (the worker
+//  runs with PROCEDURAL_SPLATS=true, PROCEDURAL_SPLAT_COUNT=N) and (a) becomes the first frame
+//  with splats on it (`window.__studio.firstSplatFrameAt`: Spark has decoded and sorted the world
+//  and drawn it). Its baseline is a bare page doing the same splat work: three.js and Spark from
+//  node_modules (same Vite build), the same SPZ bytes (downloaded once from the studio API),
+//  the same renderer options, canvas size and camera, drawing until Spark's first sorted frame.
+//  Then (c): frames per second while orbiting the world for `--orbit-seconds`, in the studio
+//  and in the baseline page (the camera turning about the same target at the same rate).
+//  Target: first splat frame < 3 s; the ≥ 20 fps orbit target is for a real GPU, not SwiftShader.
 // The figures are printed, not asserted: the exit code is 0 whatever they are. Method, machine
 // and results: docs/performance.md.
 
@@ -30,6 +39,7 @@ const { cpuMeter, descendantCpuSeconds, waitForQuiet } = require('./lib/machine'
 const { fmt, log, percentile } = h;
 
 const TARGET_FIRST_FRAME_MS = 2000;
+const TARGET_FIRST_SPLAT_FRAME_MS = 3000;
 const BUDGET_BYTES = 300 * 1024;
 const VIEWPORT = { width: 1280, height: 720 };
 const PROMPT = 'A calm lake among pines at sunset, a wooden cabin on the shore';
@@ -50,7 +60,10 @@ const options = h.parseArgs(process.argv.slice(2), {
   maxOther: 0.25,
   retries: 2,
   out: '',
+  splats: 0,
+  orbitSeconds: 5,
 });
+const SPLATS = Number(options.splats) || 0;
 if (!['edit', 'perform', 'edit_and_perform'].includes(options.mode)) throw new Error('--mode must be edit, perform or edit_and_perform');
 
 h.runBench(async () => {
@@ -62,6 +75,8 @@ h.runBench(async () => {
   const sceneId = await generateScene(stack);
   const urls = [];
   for (let i = 0; i < options.warmup + options.loads; i++) urls.push(await createSession(stack, sceneId, harness.origin));
+  // The splat baseline loads the very bytes the studio draws, served by the harness.
+  if (SPLATS) await downloadSplat(urls[0], stack, baselineDir);
   // Everything the loads need is in the database now: the api and the worker only add noise.
   await stack.worker.stop();
   await stack.api.stop();
@@ -79,7 +94,8 @@ h.runBench(async () => {
       // A repeated pair reloads the same session: it is still active.
       const studio = await loadStudio(browser, urls[i], stack);
       canvas = canvas ?? studio.canvas;
-      const baseline = await loadBaseline(browser, `${harness.origin}/baseline.html?w=${canvas.width}&h=${canvas.height}`, stack);
+      const view = studio.camera ? `&view=${encodeURIComponent(JSON.stringify(studio.camera))}` : '';
+      const baseline = await loadBaseline(browser, `${harness.origin}/baseline.html?w=${canvas.width}&h=${canvas.height}${view}`, stack);
       const others = Math.max(studio.othersCores, baseline.othersCores);
       const disturbed = others > options.maxOther;
       log(
@@ -99,11 +115,12 @@ h.runBench(async () => {
       break;
     }
   }
+  const orbit = SPLATS ? await measureOrbit(browser, urls[urls.length - 1], harness.origin, canvas, stack) : null;
   await browser.close();
 
   const budgetScript = spawnSync(process.execPath, [join(h.ROOT, 'scripts/check-bundle-budget.js')], { cwd: h.ROOT, encoding: 'utf8' });
-  report({ runs, bundle, canvas, budgetScript, scene: stack.sceneInfo, repeated });
-  if (options.out) writeFileSync(options.out, JSON.stringify({ options, runs, bundle, canvas }, null, 2));
+  report({ runs, bundle, canvas, budgetScript, scene: stack.sceneInfo, repeated, orbit });
+  if (options.out) writeFileSync(options.out, JSON.stringify({ options, runs, bundle, canvas, orbit }, null, 2));
   return 0;
 });
 
@@ -132,9 +149,36 @@ async function buildBaseline() {
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>baseline</title>' +
       '<script type="module" src="./main.js"></script></head><body style="margin:0;background:#0b0d12"></body></html>\n',
   );
-  writeFileSync(
-    join(dir, 'main.js'),
-    `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
+  writeFileSync(join(dir, 'main.js'), SPLATS ? splatBaselineSource() : meshBaselineSource());
+  const { build } = await import('vite');
+  await build({
+    root: dir,
+    configFile: false,
+    logLevel: 'warn',
+    base: '/',
+    publicDir: false,
+    resolve: {
+      // Exact names only: Spark also imports `three/addons/…`, which resolve from its own folder.
+      alias: [
+        { find: /^three$/, replacement: join(h.ROOT, 'node_modules/three/build/three.module.js') },
+        { find: /^@sparkjsdev\/spark$/, replacement: join(h.ROOT, 'node_modules/@sparkjsdev/spark/dist/spark.module.js') },
+      ],
+    },
+    build: {
+      outDir: join(dir, 'dist'),
+      emptyOutDir: true,
+      target: 'es2022',
+      sourcemap: false,
+      modulePreload: { polyfill: false },
+      rollupOptions: { input: join(dir, 'baseline.html') },
+      chunkSizeWarningLimit: 4096,
+    },
+  });
+  return join(dir, 'dist');
+}
+
+function meshBaselineSource() {
+  return `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
 const q = new URLSearchParams(location.search);
 const width = Number(q.get('w')) || 940;
 const height = Number(q.get('h')) || 529;
@@ -151,27 +195,58 @@ const camera = new PerspectiveCamera(40, width / height, 0.1, 2000);
 renderer.render(new Scene(), camera);
 renderer.getContext().finish();
 window.__baseline = { firstFrameAt: performance.now() };
-`,
-  );
-  const { build } = await import('vite');
-  await build({
-    root: dir,
-    configFile: false,
-    logLevel: 'warn',
-    base: '/',
-    publicDir: false,
-    resolve: { alias: { three: join(h.ROOT, 'node_modules/three/build/three.module.js') } },
-    build: {
-      outDir: join(dir, 'dist'),
-      emptyOutDir: true,
-      target: 'es2022',
-      sourcemap: false,
-      modulePreload: { polyfill: false },
-      rollupOptions: { input: join(dir, 'baseline.html') },
-      chunkSizeWarningLimit: 4096,
-    },
-  });
-  return join(dir, 'dist');
+`;
+}
+
+/**
+ * The splat baseline: what any three.js page must do to show the same world with Spark — fetch
+ * the SPZ, decode it (Spark's worker), sort it and draw it — from the studio's camera, with no
+ * studio around it. `firstFrameAt` is taken once the first frame drawn after Spark's first sort
+ * (the first with splats on it) has finished, as the studio's `firstSplatFrameAt` is.
+ */
+function splatBaselineSource() {
+  return `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
+import { SparkRenderer, SplatFileType, SplatMesh } from '@sparkjsdev/spark';
+const q = new URLSearchParams(location.search);
+const width = Number(q.get('w')) || 940;
+const height = Number(q.get('h')) || 529;
+const view = JSON.parse(q.get('view') || 'null');
+const canvas = document.createElement('canvas');
+canvas.style.width = width + 'px';
+canvas.style.height = height + 'px';
+document.body.append(canvas);
+const renderer = new WebGLRenderer({ canvas, antialias: true, powerPreference: 'high-performance' });
+renderer.toneMapping = ACESFilmicToneMapping;
+renderer.outputColorSpace = SRGBColorSpace;
+renderer.setPixelRatio(1);
+renderer.setSize(width, height, false);
+const camera = new PerspectiveCamera(view ? view.fov : 40, width / height, 0.1, 2000);
+if (view) {
+  camera.position.fromArray(view.position);
+  camera.quaternion.fromArray(view.quaternion);
+}
+const scene = new Scene();
+// Spark calls onDirty when a sort completes; before its first sort a frame draws no splat.
+let sorted = false;
+const spark = new SparkRenderer({ renderer, onDirty: () => (sorted = true) });
+scene.add(spark);
+const bytes = await (await fetch('./world.spz')).arrayBuffer();
+const mesh = new SplatMesh({ fileBytes: bytes, fileType: SplatFileType.SPZ, lod: true, lodAbove: 1500000, raycastable: false });
+await mesh.initialized;
+scene.add(mesh);
+window.__baseline = { firstFrameAt: null, renderer, scene, camera, frames: 0 };
+const draw = () => {
+  renderer.render(scene, camera);
+  window.__baseline.frames++;
+  if (sorted && spark.activeSplats > 0) {
+    renderer.getContext().finish();
+    window.__baseline.firstFrameAt = performance.now();
+    return;
+  }
+  requestAnimationFrame(draw);
+};
+draw();
+`;
 }
 
 /** Every JS and CSS file of the studio bundle, raw and gzipped (as scripts/check-bundle-budget.js counts them). */
@@ -219,7 +294,10 @@ async function startStack(harnessOrigin) {
     orgName: 'Bench studio',
     note: ` (may embed on ${harnessOrigin})`,
   });
-  const [api, studio, worker] = await Promise.all(['api', 'studio', 'worker'].map((app) => h.startApp(stack, app)));
+  const splatEnv = SPLATS ? { PROCEDURAL_SPLATS: 'true', PROCEDURAL_SPLAT_COUNT: String(SPLATS) } : {};
+  const [api, studio, worker] = await Promise.all(
+    ['api', 'studio', 'worker'].map((app) => h.startApp(stack, app, { env: app === 'worker' ? splatEnv : {} })),
+  );
   const { ports } = stack;
   log(`api :${ports.api} (pid ${api.pid}), studio :${ports.studio} (pid ${studio.pid}), worker :${ports.worker} (pid ${worker.pid})`);
   return { ...stack, api, studio, worker, apiUrl: `http://127.0.0.1:${ports.api}`, sceneInfo: null };
@@ -238,7 +316,7 @@ async function apiCall(stack, method, path, body, headers = {}) {
 async function generateScene(stack) {
   const created = await apiCall(stack, 'POST', '/v1/scenes', { prompt: PROMPT }, { 'idempotency-key': randomUUID() });
   if (created.status !== 202) throw new Error(`POST /v1/scenes answered ${created.status}: ${created.text}`);
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 180_000;
   for (;;) {
     const op = await apiCall(stack, 'GET', `/v1/operations/${created.json.operationId}`);
     if (op.json?.status === 'succeeded') {
@@ -256,6 +334,84 @@ async function createSession(stack, sceneId, origin) {
   const r = await apiCall(stack, 'POST', '/v1/embed-sessions', { sceneId, origin, mode: options.mode, expiresInSeconds: 3600 });
   if (r.status !== 201) throw new Error(`POST /v1/embed-sessions answered ${r.status}: ${r.text}`);
   return r.json.url;
+}
+
+/** The splat the studio draws, fetched from the studio API with a session's secret, for the baseline page. */
+async function downloadSplat(url, stack, dir) {
+  const u = new URL(url);
+  const res = await fetch(`${u.origin}/studio-api/v1/scene/versions/${stack.sceneInfo.version}/artifacts/splat`, {
+    headers: { authorization: `Bearer ${u.hash.slice(1)}` },
+  });
+  if (res.status !== 200) throw new Error(`the splat download answered ${res.status}`);
+  const bytes = Buffer.from(await res.arrayBuffer());
+  writeFileSync(join(dir, 'world.spz'), bytes);
+  stack.sceneInfo.splatBytes = bytes.length;
+  log(`splat: ${fmt(bytes.length / 1024 / 1024, 1)} MB, served to the baseline as /world.spz`);
+}
+
+/**
+ * (c) Frames per second while orbiting, each page in a fresh context once its first splat frame
+ * is on screen: the studio orbits with ArrowLeft held (its own key handling: one turn per
+ * animation frame), the baseline turns its camera about the same point at the studio's key rate
+ * in a requestAnimationFrame loop. Both draw every frame the camera moved.
+ */
+async function measureOrbit(browser, url, harnessOrigin, canvas, stack) {
+  const seconds = Number(options.orbitSeconds) || 5;
+  const studio = await (async () => {
+    const { context, page } = await freshPage(browser);
+    try {
+      await page.goto(url, { waitUntil: 'commit' });
+      await page.waitForFunction(() => typeof window.__presentedAt === 'number', undefined, { timeout: LOAD_TIMEOUT_MS, polling: 50 });
+      await page.locator('canvas').click({ position: { x: 5, y: 5 } });
+      const camera = await page.evaluate(() => window.__studio.camera());
+      const f0 = await page.evaluate(() => window.__studio.renderedFrames());
+      const t0 = Date.now();
+      await page.keyboard.down('ArrowLeft');
+      await h.sleep(seconds * 1000);
+      await page.keyboard.up('ArrowLeft');
+      const f1 = await page.evaluate(() => window.__studio.renderedFrames());
+      return { fps: (f1 - f0) / ((Date.now() - t0) / 1000), camera };
+    } finally {
+      await context.close();
+    }
+  })();
+  const baseline = await (async () => {
+    const { context, page } = await freshPage(browser);
+    try {
+      const view = encodeURIComponent(JSON.stringify(studio.camera));
+      await page.goto(`${harnessOrigin}/baseline.html?w=${canvas.width}&h=${canvas.height}&view=${view}`, { waitUntil: 'commit' });
+      await page.waitForFunction(() => typeof window.__presentedAt === 'number', undefined, { timeout: LOAD_TIMEOUT_MS, polling: 50 });
+      return await page.evaluate(
+        (ms) =>
+          new Promise((resolve) => {
+            const { renderer, scene, camera } = window.__baseline;
+            // Orbit about the point 10 m ahead, as the studio's orbit does, at ~1 rad/s.
+            const forward = camera.getWorldDirection(camera.position.clone());
+            const target = camera.position.clone().addScaledVector(forward, 10);
+            const start = performance.now();
+            let frames = 0;
+            let last = start;
+            const step = (now) => {
+              const dt = (now - last) / 1000;
+              last = now;
+              camera.position.sub(target).applyAxisAngle({ x: 0, y: 1, z: 0, isVector3: true }, dt).add(target);
+              camera.lookAt(target);
+              renderer.render(scene, camera);
+              frames++;
+              if (now - start < ms) requestAnimationFrame(step);
+              else resolve({ fps: frames / ((now - start) / 1000) });
+            };
+            requestAnimationFrame(step);
+          }),
+        seconds * 1000,
+      );
+    } finally {
+      await context.close();
+    }
+  })();
+  log(`orbit: studio ${fmt(studio.fps, 1)} fps, baseline ${fmt(baseline.fps, 1)} fps over ${seconds} s`);
+  void stack;
+  return { seconds, studio: studio.fps, baseline: baseline.fps };
 }
 
 /**
@@ -299,9 +455,10 @@ async function launchChromium() {
  *    against CDP screencast frames when this bench was written: within about 100 ms).
  * Both are upper bounds by at most one frame (when the first draw runs inside an animation frame).
  */
-function watchFirstFrame() {
+function watchFirstFrame(splats) {
   const first = () => {
-    const at = window.__studio?.firstFrameAt ?? window.__baseline?.firstFrameAt ?? null;
+    const studioAt = window.__studio ? (splats ? window.__studio.firstSplatFrameAt : window.__studio.firstFrameAt) : null;
+    const at = studioAt ?? window.__baseline?.firstFrameAt ?? null;
     if (at === null) {
       requestAnimationFrame(first);
       return;
@@ -314,7 +471,7 @@ function watchFirstFrame() {
 
 async function freshPage(browser) {
   const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
-  await context.addInitScript(watchFirstFrame);
+  await context.addInitScript(watchFirstFrame, SPLATS > 0);
   return { context, page: await context.newPage() };
 }
 
@@ -343,10 +500,20 @@ function loadStudio(browser, url, stack) {
     const find = (re) => res.find((r) => re.test(r.name)) ?? null;
     const script = find(/\/assets\/index-[^/]+\.js$/);
     const session = find(/\/studio-api\/v1\/session$/);
-    const glb = find(/\/scene\.glb$/);
+    const glb = find(/\/scene\.glb$/) ?? find(/\/artifacts\/(mesh|collider)$/);
+    const splat = find(/\/artifacts\/splat$/);
+    const spark = find(/\/assets\/splat-layer-[^/]+\.js$/);
     const canvas = document.querySelector('canvas');
+    const splatWorld = window.__studio.firstSplatFrameAt !== null;
+    const c = window.__studio.camera();
     return {
-      firstFrameAt: window.__studio.firstFrameAt,
+      // For a splat world, the first frame that matters is the first with splats on it.
+      firstFrameAt: splatWorld ? window.__studio.firstSplatFrameAt : window.__studio.firstFrameAt,
+      meshFirstFrameAt: window.__studio.firstFrameAt,
+      splatEnd: splat?.responseEnd ?? null,
+      sparkEnd: spark?.responseEnd ?? null,
+      splatCount: window.__studio.splats().count,
+      camera: splatWorld ? { position: c.position, quaternion: c.quaternion, fov: c.fov } : null,
       drawnAt: window.__drawnAt,
       presentedAt: window.__presentedAt,
       phase: window.__studio.state().phase,
@@ -382,7 +549,7 @@ function loadBaseline(browser, url, stack) {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-function report({ runs, bundle, canvas, budgetScript, scene, repeated }) {
+function report({ runs, bundle, canvas, budgetScript, scene, repeated, orbit }) {
   const kb = (n) => `${fmt(n / 1024, 1)} KB`;
   const stat = (list, key) => {
     const v = list.map((r) => r[key]).filter((x) => Number.isFinite(x));
@@ -408,7 +575,12 @@ function report({ runs, bundle, canvas, budgetScript, scene, repeated }) {
   both('DOMContentLoaded (module script has run)', 'domContentLoaded');
   both('GET /studio-api/v1/session sent', 'sessionStart', null);
   both('session received', 'sessionEnd', null);
-  both('scene.glb received', 'glbEnd', null);
+  both(SPLATS ? 'collider GLB received' : 'scene.glb received', 'glbEnd', null);
+  if (SPLATS) {
+    both('Spark chunk received (lazy)', 'sparkEnd', null);
+    both('splat (SPZ) received', 'splatEnd', null);
+    both('first frame, before the splats (sky)', 'meshFirstFrameAt', null);
+  }
   both('firstFrameAt (first draw call issued)', 'firstFrameAt');
   both('next animation frame (draw call returned)', 'drawnAt');
   both('frame after (first frame on screen)', 'presentedAt');
@@ -417,6 +589,8 @@ function report({ runs, bundle, canvas, budgetScript, scene, repeated }) {
   for (const f of bundle.files) fileRows.push([f.file, kb(f.raw), kb(f.gzip), f.onLoad ? 'yes' : 'no (lazy)']);
   fileRows.push(['total', kb(bundle.rawTotal), kb(bundle.gzipTotal), '']);
   const onLoadGzip = bundle.files.filter((f) => f.onLoad).reduce((a, f) => a + f.gzip, 0);
+  // Spark's chunk has its own budget (scripts/check-bundle-budget.js): only splat worlds load it.
+  const initialGzip = bundle.files.filter((f) => !/^splat-layer-/.test(f.file)).reduce((a, f) => a + f.gzip, 0);
   const transfer = s.find((r) => r.scriptTransfer)?.scriptTransfer;
 
   const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
@@ -425,7 +599,10 @@ function report({ runs, bundle, canvas, budgetScript, scene, repeated }) {
     '',
     `Studio first frame — ${s.length} fresh page loads each (after ${options.warmup} warm-up), mode ${options.mode}, viewport ${VIEWPORT.width}×${VIEWPORT.height}, ` +
       `canvas ${canvas.width}×${canvas.height}, headless Chromium, SwiftShader WebGL, localhost`,
-    `scene ${scene.sceneId} version ${scene.version}: scene.glb ${kb(s[0].glbBytes)}`,
+    `scene ${scene.sceneId} version ${scene.version}: ` +
+      (SPLATS
+        ? `a splat world of ${s[0].splatCount} splats, SPZ ${kb(scene.splatBytes)}, collider ${kb(s[0].glbBytes)}`
+        : `scene.glb ${kb(s[0].glbBytes)}`),
     '',
     h.table(rows),
     '',
@@ -433,13 +610,35 @@ function report({ runs, bundle, canvas, budgetScript, scene, repeated }) {
     '',
     h.table([
       ['target', 'measured', 'target', 'result'],
+      SPLATS
+        ? [
+            'studio first splat frame on screen, median',
+            `${fmt(sOn.p50, 0)} ms`,
+            `< ${TARGET_FIRST_SPLAT_FRAME_MS} ms`,
+            verdict(sOn.p50 < TARGET_FIRST_SPLAT_FRAME_MS),
+          ]
+        : [
+            'studio first frame on screen, median',
+            `${fmt(sOn.p50, 0)} ms`,
+            `< ${TARGET_FIRST_FRAME_MS} ms`,
+            verdict(sOn.p50 < TARGET_FIRST_FRAME_MS),
+          ],
+      ...(orbit
+        ? [
+            [
+              `orbit, studio (baseline ${fmt(orbit.baseline, 1)} fps)`,
+              `${fmt(orbit.studio, 1)} fps`,
+              '≥ 20 fps on a real GPU',
+              'not judged on SwiftShader',
+            ],
+          ]
+        : []),
       [
-        'studio first frame on screen, median',
-        `${fmt(sOn.p50, 0)} ms`,
-        `< ${TARGET_FIRST_FRAME_MS} ms`,
-        verdict(sOn.p50 < TARGET_FIRST_FRAME_MS),
+        'studio bundle without the lazy splat chunk, gzipped',
+        kb(initialGzip),
+        `≤ ${kb(BUDGET_BYTES)}`,
+        verdict(initialGzip <= BUDGET_BYTES),
       ],
-      ['studio bundle, gzipped total', kb(bundle.gzipTotal), `≤ ${kb(BUDGET_BYTES)}`, verdict(bundle.gzipTotal <= BUDGET_BYTES)],
     ]),
     '',
     h.table([

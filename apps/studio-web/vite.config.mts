@@ -30,6 +30,8 @@ export default defineConfig({
     assetsInlineLimit: 0,
     // The polyfill only matters for browsers without modulepreload; our targets all have it.
     modulePreload: { polyfill: false },
-    chunkSizeWarningLimit: 1024,
+    // Spark's chunk is ~2.5 MB minified (its WebAssembly inlined); scripts/check-bundle-budget.js
+    // holds the real, gzipped budgets for it and for everything else.
+    chunkSizeWarningLimit: 2600,
   },
 });

@@ -16,7 +16,7 @@ export function createSceneGenerator(config: AppConfig, media: ImageMedia): Scen
   const shared = { timeoutMs: g.providerTimeoutMs, maxArtifactBytes: g.maxArtifactBytes };
   switch (g.generator) {
     case 'procedural':
-      return new ProceduralSceneGenerator(media);
+      return new ProceduralSceneGenerator(media, g.proceduralSplats);
     case 'http':
       if (!g.providerUrl) throw new Error('GENERATION_PROVIDER_URL must be set when GENERATOR is "http"');
       return new HttpSceneGenerator({ baseUrl: g.providerUrl, apiKey: g.providerApiKey, ...shared });

@@ -74,6 +74,46 @@ export class StudioApiClient {
     return res.arrayBuffer();
   }
 
+  /**
+   * A large file (a splat world: megabytes to hundreds of megabytes), read chunk by chunk so the
+   * page can show how far the download is. `total` is the file's size where the response says
+   * (not when it arrives compressed: then only the received bytes are known).
+   */
+  async artifactWithProgress(
+    version: number,
+    kind: ArtifactKind,
+    onChunk: (chunk: Uint8Array, received: number, total: number | null) => void,
+    signal?: AbortSignal,
+  ): Promise<ArrayBuffer> {
+    const res = await this.request(`/scene/versions/${encodeURIComponent(String(version))}/artifacts/${kind}`, { signal });
+    const length = Number(res.headers.get('Content-Length'));
+    const total = !res.headers.get('Content-Encoding') && Number.isFinite(length) && length > 0 ? length : null;
+    if (!res.body) return res.arrayBuffer();
+    const reader = res.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let received = 0;
+    for (;;) {
+      let step: ReadableStreamReadResult<Uint8Array>;
+      try {
+        step = await reader.read();
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        throw new StudioApiError(0, 'network_error', 'The studio could not reach the server.');
+      }
+      if (step.done) break;
+      chunks.push(step.value);
+      received += step.value.length;
+      onChunk(step.value, received, total);
+    }
+    const bytes = new Uint8Array(received);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return bytes.buffer;
+  }
+
   async sourceImage(signal?: AbortSignal): Promise<Blob> {
     const res = await this.request('/source-image', { signal });
     return res.blob();

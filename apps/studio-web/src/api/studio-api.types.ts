@@ -75,7 +75,7 @@ import type { SceneSpec as StoredSceneSpec } from '@app/generation/scene-spec';
 export type { CameraPreset, Vec3 } from '@app/generation/scene-spec';
 
 /** The part of the scene spec the studio reads. */
-export type SceneSpec = Pick<StoredSceneSpec, 'sky' | 'lighting' | 'fog' | 'cameras'>;
+export type SceneSpec = Pick<StoredSceneSpec, 'sky' | 'lighting' | 'fog' | 'cameras' | 'world'>;
 
 /** RFC 9457 problem details, with the fields the studio API adds. */
 export interface Problem {

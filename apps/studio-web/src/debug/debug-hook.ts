@@ -77,6 +77,14 @@ export function installDebugHook(page: StudioPage): void {
     get firstFrameAt(): number | null {
       return page.viewport?.firstFrameAt ?? null;
     },
+    /** When the first frame with splats drawn was finished; null for a mesh scene or before. */
+    get firstSplatFrameAt(): number | null {
+      return page.viewport?.firstSplatFrameAt ?? null;
+    },
+    /** The shown world's splat count and how many the last sort drew (0 and 0 for a mesh scene). */
+    splats(): { count: number; drawn: number } {
+      return page.viewport?.splatStats ?? { count: 0, drawn: 0 };
+    },
     canvasStats(): CanvasStats | null {
       return page.viewport?.hasScene ? page.viewport.canvasStats() : null;
     },

@@ -1,19 +1,40 @@
 import type { SceneArtifactInfo } from '../api/studio-api.types';
-import { meshToShow } from './scene-artifacts';
+import { versionParts } from './scene-artifacts';
 
 const file = (kind: SceneArtifactInfo['kind']): SceneArtifactInfo => ({ kind, contentType: 'x', bytes: 1, sha256: '0'.repeat(64) });
 
-describe(meshToShow.name, () => {
-  it('draws the mesh when the version has one', () => {
-    expect(meshToShow([file('thumbnail'), file('collider'), file('mesh')])).toBe('mesh');
+describe(versionParts.name, () => {
+  it('draws the mesh when the version has one and no splat', () => {
+    expect(versionParts([file('thumbnail'), file('collider'), file('mesh')])).toEqual({
+      splat: false,
+      meshes: [{ kind: 'mesh', visible: true }],
+    });
   });
 
-  it("draws a splat world's collider until its splat can be drawn", () => {
-    expect(meshToShow([file('splat'), file('collider'), file('panorama')])).toBe('collider');
+  it("draws a splat world's splat and keeps its collider invisible, for picking and framing", () => {
+    expect(versionParts([file('splat'), file('collider'), file('panorama')])).toEqual({
+      splat: true,
+      meshes: [{ kind: 'collider', visible: false }],
+    });
   });
 
-  it('has nothing to draw for a splat alone', () => {
-    expect(meshToShow([file('splat')])).toBeNull();
-    expect(meshToShow([])).toBeNull();
+  it('draws a splat together with a mesh', () => {
+    expect(versionParts([file('mesh'), file('splat'), file('collider')])).toEqual({
+      splat: true,
+      meshes: [
+        { kind: 'mesh', visible: true },
+        { kind: 'collider', visible: false },
+      ],
+    });
+  });
+
+  it('draws a splat alone, and the collider of a world without a splat', () => {
+    expect(versionParts([file('splat')])).toEqual({ splat: true, meshes: [] });
+    expect(versionParts([file('collider')])).toEqual({ splat: false, meshes: [{ kind: 'collider', visible: true }] });
+  });
+
+  it('has nothing to draw without a mesh, collider or splat', () => {
+    expect(versionParts([file('thumbnail'), file('panorama')])).toBeNull();
+    expect(versionParts([])).toBeNull();
   });
 });

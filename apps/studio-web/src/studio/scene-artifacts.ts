@@ -1,10 +1,32 @@
 import type { SceneArtifactInfo } from '../api/studio-api.types';
 
+/** A GLB of the version to load, and whether it is drawn or only used for picking and framing. */
+export interface MeshPart {
+  kind: 'mesh' | 'collider';
+  visible: boolean;
+}
+
+export interface VersionParts {
+  /** Draw the version's SPZ splat (Spark, loaded on demand). */
+  splat: boolean;
+  meshes: MeshPart[];
+}
+
 /**
- * The GLB to draw for a version: its mesh, or else the collider mesh a splat world comes with
- * (its shape, untextured), so a World Labs world is framed and filmable before its splat is drawn.
+ * What the viewport draws for a version's files. A splat world draws its splat, with its mesh
+ * when it has one; its collider is loaded but never drawn (focus picking, fly-mode ground and
+ * preset framing use it). Without a splat, the mesh is drawn, or else the collider (a world
+ * whose splat is missing is still framed and filmable by its shape). Null: nothing to draw.
  */
-export function meshToShow(artifacts: readonly SceneArtifactInfo[]): 'mesh' | 'collider' | null {
+export function versionParts(artifacts: readonly SceneArtifactInfo[]): VersionParts | null {
   const kinds = new Set(artifacts.map((a) => a.kind));
-  return kinds.has('mesh') ? 'mesh' : kinds.has('collider') ? 'collider' : null;
+  const meshes: MeshPart[] = [];
+  if (kinds.has('splat')) {
+    if (kinds.has('mesh')) meshes.push({ kind: 'mesh', visible: true });
+    if (kinds.has('collider')) meshes.push({ kind: 'collider', visible: false });
+    return { splat: true, meshes };
+  }
+  if (kinds.has('mesh')) return { splat: false, meshes: [{ kind: 'mesh', visible: true }] };
+  if (kinds.has('collider')) return { splat: false, meshes: [{ kind: 'collider', visible: true }] };
+  return null;
 }

@@ -4,9 +4,9 @@ import type { EditPanel } from '../edit/edit-panel.view';
 import type { EditSession } from '../edit/edit-session';
 import type { PerformWorkflow } from '../perform/perform-workflow';
 import { generatingLabel, type SceneDisplayState } from '../ui/scene-status.view';
-import type { LoadedModel } from '../viewport/scene-loader';
 import type { StudioViewport } from '../viewport/studio-viewport';
-import { SceneVersionLoader } from './scene-version.loader';
+import { SceneVersionLoader, type LoadedVersion, type SplatLoadProgress } from './scene-version.loader';
+import { splatLoadingText } from './splat-progress';
 import type { StudioShell } from './studio-shell.view';
 
 export const NO_WEBGL = 'This browser cannot show the 3D view: it needs WebGL 2.';
@@ -44,6 +44,7 @@ export class StudioScene {
   private loader: SceneVersionLoader | null = null;
   private views: SceneViews | null = null;
   private lastPosted: string | null = null;
+  private splatProgress: SplatLoadProgress | null = null;
 
   constructor(private readonly host: SceneHost) {}
 
@@ -53,8 +54,13 @@ export class StudioScene {
    */
   load(api: StudioApiClient, initial: SceneState): void {
     this.loader = new SceneVersionLoader(api, {
-      onLoaded: (version, spec, model) => this.show(version, spec, model),
+      onLoaded: (version, spec, loaded) => this.show(version, spec, loaded),
+      onSplatProgress: (progress) => {
+        this.splatProgress = progress;
+        this.render();
+      },
       onProgress: (loadingVersion, error) => {
+        if (loadingVersion === null) this.splatProgress = null;
         this.state.loadingVersion = loadingVersion;
         this.state.loadError = error;
         if (error) this.host.post('error', { code: 'scene_unavailable', message: error });
@@ -101,17 +107,19 @@ export class StudioScene {
     this.loader?.dispose();
   }
 
-  private show(version: number, spec: SceneSpec, model: LoadedModel): void {
+  private show(version: number, spec: SceneSpec, loaded: LoadedVersion): void {
+    const { model } = loaded;
     const viewport = this.views?.viewport ?? null;
     const first = this.state.loadedVersion === null;
     if (first && viewport) {
       if (spec.cameras[0]) viewport.rig.setFromPreset(spec.cameras[0]);
       else viewport.rig.setFromPreset(fallbackPreset(model.bounds.center.toArray(), model.bounds.radius));
     }
-    viewport?.showScene(version, spec, model);
+    viewport?.showScene(version, spec, loaded);
     this.views?.perform?.setPresets(spec.cameras);
     this.state.loadedVersion = version;
-    this.host.announce(`Scene version ${version} is on screen.`);
+    const splats = loaded.splat ? `: a world of ${loaded.splat.layer.count.toLocaleString('en')} splats` : '';
+    this.host.announce(`Scene version ${version} is on screen${splats}.`);
   }
 
   private render(): void {
@@ -131,7 +139,7 @@ export class StudioScene {
     } else if (scene.loadError && scene.loadedVersion === null) {
       shell.setOverlay({ kind: 'load-error', text: scene.loadError, retry: () => this.loader?.retry() });
     } else if (scene.loadedVersion === null) {
-      shell.setOverlay({ kind: 'loading', text: 'Loading the scene…' });
+      shell.setOverlay({ kind: 'loading', text: splatLoadingText(this.splatProgress) });
     } else {
       shell.setOverlay({ kind: 'none' });
     }

@@ -12,6 +12,7 @@ import {
   formatFNumber,
   formatLensReadout,
   sliderToFocus,
+  splatApertureAngle,
 } from './lens';
 
 const radians = (deg: number) => (deg * Math.PI) / 180;
@@ -133,6 +134,25 @@ describe('lens', () => {
 
     it('adds aperture and focus while depth of field is on; the angles are those of the exact focal length', () => {
       expect(formatLensReadout(35.4, 2.8, 0.5, true)).toBe('35 mm · 53.9°×31.9° · f/2.8 · 50 cm');
+    });
+  });
+
+  describe(splatApertureAngle.name, () => {
+    it("makes Spark's per-splat blur half the thin-lens circle of confusion, so splats and meshes blur alike", () => {
+      const widthPx = 1920;
+      const [focal, n, focus, distance] = [50, 2.8, 5, 20];
+      const theta = splatApertureAngle(focal, n, focus);
+      // Spark: focal_px · tan(θ/2) · |z − s| / z, with focal_px = width_px · f / film width.
+      const sparkRadiusPx = ((widthPx * focal) / 36) * Math.tan(theta / 2) * (Math.abs(distance - focus) / distance);
+      const cocPx = circleOfConfusion(focal, n, focus, distance, FRAME_ASPECT) * widthPx;
+      expect(sparkRadiusPx / (cocPx / 2)).toBeCloseTo(1, 1);
+    });
+
+    it('opens with a wider aperture and a longer lens, and closes with distance', () => {
+      expect(splatApertureAngle(50, 1.4, 5)).toBeGreaterThan(splatApertureAngle(50, 8, 5));
+      expect(splatApertureAngle(200, 2.8, 5)).toBeGreaterThan(splatApertureAngle(24, 2.8, 5));
+      expect(splatApertureAngle(50, 2.8, 50)).toBeLessThan(splatApertureAngle(50, 2.8, 5));
+      expect(splatApertureAngle(50, 2.8, 0)).toBe(splatApertureAngle(50, 2.8, FOCUS_MIN_M));
     });
   });
 });

@@ -76,3 +76,14 @@ export function formatLensReadout(focalMm: number, fNumber: number, focusM: numb
   const dof = depthOfField ? ` · ${formatFNumber(fNumber)} · ${formatDistance(focusM)}` : '';
   return `${Math.round(focalMm)} mm · ${fov.horizontalDeg.toFixed(1)}°×${fov.verticalDeg.toFixed(1)}°${dof}`;
 }
+
+/**
+ * Depth of field on splats, in Spark's terms: the full angle the aperture (diameter f/N) subtends
+ * from the focal plane. Spark blurs each splat by f_px·tan(θ/2)·|z − s|/z pixels, which with this
+ * angle is half the thin-lens circle of confusion above (exactly so when s ≫ f): the same lens
+ * settings blur splats as much as the mesh pass blurs meshes.
+ */
+export function splatApertureAngle(focalMm: number, fNumber: number, focusM: number): number {
+  const aperture = focalMm / 1000 / fNumber;
+  return 2 * Math.atan(aperture / 2 / clampFocus(focusM));
+}

@@ -1,4 +1,15 @@
-import { Box3, Mesh, Sphere, TextureLoader, type BufferGeometry, type Material, type Object3D, type Texture } from 'three';
+import {
+  Box3,
+  DoubleSide,
+  Group,
+  Mesh,
+  Sphere,
+  TextureLoader,
+  type BufferGeometry,
+  type Material,
+  type Object3D,
+  type Texture,
+} from 'three';
 import { GLTFLoader, type GLTFLoaderPlugin, type GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
 export interface LoadedModel {
@@ -28,6 +39,50 @@ export async function parseSceneGlb(bytes: ArrayBuffer): Promise<LoadedModel> {
   const bounds = new Box3().setFromObject(root).getBoundingSphere(new Sphere());
   if (!Number.isFinite(bounds.radius) || bounds.radius <= 0) bounds.radius = 50;
   return { root, bounds };
+}
+
+/** Where a provider's world goes in the studio's metres (scale, then a vertical offset). */
+export interface WorldPlacement {
+  scale: number;
+  yOffset: number;
+}
+
+/**
+ * One model from a version's GLBs: the drawn mesh and the invisible collider side by side under
+ * one `studio-model` root, so focus picking (which casts rays at that root, and three.js rays hit
+ * hidden meshes too) and framing see both. `extraBounds` (the splat's) widens the bounds.
+ */
+export function combineModels(
+  parts: { model: LoadedModel; visible: boolean }[],
+  extraBounds: Sphere | null,
+  world: WorldPlacement = { scale: 1, yOffset: 0 },
+): LoadedModel {
+  const root = new Group();
+  root.name = 'studio-model';
+  root.scale.setScalar(world.scale);
+  root.position.y = world.yOffset;
+  let bounds: Sphere | null = extraBounds?.clone() ?? null;
+  for (const part of parts) {
+    part.model.root.name = part.visible ? 'studio-mesh' : 'studio-collider';
+    part.model.root.visible = part.visible;
+    // A hidden collider only answers rays (focus, the fly-mode ground): from either side, so a
+    // camera that sank below the ground still finds it above.
+    if (!part.visible) part.model.root.traverse((node) => forEachMaterial(node, (m) => (m.side = DoubleSide)));
+    root.add(part.model.root);
+    const placed = part.model.bounds.clone();
+    placed.center.multiplyScalar(world.scale);
+    placed.center.y += world.yOffset;
+    placed.radius *= world.scale;
+    bounds = bounds ? bounds.union(placed) : placed;
+  }
+  root.updateMatrixWorld(true);
+  return { root, bounds: bounds ?? new Sphere(undefined, 50) };
+}
+
+function forEachMaterial(node: Object3D, fn: (material: Material) => void): void {
+  if (!(node instanceof Mesh)) return;
+  const material = (node as Mesh<BufferGeometry, Material | Material[]>).material;
+  for (const m of Array.isArray(material) ? material : [material]) fn(m);
 }
 
 /** Frees the GPU resources of a model that is no longer shown. */

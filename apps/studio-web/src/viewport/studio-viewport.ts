@@ -1,10 +1,35 @@
-import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer, type Sphere } from 'three';
+import {
+  ACESFilmicToneMapping,
+  PerspectiveCamera,
+  Raycaster,
+  SRGBColorSpace,
+  Scene,
+  Vector3,
+  WebGLRenderer,
+  type Object3D,
+  type Sphere,
+} from 'three';
 import type { SceneSpec } from '../api/studio-api.types';
 import { CameraRig } from './camera-rig';
 import type { DepthOfFieldPass } from './depth-of-field.pass';
-import { FRAME_ASPECT, SENSOR_WIDTH_MM } from './lens';
+import { FRAME_ASPECT, SENSOR_WIDTH_MM, splatApertureAngle } from './lens';
 import { SceneEnvironment } from './scene-environment';
 import { disposeModel, type LoadedModel } from './scene-loader';
+import type { LoadedSplat, SplatRendererHandle } from './splat-layer';
+
+/** The lazily loaded Spark module (viewport/splat-layer.ts, its own chunk). */
+export type SplatModule = typeof import('./splat-layer');
+
+/** A version as the viewport draws it: meshes under one root, and a splat world's splat. */
+export interface ShownVersion {
+  model: LoadedModel;
+  splat: { layer: LoadedSplat; module: SplatModule } | null;
+}
+
+/** In fly mode over a splat world, the camera stays at least this high above its collider. */
+const GROUND_CLEARANCE_M = 0.4;
+/** How far up a camera that sank through the ground looks for it. */
+const GROUND_SEARCH_M = 50;
 
 export type FrameListener = (dt: number, now: number) => void;
 
@@ -33,6 +58,14 @@ export class StudioViewport {
   private readonly renderer: WebGLRenderer;
   private environment: SceneEnvironment | null = null;
   private model: LoadedModel | null = null;
+  private splat: LoadedSplat | null = null;
+  private spark: SplatRendererHandle | null = null;
+  private readonly groundRay = new Raycaster();
+  private readonly down = new Vector3(0, -1, 0);
+  private readonly up = new Vector3(0, 1, 0);
+  private groundCheckedRevision = -1;
+  /** Spark has finished a sort since the splat was shown: the next frame draws every splat. */
+  private splatSorted = false;
   private dof: DepthOfFieldPass | null = null;
   private dofEnabled = false;
   private readonly frameListeners = new Set<FrameListener>();
@@ -47,6 +80,8 @@ export class StudioViewport {
   private disposed = false;
   private frames = 0;
   firstFrameAt: number | null = null;
+  /** When the first frame with splats on it was finished (Spark sorts in a worker first). */
+  firstSplatFrameAt: number | null = null;
   loadedVersion: number | null = null;
   onContextChange: (lost: boolean) => void = () => undefined;
 
@@ -81,34 +116,57 @@ export class StudioViewport {
     return this.model?.bounds ?? null;
   }
 
+  /** Splats in the shown world (0 for a mesh scene), and how many the last sort drew. */
+  get splatStats(): { count: number; drawn: number } {
+    return { count: this.splat?.count ?? 0, drawn: this.splat && this.spark ? this.spark.activeSplats : 0 };
+  }
+
   get depthOfFieldActive(): boolean {
     return this.dofEnabled && this.dof !== null;
   }
 
   /** Swaps in a new scene version and draws it at once: the first frame is the one users wait for. */
-  showScene(version: number, spec: SceneSpec, model: LoadedModel): void {
+  showScene(version: number, spec: SceneSpec, shown: ShownVersion): void {
+    const { model } = shown;
+    const splat = shown.splat?.layer ?? null;
     if (this.disposed) {
       disposeModel(model.root);
+      splat?.dispose();
       return;
     }
     const previous = this.model;
+    const previousSplat = this.splat;
     const previousEnvironment = this.environment;
     if (previous) this.scene.remove(previous.root);
+    if (previousSplat) this.scene.remove(previousSplat.object);
     previousEnvironment?.detach(this.scene);
 
     this.model = model;
+    this.splat = splat;
+    if (shown.splat && !this.spark) {
+      // One Spark renderer for the viewport's life; it redraws us whenever a sort finishes.
+      this.spark = shown.splat.module.createSplatRenderer(this.renderer, () => {
+        this.splatSorted = true;
+        this.invalidate();
+      });
+      this.scene.add(this.spark.object);
+    }
     this.environment = new SceneEnvironment(spec, model.bounds.radius);
     this.environment.attach(this.scene);
     this.scene.add(model.root);
+    if (splat) this.scene.add(splat.object);
     this.camera.far = Math.max(1000, model.bounds.radius * 8);
     this.camera.near = Math.max(0.05, this.camera.far / 100_000);
     this.rig.moveSpeed = Math.max(2, model.bounds.radius * 0.12);
     this.loadedVersion = version;
+    this.groundCheckedRevision = -1;
+    this.splatSorted = false;
     // The shell may have been attached since the last resize callback: size the frame now so
     // the first frame is drawn at its real size, not the canvas default.
     this.layout();
 
     if (previous) disposeModel(previous.root);
+    previousSplat?.dispose();
     previousEnvironment?.dispose();
     this.renderNow();
   }
@@ -190,6 +248,9 @@ export class StudioViewport {
     this.frameListeners.clear();
     this.renderListeners.clear();
     if (this.model) disposeModel(this.model.root);
+    this.splat?.dispose();
+    this.spark?.dispose();
+    this.splat = null;
     this.environment?.dispose();
     this.dof?.dispose();
     this.model = null;
@@ -211,15 +272,23 @@ export class StudioViewport {
 
   private renderNow(now = performance.now()): void {
     if (this.disposed || this.contextLost || !this.model) return;
+    this.keepAboveGround();
     this.rig.apply(this.camera);
     this.camera.updateMatrixWorld();
     this.environment?.follow(this.camera.position, this.camera.far);
-    if (this.dofEnabled && this.dof) {
-      this.dof.render(this.renderer, this.scene, this.camera, {
-        focalLengthMm: this.rig.focalLengthMm,
-        fNumber: this.rig.fNumber,
-        focusDistanceM: this.rig.focusDistanceM,
-      });
+    const dof = this.dofEnabled
+      ? { focalLengthMm: this.rig.focalLengthMm, fNumber: this.rig.fNumber, focusDistanceM: this.rig.focusDistanceM }
+      : null;
+    if (this.splat && this.spark) {
+      // Splats write no depth, so the post pass cannot blur them: Spark blurs each splat as it
+      // draws it, from the same lens settings (a mesh drawn with a splat stays sharp).
+      this.spark.setDepthOfField(
+        dof ? dof.focusDistanceM : 0,
+        dof ? splatApertureAngle(dof.focalLengthMm, dof.fNumber, dof.focusDistanceM) : 0,
+      );
+      this.renderer.render(this.scene, this.camera);
+    } else if (dof && this.dof) {
+      this.dof.render(this.renderer, this.scene, this.camera, dof);
     } else {
       this.renderer.render(this.scene, this.camera);
     }
@@ -232,7 +301,45 @@ export class StudioViewport {
       this.renderer.getContext().finish();
       this.firstFrameAt = performance.now();
     }
+    // Before Spark's first sort its ordering is empty and a frame draws no splat at all: the
+    // first splat frame is the first drawn after that sort, finished (the expensive one).
+    if (this.firstSplatFrameAt === null && this.splatSorted && this.splat && this.spark && this.spark.activeSplats > 0) {
+      this.renderer.getContext().finish();
+      this.firstSplatFrameAt = performance.now();
+    }
     for (const listener of this.renderListeners) listener(now);
+  }
+
+  /**
+   * Fly mode over a splat world: the camera rests on the world's collider instead of sinking
+   * into the ground the splats only suggest. Checked once per camera change; a camera already
+   * below the ground (a preset, a jump) is lifted back above it.
+   */
+  private keepAboveGround(): void {
+    if (this.rig.navigation !== 'fly' || this.rig.revision === this.groundCheckedRevision) return;
+    this.groundCheckedRevision = this.rig.revision;
+    const collider = this.model?.root.getObjectByName('studio-collider');
+    if (!collider) return;
+    const position = this.rig.position;
+    const below = this.groundDistance(collider, position, this.down, GROUND_CLEARANCE_M + this.model!.bounds.radius * 4);
+    if (below !== null) {
+      if (below < GROUND_CLEARANCE_M) this.lift(GROUND_CLEARANCE_M - below);
+      return;
+    }
+    const above = this.groundDistance(collider, position, this.up, GROUND_SEARCH_M);
+    if (above !== null) this.lift(above + GROUND_CLEARANCE_M);
+  }
+
+  private groundDistance(collider: Object3D, from: Vector3, direction: Vector3, far: number): number | null {
+    this.groundRay.set(from, direction);
+    this.groundRay.far = far;
+    return this.groundRay.intersectObject(collider, true)[0]?.distance ?? null;
+  }
+
+  private lift(metres: number): void {
+    this.rig.position.y += metres;
+    this.rig.touch();
+    this.groundCheckedRevision = this.rig.revision;
   }
 
   private layout(): void {

@@ -6,10 +6,15 @@ import type { Response } from 'express';
 import { createHash } from 'node:crypto';
 import { WebBundle } from './web-bundle';
 
-/** The page itself may load only what it ships with, and talk only to its own origin. */
+/**
+ * The page itself may load only what it ships with, and talk only to its own origin. The splat
+ * renderer (Spark) compiles its bundled WebAssembly from bytes and runs its sorter in a worker
+ * built from a `blob:` URL: `'wasm-unsafe-eval'` allows the first without allowing JavaScript
+ * `eval`, `worker-src blob:` the second. Nothing else is loosened for it.
+ */
 const PAGE_POLICY = [
   "default-src 'self'",
-  "script-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self'",
   "img-src 'self' blob: data:",
   "media-src 'self' blob:",

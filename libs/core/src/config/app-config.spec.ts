@@ -79,6 +79,15 @@ describe(loadConfig.name, () => {
     expect(() => sut({ MESHY_REFINE: 'yes' })).toThrow(/MESHY_REFINE/);
   });
 
+  it('turns procedural splat worlds on only when asked, with a bounded splat count', () => {
+    expect(sut({}).generation.proceduralSplats).toBeNull();
+    expect(sut({ PROCEDURAL_SPLATS: 'true' }).generation.proceduralSplats).toEqual({ count: 200_000 });
+    expect(sut({ PROCEDURAL_SPLATS: 'true', PROCEDURAL_SPLAT_COUNT: '5000' }).generation.proceduralSplats).toEqual({ count: 5000 });
+    expect(() => sut({ PROCEDURAL_SPLATS: 'yes' })).toThrow(/PROCEDURAL_SPLATS/);
+    expect(() => sut({ PROCEDURAL_SPLAT_COUNT: '10' })).toThrow(/PROCEDURAL_SPLAT_COUNT/);
+    expect(() => sut({ PROCEDURAL_SPLAT_COUNT: '5000000' })).toThrow(/PROCEDURAL_SPLAT_COUNT/);
+  });
+
   it('requires a provider URL for the http generator', () => {
     expect(() => sut({ GENERATOR: 'http' })).toThrow(/GENERATION_PROVIDER_URL/);
     expect(sut({ GENERATOR: 'http', GENERATION_PROVIDER_URL: 'http://gen.internal:8080' }).generation.providerUrl).toBe(

@@ -55,6 +55,8 @@ export class AppConfig {
     pollIntervalMs: number;
     pollMaxMs: number;
     maxArtifactBytes: number;
+    /** Procedural versions as splat worlds of this many splats; null: as meshes. */
+    proceduralSplats: { count: number } | null;
     worldLabs: { apiKey: string | null; baseUrl: string; model: string; splatResolution: WorldLabsSplatResolution };
     meshy: { apiKey: string | null; baseUrl: string; aiModel: string; refine: boolean };
   };
@@ -118,6 +120,7 @@ export class AppConfig {
       pollIntervalMs: v.GENERATION_POLL_INTERVAL_MS,
       pollMaxMs: Math.max(v.GENERATION_POLL_INTERVAL_MS, v.GENERATION_POLL_MAX_MS),
       maxArtifactBytes: v.GENERATION_MAX_ARTIFACT_BYTES,
+      proceduralSplats: v.PROCEDURAL_SPLATS === 'true' ? { count: v.PROCEDURAL_SPLAT_COUNT } : null,
       worldLabs: {
         apiKey: v.WORLDLABS_API_KEY || null,
         baseUrl: v.WORLDLABS_BASE_URL.replace(/\/+$/, ''),

@@ -266,6 +266,24 @@ export class EnvironmentVariables {
   @Max(1024 * 1024 * 1024)
   GENERATION_MAX_ARTIFACT_BYTES: number;
 
+  /**
+   * GENERATOR=procedural: emit each version as a Gaussian-splat world (an SPZ splat sampled from
+   * the scene plus its collider mesh) instead of a mesh, the shape World Labs' worlds have, so the
+   * splat path runs end to end without a network. `true` or `false`.
+   */
+  @IsIn(['true', 'false'])
+  PROCEDURAL_SPLATS: string;
+
+  /**
+   * Splats per procedural splat world (PROCEDURAL_SPLATS=true). SPZ costs ~20 bytes a splat before
+   * gzip; the sampler holds every splat as an object while it writes, hence the ceiling.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(1_000_000)
+  PROCEDURAL_SPLAT_COUNT: number;
+
   /** World Labs' Marble API (GENERATOR=worldlabs). */
   @IsOptional()
   @IsString()
@@ -417,6 +435,8 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   GENERATION_POLL_INTERVAL_MS: '2000',
   GENERATION_POLL_MAX_MS: '15000',
   GENERATION_MAX_ARTIFACT_BYTES: String(256 * 1024 * 1024),
+  PROCEDURAL_SPLATS: 'false',
+  PROCEDURAL_SPLAT_COUNT: '200000',
   WORLDLABS_API_KEY: undefined,
   WORLDLABS_BASE_URL: 'https://api.worldlabs.ai',
   WORLDLABS_MODEL: 'marble-1.1',

@@ -3,16 +3,27 @@ import { Injectable } from '@nestjs/common';
 import { GeneratedScene, GenerationError, GenerationRequest, SceneArtifact, SceneGenerator, SubmitOutcome } from '../scene-generator';
 import { HexColor, isProceduralSpec, SceneSpec, SceneView } from '../scene-spec';
 import { SceneSpecError, parseSceneSpec } from '../scene-spec.parser';
+import { readGlb } from '../glb';
+import { SPZ_CONTENT_TYPE, writeSpz } from '../spz/spz';
 import { BackdropTexture, writeSceneGlb } from './glb-writer';
 import { dominantColors } from './palette';
 import { seedFrom } from './prng';
+import { sampleSceneSplats } from './splat-sampler';
 import { applyEdit } from './scene-editor';
 import { composeScene } from './scene-composer';
 
-/** What the procedural generator makes: its full spec, and one mesh. */
+/**
+ * What the procedural generator makes: its full spec, and either one mesh or (with splats on)
+ * a splat world and its collider, the shape a world model's output has.
+ */
 export interface ProceduralScene extends GeneratedScene {
   spec: SceneSpec;
-  artifacts: [SceneArtifact];
+  artifacts: SceneArtifact[];
+}
+
+/** PROCEDURAL_SPLATS / PROCEDURAL_SPLAT_COUNT: emit each version as a splat world of this many splats. */
+export interface ProceduralSplatOptions {
+  count: number;
 }
 
 /** Wide enough to look sharp behind a 160 m scene, small enough to keep the GLB well under 2 MB. */
@@ -37,7 +48,10 @@ export function sceneSeed(prompt: string, sourceSha256: string | null): number {
 export class ProceduralSceneGenerator extends SceneGenerator {
   readonly name = 'procedural';
 
-  constructor(private readonly media: ImageMedia) {
+  constructor(
+    private readonly media: ImageMedia,
+    private readonly splats: ProceduralSplatOptions | null = null,
+  ) {
     super();
   }
 
@@ -90,11 +104,30 @@ export class ProceduralSceneGenerator extends SceneGenerator {
         });
       }
       const glb = await writeSceneGlb(spec, spec.backdrop ? texture : null);
-      return { spec, artifacts: [{ kind: 'mesh', contentType: 'model/gltf-binary', bytes: glb }] };
+      if (!this.splats) return { spec, artifacts: [{ kind: 'mesh', contentType: 'model/gltf-binary', bytes: glb }] };
+      return { spec, artifacts: await this.splatWorld(spec, glb, request.version) };
     } catch (e) {
       signal?.throwIfAborted();
       throw new GenerationError('generation_failed', 'The scene could not be generated.', false, { cause: e });
     }
+  }
+
+  /**
+   * The scene as a world model would hand it over: the GLB sampled into splats (written as SPZ)
+   * and the GLB itself as the collider, which the studio keeps invisible for focus, fly-mode
+   * ground and framing. Seeded by the scene and version, so a retry writes the same bytes.
+   */
+  private async splatWorld(spec: SceneSpec, glb: Buffer, version: number): Promise<SceneArtifact[]> {
+    const splats = sampleSceneSplats(await readGlb(glb), {
+      count: this.splats!.count,
+      seed: seedFrom('scene-splats/v1', String(spec.seed), String(version)),
+      sunDirection: spec.lighting.sun.direction,
+      daylight: Math.min(1, spec.lighting.sun.intensity / 3),
+    });
+    return [
+      { kind: 'splat', contentType: SPZ_CONTENT_TYPE, bytes: writeSpz(splats) },
+      { kind: 'collider', contentType: 'model/gltf-binary', bytes: glb },
+    ];
   }
 
   /**
