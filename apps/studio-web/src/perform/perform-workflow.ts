@@ -144,10 +144,13 @@ export class PerformWorkflow implements PerformActions {
     if (label) this.host.announce(`${label} dropped.`);
   }
 
-  /** The session ended: finish a running take so it can still be downloaded, then go quiet. */
+  /**
+   * The session ended: finish a running take and hand it to the parent like any other
+   * (`recording.completed`, before the lifecycle posts `session.ended`), then go quiet.
+   */
   async end(): Promise<readonly TakeLinks[]> {
     this.ended = true;
-    if (this.recorder.recording) await this.stopRecording(false);
+    if (this.recorder.recording) await this.stopRecording();
     else if (this.stopping) await this.stopping;
     this.dispose();
     return this.takes;

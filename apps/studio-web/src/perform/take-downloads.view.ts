@@ -1,8 +1,22 @@
 import { h } from '../ui/dom';
 import type { TakeLinks } from './perform-panel.view';
 
-/** The ended screen's list of finished takes: recordings outlive the session on this page. */
-export function takeDownloads(takes: readonly TakeLinks[]): HTMLElement {
+/**
+ * The ended screen's word on the session's takes. Framed, the studio has no way to download (the
+ * partner's sandbox has no allow-downloads, so links would do nothing): it says where the takes
+ * went — to the page around it, in `recording.completed`. Opened on its own, it lists them as
+ * downloads, which outlive the session on this page.
+ */
+export function takeDownloads(takes: readonly TakeLinks[], framed = window.parent !== window): HTMLElement {
+  if (framed) {
+    const n = takes.length;
+    return h('div', { className: 'ended-downloads' }, [
+      h('p', {
+        className: 'state-text',
+        text: `${n === 1 ? 'Your recording was' : `Your ${n} recordings were`} handed to the page around this studio, which offers ${n === 1 ? 'it' : 'them'} for download.`,
+      }),
+    ]);
+  }
   return h('div', { className: 'ended-downloads' }, [
     h('p', { className: 'state-text', text: 'Your recordings stay available here until you close this page:' }),
     h(

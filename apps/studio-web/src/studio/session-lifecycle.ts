@@ -11,6 +11,9 @@ export type StudioPhase = 'loading' | 'error' | 'active' | 'ended';
 /** The stream's news for the studio's content; the session's own end is the lifecycle's business. */
 export type StudioContentEvent = Exclude<StudioServerEvent, { type: 'session.ended' } | { type: 'session.updated' }>;
 
+/** The longest the parent's `session.ended` waits for a running take to be finished and handed over. */
+const HANDOVER_LIMIT_MS = 10_000;
+
 /** Seconds before the expiry at which the parent gets `session.expiring` (each once per expiry). */
 export const EXPIRY_WARNINGS_SECONDS = [300, 60] as const;
 
@@ -79,13 +82,27 @@ export class SessionLifecycle {
     void this.load(this.api);
   }
 
-  /** Ends the studio for good: stop drawing, give back the GPU, tell the parent, say so. */
+  /**
+   * Ends the studio for good: stop drawing, give back the GPU, say so, and tell the parent — after
+   * a take still running is finished and handed over (`recording.completed`), so the parent
+   * never hears of the end before it has the take. Bounded: the parent hears of the end within
+   * HANDOVER_LIMIT_MS whatever the recorder does.
+   */
   end(reason: EndedReason): void {
     if (this.phase === 'ended') return;
     this.endedReason = reason;
-    this.bridge.post('session.ended', { reason });
-    this.bridge.disconnect();
-    this.endWithMessage(ENDED_MESSAGES[reason]);
+    const closed = this.endWithMessage(ENDED_MESSAGES[reason]);
+    const limit = new Promise<void>((resolve) => window.setTimeout(resolve, HANDOVER_LIMIT_MS));
+    void Promise.race([
+      closed.then(
+        () => undefined,
+        () => undefined,
+      ),
+      limit,
+    ]).then(() => {
+      this.bridge.post('session.ended', { reason });
+      this.bridge.disconnect();
+    });
   }
 
   private async load(api: StudioApiClient): Promise<void> {
@@ -183,7 +200,8 @@ export class SessionLifecycle {
     for (const s of due) this.warningTimers.push(window.setTimeout(warn, Math.min(remaining - s * 1000, 2 ** 31 - 1)));
   }
 
-  private endWithMessage(message: string): void {
+  /** Shows the ended screen; resolves once the studio is closed (a running take finished). */
+  private endWithMessage(message: string): Promise<HTMLElement | null> {
     this.setPhase('ended');
     window.clearTimeout(this.expiryTimer);
     for (const t of this.warningTimers) window.clearTimeout(t);
@@ -195,6 +213,7 @@ export class SessionLifecycle {
     void extra.then((element) => {
       if (element) this.screen.showEnded(message, element);
     });
+    return extra;
   }
 
   /** The stream reports expiry within seconds; this covers a stream that is down at that moment. */
