@@ -5,7 +5,7 @@ import { awaitOperation, createScene } from '../factories/scene.factory';
 import { MeshyFake } from '../support/fakes/meshy-fake';
 import { FakeWorldLabs } from '../support/fakes/worldlabs-fake';
 import { pollUntil } from '../support/poll';
-import { freePort, ServiceProcess } from '../support/processes';
+import { ServiceProcess, startWorkerProcess } from '../support/processes';
 import { setUpSuite } from '../support/suite';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -41,22 +41,14 @@ describe('real generators through the whole service', () => {
     meshy: () => ({ GENERATOR: 'meshy', MESHY_BASE_URL: meshy.url, MESHY_API_KEY: meshy.apiKey }),
   };
 
-  const worker = async (generator: keyof typeof PROVIDERS) => {
-    const w = new ServiceProcess('worker', {
-      DATABASE_URL: suite.env.databaseUrl,
-      QUEUE_PREFIX: suite.env.queuePrefix,
-      WORKER_PORT: String(await freePort()),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
+  const worker = (generator: keyof typeof PROVIDERS) =>
+    startWorkerProcess(suite.env, {
       GENERATION_POLL_INTERVAL_MS: '100',
       GENERATION_POLL_MAX_MS: '200',
       WORKER_LOCK_DURATION_MS: '1500',
       WORKER_STALLED_INTERVAL_MS: '500',
       ...PROVIDERS[generator](),
     });
-    await w.waitForOutput(/worker health and metrics/);
-    return w;
-  };
 
   /** The files of a scene's version as the studio lists them, each fetched and checked against its digest. */
   async function studioFiles(sceneId: string, version: number) {

@@ -81,6 +81,32 @@ export class ServiceProcess {
   }
 }
 
+/**
+ * A worker process of the build on the test environment's database and queue prefix, on a free
+ * port, with `extra` settings; resolves once it serves its health port.
+ */
+export async function startWorkerProcess(
+  env: { databaseUrl: string; queuePrefix: string },
+  extra: Record<string, string> = {},
+): Promise<ServiceProcess> {
+  const worker = new ServiceProcess('worker', {
+    DATABASE_URL: env.databaseUrl,
+    QUEUE_PREFIX: env.queuePrefix,
+    WORKER_PORT: String(await freePort()),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ...extra,
+  });
+  try {
+    await worker.waitForOutput(/worker health and metrics on/);
+  } catch (e) {
+    // Not left running unseen by the caller's cleanup.
+    await worker.stop('SIGKILL');
+    throw e;
+  }
+  return worker;
+}
+
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');

@@ -1,7 +1,7 @@
 import { createEmbedSession } from '../factories/embed.factory';
 import { createScene } from '../factories/scene.factory';
 import { pollUntil } from '../support/poll';
-import { freePort, ServiceProcess } from '../support/processes';
+import { ServiceProcess, startWorkerProcess } from '../support/processes';
 import { setUpSuite } from '../support/suite';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -25,18 +25,12 @@ describe('webhooks survive a worker killed mid-delivery', () => {
   });
 
   async function worker(): Promise<ServiceProcess> {
-    const w = new ServiceProcess('worker', {
-      DATABASE_URL: suite.env.databaseUrl,
-      QUEUE_PREFIX: suite.env.queuePrefix,
-      WORKER_PORT: String(await freePort()),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
+    const w = await startWorkerProcess(suite.env, {
       WEBHOOK_POLL_INTERVAL_MS: '50',
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_RETRY_SCHEDULE_MS: '200,200,200',
     });
     workers.push(w);
-    await w.waitForOutput(/worker health and metrics on/);
     return w;
   }
 

@@ -76,7 +76,7 @@ export class SessionLifecycle {
 
   start(): void {
     if (!this.api) {
-      this.endWithMessage(ENDED_MESSAGES.no_secret);
+      void this.endWithMessage(ENDED_MESSAGES.no_secret);
       return;
     }
     void this.load(this.api);
