@@ -46,6 +46,9 @@ export function isInfrastructureError(error: unknown): boolean {
     const e = current as { code?: unknown; message?: unknown; name?: unknown; driverError?: unknown; cause?: unknown };
     if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || POSTGRES_UNAVAILABLE.test(e.code))) return true;
     if (e.name === 'MaxRetriesPerRequestError') return true;
+    // TypeORM's answer when a transaction's connection died while the transaction was waiting
+    // on something else (an object-store upload, say): the database went away, not our logic.
+    if (e.name === 'QueryRunnerProviderAlreadyReleasedError') return true;
     if (typeof e.message === 'string' && CLIENT_MESSAGES.some((m) => m.test(e.message as string))) return true;
     current = e.driverError ?? e.cause;
   }

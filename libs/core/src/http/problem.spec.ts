@@ -42,6 +42,12 @@ describe(mapError.name, () => {
     ['Redis gone', new Error('Connection is closed.')],
     ['Redis frozen', new Error('Command timed out')],
     [
+      'a transaction whose connection died while it waited (TypeORM)',
+      Object.assign(new Error('Database connection provided by a query runner was already released'), {
+        name: 'QueryRunnerProviderAlreadyReleasedError',
+      }),
+    ],
+    [
       'Redis retries spent',
       Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' }),
     ],
