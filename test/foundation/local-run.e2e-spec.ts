@@ -92,8 +92,10 @@ describe('the local run without a PostgreSQL or Redis of its own', () => {
       dataDir: join(scratch, 'unused'),
     });
     expect(given).toMatchObject({ url: 'postgres://x@db.invalid/y', source: 'DATABASE_URL' });
-    const running = await local.ensurePostgres({ env: {}, probePort: 5432, dataDir: join(scratch, 'unused') });
-    expect(running.url).toBe('postgres://postgres@127.0.0.1:5432/scene_studio');
+    // The server this suite runs on answers on its port (5432, or an embedded one's).
+    const serverPort = Number(new URL(process.env.SS_TEST_SERVER_URL!).port || 5432);
+    const running = await local.ensurePostgres({ env: {}, probePort: serverPort, dataDir: join(scratch, 'unused') });
+    expect(running.url).toBe(`postgres://postgres@127.0.0.1:${serverPort}/scene_studio`);
   });
 
   it('starts the redis-server found on PATH, with noeviction, and stops it', async () => {

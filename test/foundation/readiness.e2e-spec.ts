@@ -22,15 +22,16 @@ describe('readiness', () => {
   });
 
   it.each([
-    ['Redis', 6379, 'redis'],
-    ['Postgres', 5432, 'database'],
-  ] as const)('turns 503 when %s becomes unreachable and recovers when it is back', async (_, port, check) => {
+    ['Redis', 'redis'],
+    ['Postgres', 'database'],
+  ] as const)('turns 503 when %s becomes unreachable and recovers when it is back', async (_, check) => {
+    // The servers the suite really uses (an embedded PostgreSQL runs on another port).
+    const database = new URL(suite.env.databaseUrl);
+    const port = check === 'redis' ? 6379 : Number(database.port || 5432);
     const proxy = new TcpProxy('127.0.0.1', port);
     const proxyPort = await proxy.start();
-    const config =
-      check === 'redis'
-        ? { REDIS_URL: `redis://127.0.0.1:${proxyPort}` }
-        : { DATABASE_URL: suite.env.databaseUrl.replace(':5432/', `:${proxyPort}/`) };
+    database.port = String(proxyPort);
+    const config = check === 'redis' ? { REDIS_URL: `redis://127.0.0.1:${proxyPort}` } : { DATABASE_URL: database.toString() };
     const studio = await startStudio(suite.env, { config });
     try {
       expect((await studio.http().get('/readyz')).status).toBe(200);
