@@ -44,8 +44,9 @@ describe('a World Labs world in the studio, in a real browser', () => {
     await Promise.all(contexts.splice(0).map((c) => c.close()));
   });
 
-  it('opens in perform mode: the splat is drawn, framed by the world presets', async () => {
-    const sceneId = await readyScene(stack.api, stack.org, { prompt: 'A sunlit atrium with plants' });
+  /** A new World Labs world from `prompt`, open in perform mode in the partner page, version 1 shown. */
+  async function openWorld(prompt: string) {
+    const sceneId = await readyScene(stack.api, stack.org, { prompt });
     const session = await createEmbedSession(stack.api, stack.org, { sceneId, origin: stack.partner.origin, mode: 'perform' });
     const context = await stack.browser.newContext({ viewport: { width: 1280, height: 900 } });
     contexts.push(context);
@@ -53,6 +54,11 @@ describe('a World Labs world in the studio, in a real browser', () => {
     await page.goto(stack.partner.origin);
     const { frame } = await embedStudio(page, session.body.url as string, { width: 960, height: 540 });
     await waitForVersion(frame, 1);
+    return { page, frame };
+  }
+
+  it('opens in perform mode: the splat is drawn, framed by the world presets', async () => {
+    const { frame } = await openWorld('A sunlit atrium with plants');
 
     const state = await frame.evaluate(() => (window as any).__studio.state());
     expect(state).toMatchObject({ phase: 'active', mode: 'perform', loadedVersion: 1 });
@@ -70,14 +76,7 @@ describe('a World Labs world in the studio, in a real browser', () => {
   const placed = () => ({ scale: fake.semantics!.metric_scale_factor, groundY: -fake.semantics!.ground_plane_offset });
 
   it('a double-click focuses on the invisible collider: the focus distance is the ray to its ground', async () => {
-    const sceneId = await readyScene(stack.api, stack.org, { prompt: 'A quiet courtyard' });
-    const session = await createEmbedSession(stack.api, stack.org, { sceneId, origin: stack.partner.origin, mode: 'perform' });
-    const context = await stack.browser.newContext({ viewport: { width: 1280, height: 900 } });
-    contexts.push(context);
-    const page = await context.newPage();
-    await page.goto(stack.partner.origin);
-    const { frame } = await embedStudio(page, session.body.url as string, { width: 960, height: 540 });
-    await waitForVersion(frame, 1);
+    const { frame } = await openWorld('A quiet courtyard');
     await frame.waitForFunction(() => (window as any).__studio.firstSplatFrameAt !== null, undefined, { timeout: 60_000 });
     const cam = await frame.evaluate(() => (window as any).__studio.camera());
     const tanX = Math.tan((cam.horizontalFov * Math.PI) / 360);
@@ -119,14 +118,7 @@ describe('a World Labs world in the studio, in a real browser', () => {
 
   it('in fly mode the camera stays above the collider: flying down stops 0.4 m over the ground', async () => {
     const { groundY } = placed();
-    const sceneId = await readyScene(stack.api, stack.org, { prompt: 'A sunken garden' });
-    const session = await createEmbedSession(stack.api, stack.org, { sceneId, origin: stack.partner.origin, mode: 'perform' });
-    const context = await stack.browser.newContext({ viewport: { width: 1280, height: 900 } });
-    contexts.push(context);
-    const page = await context.newPage();
-    await page.goto(stack.partner.origin);
-    const { frame } = await embedStudio(page, session.body.url as string, { width: 960, height: 540 });
-    await waitForVersion(frame, 1);
+    const { page, frame } = await openWorld('A sunken garden');
     await frame.locator('label[for="nav-fly"]').click();
     await frame.waitForFunction(() => (window as any).__studio.camera().navigation === 'fly');
     const start = (await frame.evaluate(() => (window as any).__studio.camera())).position as Vec3;
