@@ -177,9 +177,8 @@ async function buildBaseline() {
   return join(dir, 'dist');
 }
 
-function meshBaselineSource() {
-  return `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
-const q = new URLSearchParams(location.search);
+/** Both baseline pages: a canvas of the studio's size and a renderer set up as the studio's is. */
+const RENDERER_SETUP = `const q = new URLSearchParams(location.search);
 const width = Number(q.get('w')) || 940;
 const height = Number(q.get('h')) || 529;
 const canvas = document.createElement('canvas');
@@ -191,7 +190,11 @@ renderer.toneMapping = ACESFilmicToneMapping;
 renderer.outputColorSpace = SRGBColorSpace;
 renderer.setPixelRatio(1);
 renderer.setSize(width, height, false);
-const camera = new PerspectiveCamera(40, width / height, 0.1, 2000);
+`;
+
+function meshBaselineSource() {
+  return `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
+${RENDERER_SETUP}const camera = new PerspectiveCamera(40, width / height, 0.1, 2000);
 renderer.render(new Scene(), camera);
 renderer.getContext().finish();
 window.__baseline = { firstFrameAt: performance.now() };
@@ -207,19 +210,7 @@ window.__baseline = { firstFrameAt: performance.now() };
 function splatBaselineSource() {
   return `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
 import { SparkRenderer, SplatFileType, SplatMesh } from '@sparkjsdev/spark';
-const q = new URLSearchParams(location.search);
-const width = Number(q.get('w')) || 940;
-const height = Number(q.get('h')) || 529;
-const view = JSON.parse(q.get('view') || 'null');
-const canvas = document.createElement('canvas');
-canvas.style.width = width + 'px';
-canvas.style.height = height + 'px';
-document.body.append(canvas);
-const renderer = new WebGLRenderer({ canvas, antialias: true, powerPreference: 'high-performance' });
-renderer.toneMapping = ACESFilmicToneMapping;
-renderer.outputColorSpace = SRGBColorSpace;
-renderer.setPixelRatio(1);
-renderer.setSize(width, height, false);
+${RENDERER_SETUP}const view = JSON.parse(q.get('view') || 'null');
 const camera = new PerspectiveCamera(view ? view.fov : 40, width / height, 0.1, 2000);
 if (view) {
   camera.position.fromArray(view.position);

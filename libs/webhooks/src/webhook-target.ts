@@ -15,17 +15,15 @@ const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: tr
  * multicast, reserved, unique-local, 6to4/Teredo tunnels…); IPv4-mapped IPv6 is judged as IPv4.
  */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
+  return rangeOf(address) === 'unicast';
 }
 
-function isLoopback(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'loopback';
+/** ipaddr.js's name for the range of `address` (IPv4-mapped IPv6 judged as IPv4); null when it is no address. */
+function rangeOf(address: string): string | null {
+  if (!ipaddr.isValid(address)) return null;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return (parsed as ipaddr.IPv6).toIPv4Address().range();
+  return parsed.range();
 }
 
 /** The one shape of local target a test organization may use: http://localhost:<port>. */
@@ -75,7 +73,7 @@ export async function resolveTarget(url: URL, allowLoopback: boolean, lookup: Lo
     }
   }
   if (addresses.length === 0) throw new TargetRefused('url host does not resolve');
-  const allowed = local ? addresses.every(isLoopback) : addresses.every(isPublicAddress);
+  const allowed = local ? addresses.every((a) => rangeOf(a) === 'loopback') : addresses.every(isPublicAddress);
   if (!allowed) throw new TargetRefused('url must point to a public address (not private, loopback, link-local or metadata)');
   return addresses;
 }
