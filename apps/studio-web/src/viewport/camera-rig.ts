@@ -1,5 +1,6 @@
 import { Euler, MathUtils, Quaternion, Vector3, type PerspectiveCamera } from 'three';
 import type { CameraPreset } from '../api/studio-api.types';
+import type { MovePose } from './camera-move';
 import { F_STOPS, ROLL_LIMIT_DEG, clampFocal, clampFocus } from './lens';
 
 export type NavigationMode = 'orbit' | 'fly';
@@ -41,6 +42,7 @@ export class CameraRig {
   private readonly euler = new Euler(0, 0, 0, 'YXZ');
   private readonly tmp = new Vector3();
   private readonly tmp2 = new Vector3();
+  private readonly quaternionTmp = new Quaternion();
 
   setFromPreset(preset: CameraPreset): void {
     const position = new Vector3(...preset.position);
@@ -188,6 +190,22 @@ export class CameraRig {
       fNumber: this.fNumber,
       rollDeg: this.rollDeg,
     };
+  }
+
+  /**
+   * Puts the rig at a pose of a camera move (playback, offline render): the orientation is split
+   * back into the rig's yaw, pitch and roll, so moving by hand afterwards starts from there.
+   */
+  setPose(pose: MovePose): void {
+    this.position.set(...pose.position);
+    this.euler.setFromQuaternion(this.quaternionTmp.set(...pose.quaternion), 'YXZ');
+    this.pitch = MathUtils.clamp(this.euler.x, -PITCH_LIMIT, PITCH_LIMIT);
+    this.yaw = this.euler.y;
+    this.roll = this.euler.z;
+    this.focalLengthMm = clampFocal(pose.focalLengthMm);
+    this.focusDistanceM = clampFocus(pose.focusDistanceM);
+    this.fNumber = pose.fNumber;
+    this.touch();
   }
 
   touch(): void {
