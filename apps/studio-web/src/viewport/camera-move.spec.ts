@@ -1,5 +1,3 @@
-import { Euler, PerspectiveCamera, Quaternion } from 'three';
-import { CameraRig } from './camera-rig';
 import type { CameraPathSample } from '../perform/camera-path';
 import { interpolatePose, moveFromPath, type MovePose } from './camera-move';
 
@@ -68,25 +66,5 @@ describe(interpolatePose.name, () => {
     const b = { ...pose([0, 0, 0, 1]), fNumber: 8 };
     expect(interpolatePose(a, b, 0.49).fNumber).toBe(2);
     expect(interpolatePose(a, b, 0.5).fNumber).toBe(8);
-  });
-});
-
-describe('CameraRig.setPose', () => {
-  it('puts the camera exactly at the pose: position, orientation with roll, lens', () => {
-    const rig = new CameraRig();
-    const camera = new PerspectiveCamera();
-    const orientation = new Quaternion().setFromEuler(new Euler(0.3, -1.2, 0.1, 'YXZ'));
-    rig.setPose({
-      position: [1, 2, 3],
-      quaternion: [orientation.x, orientation.y, orientation.z, orientation.w],
-      focalLengthMm: 85,
-      focusDistanceM: 4,
-      fNumber: 5.6,
-      rollDeg: 5.7,
-    });
-    rig.apply(camera);
-    expect(camera.position.toArray()).toEqual([1, 2, 3]);
-    expect(camera.quaternion.angleTo(orientation)).toBeLessThan(1e-6);
-    expect([rig.focalLengthMm, rig.focusDistanceM, rig.fNumber]).toEqual([85, 4, 5.6]);
   });
 });
