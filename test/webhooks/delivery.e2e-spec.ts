@@ -287,12 +287,14 @@ describe('webhook delivery: signed, from the outbox, retried, recorded, replayab
     );
   });
 
-  it('runs the expiry job on its schedule in the maintenance queue', async () => {
+  it('runs the expiry and retention jobs on their schedules in the maintenance queue', async () => {
     const schedulers = await suite.worker
       .get(QueueService)
       .queue('maintenance' as never)
       .getJobSchedulers();
-    expect(schedulers.map((s) => s.key ?? s.name)).toContain(JobName.EmbedSessionsEndExpired);
+    expect(schedulers.map((s) => s.key ?? s.name)).toEqual(
+      expect.arrayContaining([JobName.EmbedSessionsEndExpired, JobName.WebhooksPurgeOld]),
+    );
   });
 });
 

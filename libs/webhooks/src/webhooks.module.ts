@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookOutbox } from './webhook-outbox';
+import { WebhookRetention } from './webhook-retention';
 import { SecretBox } from './webhook-secrets';
 import { WebhooksRepository } from './webhooks.repository';
 
@@ -12,10 +13,10 @@ import { WebhooksRepository } from './webhooks.repository';
 })
 export class WebhooksModule {}
 
-/** Delivery, which only the worker runs. */
+/** Delivery and retention, which only the worker runs. */
 @Module({
   imports: [WebhooksModule],
-  providers: [WebhookDispatcher],
-  exports: [WebhookDispatcher],
+  providers: [WebhookDispatcher, WebhookRetention],
+  exports: [WebhookDispatcher, WebhookRetention],
 })
 export class WebhooksWorkerModule {}

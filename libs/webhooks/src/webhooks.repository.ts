@@ -333,6 +333,29 @@ export class WebhooksRepository {
     );
     return toDelivery(delivery);
   }
+
+  /**
+   * Deletes up to `limit` of the oldest messages created before `before`, their deliveries with
+   * them (ON DELETE CASCADE), pending ones included; returns how many messages went.
+   */
+  async deleteMessagesBefore(before: Date, limit: number): Promise<number> {
+    const res: [unknown[], number] = await this.db.query(
+      `DELETE FROM webhook_messages WHERE id IN (
+         SELECT id FROM webhook_messages WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [before, limit],
+    );
+    return res[1];
+  }
+
+  /** Deletes up to `limit` endpoints deleted (by their partner) before `before`, with their deliveries. */
+  async deleteEndpointsDeletedBefore(before: Date, limit: number): Promise<number> {
+    const res: [unknown[], number] = await this.db.query(
+      `DELETE FROM webhook_endpoints WHERE id IN (
+         SELECT id FROM webhook_endpoints WHERE deleted_at < $1 ORDER BY deleted_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [before, limit],
+    );
+    return res[1];
+  }
 }
 
 interface ClaimedDeliveryRecord {

@@ -14,6 +14,7 @@ export enum JobName {
   ImageAssetsPurgeExpired = 'image-assets.purge-expired',
   IdempotencyPurgeExpired = 'idempotency.purge-expired',
   EmbedSessionsEndExpired = 'embed-sessions.end-expired',
+  WebhooksPurgeOld = 'webhooks.purge-old',
 }
 
 export type JobItem =
@@ -21,7 +22,8 @@ export type JobItem =
   | { name: JobName.SceneEdit; data: { operationId: string } }
   | { name: JobName.ImageAssetsPurgeExpired; data: Record<string, never> }
   | { name: JobName.IdempotencyPurgeExpired; data: Record<string, never> }
-  | { name: JobName.EmbedSessionsEndExpired; data: Record<string, never> };
+  | { name: JobName.EmbedSessionsEndExpired; data: Record<string, never> }
+  | { name: JobName.WebhooksPurgeOld; data: Record<string, never> };
 
 export type JobData<N extends JobName> = Extract<JobItem, { name: N }>['data'];
 
@@ -31,6 +33,7 @@ export const JOB_QUEUE: Record<JobName, QueueName> = {
   [JobName.ImageAssetsPurgeExpired]: QueueName.Maintenance,
   [JobName.IdempotencyPurgeExpired]: QueueName.Maintenance,
   [JobName.EmbedSessionsEndExpired]: QueueName.Maintenance,
+  [JobName.WebhooksPurgeOld]: QueueName.Maintenance,
 };
 
 /** Repeatable maintenance, registered idempotently by every worker replica at boot. */
@@ -39,4 +42,5 @@ export const JOB_SCHEDULES: { name: JobName; everyMs: number }[] = [
   { name: JobName.IdempotencyPurgeExpired, everyMs: 15 * 60_000 },
   // Expiry happens by the clock alone; this notices it for `embed_session.ended` webhooks.
   { name: JobName.EmbedSessionsEndExpired, everyMs: 30_000 },
+  { name: JobName.WebhooksPurgeOld, everyMs: 60 * 60_000 },
 ];

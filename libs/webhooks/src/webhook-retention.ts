@@ -1,0 +1,46 @@
+import { Clock, JobName, OnJob } from '@app/core';
+import { Injectable, Logger } from '@nestjs/common';
+import { WebhooksRepository } from './webhooks.repository';
+
+/**
+ * How long events, their delivery records and deleted endpoints are kept. Long enough for a
+ * partner to look back over a month of deliveries and replay any of them, far beyond the retry
+ * schedule (about 27 h) and the 5 days after which a failing endpoint is disabled; a delivery
+ * still pending at 30 days (its endpoint disabled all that time) is dropped with its message.
+ */
+export const WEBHOOK_RETENTION_MS = 30 * 24 * 60 * 60_000;
+const PURGE_BATCH = 1000;
+/** One run deletes at most this many batches per table; the next run, an hour later, goes on. */
+const MAX_BATCHES = 50;
+
+/** The maintenance job that keeps the webhook tables from growing without bound. */
+@Injectable()
+export class WebhookRetention {
+  private readonly logger = new Logger(WebhookRetention.name);
+
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  @OnJob(JobName.WebhooksPurgeOld)
+  async purgeOld(): Promise<{ messages: number; endpoints: number }> {
+    const before = new Date(this.clock.now().getTime() - WEBHOOK_RETENTION_MS);
+    const messages = await inBatches((limit) => this.webhooks.deleteMessagesBefore(before, limit));
+    const endpoints = await inBatches((limit) => this.webhooks.deleteEndpointsDeletedBefore(before, limit));
+    if (messages + endpoints > 0)
+      this.logger.log(`purged ${messages} webhook message(s) and ${endpoints} deleted endpoint(s) older than 30 days`);
+    return { messages, endpoints };
+  }
+}
+
+/** Small batches keep each DELETE's locks short next to the dispatcher's claims. */
+async function inBatches(deleteBatch: (limit: number) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < MAX_BATCHES; i++) {
+    const n = await deleteBatch(PURGE_BATCH);
+    total += n;
+    if (n < PURGE_BATCH) break;
+  }
+  return total;
+}

@@ -1,0 +1,91 @@
+import { ManualClock } from '@app/core';
+import { WEBHOOK_RETENTION_MS, WebhookRetention, WebhooksModule } from '@app/webhooks';
+import { Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { createOrganization, TestOrganization } from '../factories/organization.factory';
+import { setUpServices } from '../support/services';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/** The retention job alone: the dispatcher would try to deliver the rows planted below. */
+@Module({ imports: [WebhooksModule], providers: [WebhookRetention] })
+class RetentionOnlyModule {}
+
+describe('webhook retention (webhooks.purge-old) on a real database', () => {
+  const now = Date.parse('2026-09-01T12:00:00.000Z');
+  const clock = new ManualClock(now);
+  const suite = setUpServices({ imports: [RetentionOnlyModule], clock });
+  let org: TestOrganization;
+  const db = () => suite.app.get(DataSource);
+  const ago = (days: number) => new Date(now - days * DAY);
+
+  beforeAll(async () => {
+    org = await createOrganization(suite.app);
+  });
+
+  async function endpoint(id: string, deletedAt: Date | null): Promise<void> {
+    await db().query(
+      `INSERT INTO webhook_endpoints (id, organization_id, url, allow_loopback, events, secret_sealed, created_at, updated_at, deleted_at)
+       VALUES ($1, $2, 'https://hooks.example.com/in', false, '{operation.succeeded}', 'v1.sealed', $3, $3, $4)`,
+      [id, org.organizationId, ago(60), deletedAt],
+    );
+  }
+
+  async function message(id: string, createdAt: Date, deliveries: [endpointId: string, status: 'pending' | 'succeeded' | 'failed'][]) {
+    await db().query(
+      `INSERT INTO webhook_messages (id, organization_id, type, payload, created_at) VALUES ($1, $2, 'operation.succeeded', '{}', $3)`,
+      [id, org.organizationId, createdAt],
+    );
+    for (const [endpointId, status] of deliveries) {
+      await db().query(
+        `INSERT INTO webhook_deliveries (endpoint_id, message_id, status, next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5)`,
+        [endpointId, id, status, status === 'pending' ? createdAt : null, createdAt],
+      );
+    }
+  }
+
+  const ids = async (table: 'webhook_messages' | 'webhook_endpoints') =>
+    (await db().query<{ id: string }[]>(`SELECT id FROM ${table} WHERE organization_id = $1 ORDER BY id`, [org.organizationId])).map(
+      (r) => r.id,
+    );
+
+  it('keeps 30 days: older messages go with all their deliveries (pending too), deleted endpoints after 30 days', async () => {
+    expect(WEBHOOK_RETENTION_MS).toBe(30 * DAY);
+    await endpoint('whe_live', null);
+    await endpoint('whe_gone_long_ago', ago(31));
+    await endpoint('whe_gone_lately', ago(29));
+    await message('whm_old_done', ago(31), [
+      ['whe_live', 'succeeded'],
+      ['whe_gone_lately', 'failed'],
+    ]);
+    await message('whm_old_stuck', ago(30.01), [['whe_live', 'pending']]);
+    await message('whm_recent', ago(29.99), [
+      ['whe_live', 'succeeded'],
+      ['whe_gone_long_ago', 'succeeded'],
+    ]);
+
+    const result = await suite.app.get(WebhookRetention).purgeOld();
+
+    expect(result).toEqual({ messages: 2, endpoints: 1 });
+    expect(await ids('webhook_messages')).toEqual(['whm_recent']);
+    expect(await ids('webhook_endpoints')).toEqual(['whe_gone_lately', 'whe_live']);
+    const deliveries = await db().query<{ endpoint_id: string; message_id: string }[]>(
+      `SELECT endpoint_id, message_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE e.organization_id = $1 ORDER BY endpoint_id`,
+      [org.organizationId],
+    );
+    // The long-deleted endpoint's delivery of a recent message went with the endpoint.
+    expect(deliveries).toEqual([{ endpoint_id: 'whe_live', message_id: 'whm_recent' }]);
+    expect(await suite.app.get(WebhookRetention).purgeOld()).toEqual({ messages: 0, endpoints: 0 });
+  });
+
+  it('works through a backlog larger than one batch in one run', async () => {
+    await db().query(
+      `INSERT INTO webhook_messages (id, organization_id, type, payload, created_at)
+       SELECT 'whm_backlog_' || n, $1, 'scene.deleted', '{}', $2 FROM generate_series(1, 2500) AS n`,
+      [org.organizationId, ago(45)],
+    );
+    expect(await suite.app.get(WebhookRetention).purgeOld()).toEqual({ messages: 2500, endpoints: 0 });
+    expect(await ids('webhook_messages')).toEqual(['whm_recent']);
+  });
+});
