@@ -135,4 +135,37 @@ describe('a World Labs world in the studio, in a real browser', () => {
     expect(end[1]).toBeGreaterThanOrEqual(groundY + 0.4 - 1e-6);
     expect(end[1]).toBeLessThan(groundY + 0.45);
   });
+
+  it('in fly mode the collider is a wall: flying at the box stops 0.3 m short of its face', async () => {
+    const { scale, groundY } = placed();
+    const { page, frame } = await openWorld('A courtyard with a plinth');
+    await frame.locator('label[for="nav-fly"]').click();
+    await frame.waitForFunction(() => (window as any).__studio.camera().navigation === 'fly');
+    const camera = async () => (await frame.evaluate(() => (window as any).__studio.camera())).position as Vec3;
+    // The "Ahead" preset stands at the origin looking down −Z, straight at the box's face.
+    expect(await camera()).toEqual([0, expect.any(Number), 0]);
+    await frame.locator('canvas').click({ position: { x: 5, y: 5 } });
+    // Down to the ground first (the box stands on it), so the flight is at the box's height.
+    await page.keyboard.down('KeyQ');
+    await frame.waitForFunction((y) => (window as any).__studio.camera().position[1] < y + 0.45, groundY, { timeout: 30_000 });
+    await page.keyboard.up('KeyQ');
+    await page.keyboard.down('KeyW');
+    // Flying until the camera stops: without walls it would pass through the box and on.
+    const face = -2.5 * scale;
+    let last = await camera();
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const frames = await frame.evaluate(() => (window as any).__studio.renderedFrames());
+      await frame.waitForFunction((n) => (window as any).__studio.renderedFrames() > n + 10, frames, { timeout: 30_000 });
+      const now = await camera();
+      if (Math.abs(now[2] - last[2]) < 1e-4 && now[2] < face + 1) break;
+      if (Date.now() > deadline) throw new Error(`the camera never came to rest: ${JSON.stringify(now)}`);
+      last = now;
+    }
+    await page.keyboard.up('KeyW');
+    const end = await camera();
+    expect(end[2]).toBeGreaterThanOrEqual(face + 0.3 - 1e-3);
+    expect(end[2]).toBeLessThan(face + 0.35);
+    expect(end[0]).toBeCloseTo(0, 3);
+  });
 });

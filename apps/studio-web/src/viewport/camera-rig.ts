@@ -9,6 +9,15 @@ const PITCH_LIMIT = MathUtils.degToRad(89.5);
 const MIN_ORBIT_DISTANCE = 0.5;
 const UP = new Vector3(0, 1, 0);
 
+/**
+ * What stops the camera in fly mode (the world's collider): given a move from `from` to `to`, it
+ * moves `to` back to where the camera may go instead. Only moves made by input pass through it;
+ * presets, playback and renders put the camera where they say.
+ */
+export interface MoveConstraint {
+  constrain(from: Vector3, to: Vector3): void;
+}
+
 /** Where the camera is and what lens it has: everything a frame of a take records. */
 export interface CameraPose {
   position: Vector3;
@@ -35,6 +44,8 @@ export class CameraRig {
   focusDistanceM = 10;
   fNumber = 2.8;
   navigation: NavigationMode = 'orbit';
+  /** Walls and ground for fly mode, when the scene has a collider. */
+  walls: MoveConstraint | null = null;
   /** Metres per second at normal speed; set from the scene's size. */
   moveSpeed = 6;
   revision = 0;
@@ -42,6 +53,7 @@ export class CameraRig {
   private readonly euler = new Euler(0, 0, 0, 'YXZ');
   private readonly tmp = new Vector3();
   private readonly tmp2 = new Vector3();
+  private readonly next = new Vector3();
   private readonly quaternionTmp = new Quaternion();
 
   setFromPreset(preset: CameraPreset): void {
@@ -94,8 +106,12 @@ export class CameraRig {
       if (f.lengthSq() < 1e-8) f.set(-Math.sin(this.yaw), 0, -Math.cos(this.yaw));
       f.normalize();
     }
-    this.position.addScaledVector(f, forward).addScaledVector(this.right(this.tmp2), right).addScaledVector(UP, up);
-    this.touch();
+    const next = this.next
+      .copy(this.position)
+      .addScaledVector(f, forward)
+      .addScaledVector(this.right(this.tmp2), right)
+      .addScaledVector(UP, up);
+    this.moveTo(next);
   }
 
   /** Turns the view: in place (fly) or about the orbit target (orbit). Radians. */
@@ -115,10 +131,10 @@ export class CameraRig {
       const target = this.target(new Vector3());
       this.orbitDistance = MathUtils.clamp(this.orbitDistance * factor, MIN_ORBIT_DISTANCE, 5000);
       this.position.copy(target).addScaledVector(this.forward(this.tmp), -this.orbitDistance);
+      this.touch();
     } else {
-      this.position.addScaledVector(this.forward(this.tmp), (1 - factor) * this.orbitDistance);
+      this.moveTo(this.next.copy(this.position).addScaledVector(this.forward(this.tmp), (1 - factor) * this.orbitDistance));
     }
-    this.touch();
   }
 
   /** Slides the camera (and its orbit target) in the image plane; metres. */
@@ -126,8 +142,16 @@ export class CameraRig {
     if (right === 0 && up === 0) return;
     this.euler.set(this.pitch, this.yaw, this.roll);
     const q = new Quaternion().setFromEuler(this.euler);
-    this.position.addScaledVector(this.tmp.set(1, 0, 0).applyQuaternion(q), right);
-    this.position.addScaledVector(this.tmp.set(0, 1, 0).applyQuaternion(q), up);
+    const next = this.next.copy(this.position);
+    next.addScaledVector(this.tmp.set(1, 0, 0).applyQuaternion(q), right);
+    next.addScaledVector(this.tmp.set(0, 1, 0).applyQuaternion(q), up);
+    this.moveTo(next);
+  }
+
+  /** Moves to `next`; in fly mode the walls have their say first (orbit circles outside the world). */
+  private moveTo(next: Vector3): void {
+    if (this.navigation === 'fly' && this.walls) this.walls.constrain(this.position, next);
+    this.position.copy(next);
     this.touch();
   }
 

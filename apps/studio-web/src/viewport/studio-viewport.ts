@@ -11,6 +11,7 @@ import {
 } from 'three';
 import type { SceneSpec } from '../api/studio-api.types';
 import { CameraRig } from './camera-rig';
+import { ColliderWalls } from './collider-walls';
 import type { DepthOfFieldPass } from './depth-of-field.pass';
 import { FRAME_ASPECT, SENSOR_WIDTH_MM, splatApertureAngle } from './lens';
 import { SceneEnvironment } from './scene-environment';
@@ -158,6 +159,8 @@ export class StudioViewport {
     this.camera.far = Math.max(1000, model.bounds.radius * 8);
     this.camera.near = Math.max(0.05, this.camera.far / 100_000);
     this.rig.moveSpeed = Math.max(2, model.bounds.radius * 0.12);
+    const collider = model.root.getObjectByName('studio-collider');
+    this.rig.walls = collider ? new ColliderWalls(collider) : null;
     this.loadedVersion = version;
     this.groundCheckedRevision = -1;
     this.splatSorted = false;
@@ -248,6 +251,7 @@ export class StudioViewport {
     this.frameListeners.clear();
     this.renderListeners.clear();
     if (this.model) disposeModel(this.model.root);
+    this.rig.walls = null;
     this.splat?.dispose();
     this.spark?.dispose();
     this.splat = null;
