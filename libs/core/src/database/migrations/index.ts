@@ -7,6 +7,7 @@ import { CreateSceneStatesView1795280000000 } from './1795280000000-CreateSceneS
 import { IdempotencyRecordsKeepResults1795280100000 } from './1795280100000-IdempotencyRecordsKeepResults';
 import { LongRunningGenerations1795290000000 } from './1795290000000-LongRunningGenerations';
 import { CreateWebhooks1795300000000 } from './1795300000000-CreateWebhooks';
+import { AddOperationRevertTo1795320000000 } from './1795320000000-AddOperationRevertTo';
 
 /**
  * Every migration, in order. Listed explicitly rather than globbed so that the same list works
@@ -22,4 +23,5 @@ export const migrations = [
   IdempotencyRecordsKeepResults1795280100000,
   LongRunningGenerations1795290000000,
   CreateWebhooks1795300000000,
+  AddOperationRevertTo1795320000000,
 ];
