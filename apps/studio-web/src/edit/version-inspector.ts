@@ -46,6 +46,7 @@ export class VersionInspector {
   private readonly bannerText = h('span', { className: 'inspect-banner-text', attrs: { id: 'inspect-banner-text' } });
   private viewing: number | null = null;
   private loading: number | null = null;
+  private loadError: string | null = null;
   private loader: SceneVersionLoader | null = null;
   /** The newest version that arrived while another was held. */
   private held: HeldVersion | null = null;
@@ -126,6 +127,7 @@ export class VersionInspector {
     this.loader?.dispose();
     this.loader = null;
     this.loading = null;
+    this.loadError = null;
     this.viewing = null;
     const held = this.held;
     this.held = null;
@@ -161,6 +163,7 @@ export class VersionInspector {
   private load(version: number, asLatest: boolean): void {
     this.loader?.dispose();
     this.loading = version;
+    this.loadError = null;
     const loader = new SceneVersionLoader(this.host.api, {
       onLoaded: (v, spec, loaded) => {
         // Going back to the latest and a new version landing meanwhile: the newer one stays.
@@ -172,6 +175,7 @@ export class VersionInspector {
       onProgress: (loadingVersion, error) => {
         if (this.loader !== loader) return;
         this.loading = loadingVersion;
+        this.loadError = error;
         if (error) this.host.announce(error);
         this.render();
       },
@@ -196,7 +200,7 @@ export class VersionInspector {
     if (viewing !== null) {
       const latest = this.latestVersion();
       const what = this.compare ? `Comparing version ${this.compare.a} with version ${this.compare.b}` : `Viewing version ${viewing}`;
-      const loading = this.loading !== null ? ' · loading…' : '';
+      const loading = this.loadError ? ` · ${this.loadError}` : this.loading !== null ? ' · loading…' : '';
       this.bannerText.textContent = `${what}${loading} · latest is version ${latest ?? '…'}`;
     }
     this.host.viewportArea.dataset.inspect = this.compare ? 'compare' : viewing === null ? 'latest' : 'version';
