@@ -111,7 +111,7 @@ export class EditSession {
     const next: EditTurn = {
       operationId: update.operationId,
       instruction: update.instruction ?? previous?.instruction ?? '',
-      revertTo: update.revertTo ?? previous?.revertTo ?? null,
+      revertTo: typeof update.revertTo === 'number' ? update.revertTo : (previous?.revertTo ?? null),
       // A stale list (read before the turn finished) must not turn a finished turn back.
       status:
         previous && previous.status !== 'processing' && update.status === 'processing'
