@@ -140,14 +140,14 @@ describe('inspecting edits in the studio, in a real browser', () => {
     expect((await studioEvents(page)).map((e) => e.type)).not.toContain('recording.started');
   });
 
-  it('a history entry shows its version, marked as viewed rather than latest, until "Back to latest"', async () => {
+  it('a history entry shows its version, marked as viewed rather than latest, until "Back to latest", even as edits land', async () => {
     const { page, frame, dayLuma, nightLuma } = await dayThenNight();
     const shot = await cameraPosition(frame);
     expect(await inspect(frame)).toMatchObject({ viewing: null, shown: 2 });
     expect(await frame.locator('#inspect-banner').isVisible()).toBe(false);
-    const latestEntry = frame.locator('#edit-history li[data-version="2"] .turn-view');
-    expect(await latestEntry.getAttribute('aria-pressed')).toBe('true');
-    expect(await latestEntry.innerText()).toContain('Latest · on screen');
+    const nightEntry = frame.locator('#edit-history li[data-version="2"] .turn-view');
+    expect(await nightEntry.getAttribute('aria-pressed')).toBe('true');
+    expect(await nightEntry.innerText()).toContain('Latest · on screen');
 
     await frame.getByRole('button', { name: /^View version 1/ }).click();
     await pollUntil(
@@ -163,8 +163,8 @@ describe('inspecting edits in the studio, in a real browser', () => {
     expect(await banner.innerText()).toMatch(/Viewing version 1 · latest is version 2/);
     expect(await frame.locator('#version-origin .turn-view').getAttribute('aria-pressed')).toBe('true');
     expect(await frame.locator('#version-origin').innerText()).toContain('On screen');
-    expect(await latestEntry.getAttribute('aria-pressed')).toBe('false');
-    expect(await latestEntry.innerText()).toContain('Latest');
+    expect(await nightEntry.getAttribute('aria-pressed')).toBe('false');
+    expect(await nightEntry.innerText()).toContain('Latest');
     // The daylight version is what is drawn, from the same camera.
     expect(await meanLuma(frame)).toBeGreaterThan(nightLuma * 1.2);
     expect(Math.abs((await meanLuma(frame)) - dayLuma)).toBeLessThan(dayLuma * 0.1);
@@ -172,10 +172,18 @@ describe('inspecting edits in the studio, in a real browser', () => {
     expect(await frame.locator('#studio-live').innerText()).toMatch(/version 1/i);
     await page.locator('#studio-under-test').screenshot({ path: artifactPath('edit-viewing-version.png') });
 
+    // An edit landing meanwhile does not pull the viewed version away: it waits for the way back.
+    await frame.getByRole('textbox', { name: 'Edit instruction' }).fill('add five trees');
+    await frame.getByRole('button', { name: 'Apply edit' }).click();
+    await frame.waitForFunction(() => (window as any).__studio.state().loadedVersion === 3, undefined, { timeout: RENDER_TIMEOUT });
+    expect(await inspect(frame)).toMatchObject({ viewing: 1, shown: 1 });
+    expect(await banner.innerText()).toMatch(/Viewing version 1 · latest is version 3/);
+    expect(await meanLuma(frame)).toBeGreaterThan(nightLuma * 1.2);
+
     await frame.getByRole('button', { name: 'Back to latest' }).click();
     await pollUntil(
       () => inspect(frame),
-      (s) => s.viewing === null && s.shown === 2 && s.loading === null,
+      (st) => st.viewing === null && st.shown === 3 && st.loading === null,
       {
         what: 'the latest version back on screen',
         timeoutMs: RENDER_TIMEOUT,
@@ -183,7 +191,8 @@ describe('inspecting edits in the studio, in a real browser', () => {
     );
     expect(await banner.isVisible()).toBe(false);
     expect(await meanLuma(frame)).toBeLessThan(dayLuma * 0.8);
-    expect(await latestEntry.getAttribute('aria-pressed')).toBe('true');
+    expect(await frame.locator('#edit-history li[data-version="3"] .turn-view').getAttribute('aria-pressed')).toBe('true');
+    expect(await nightEntry.getAttribute('aria-pressed')).toBe('false');
   });
 
   it('compares two versions with a wipe: A left of the divider, B right of it, one camera for both', async () => {
@@ -322,5 +331,20 @@ describe('inspecting edits in the studio, in a real browser', () => {
     const [v1, v2, v3] = [await content(1), await content(2), await content(3)];
     expect(v3).toEqual(v1);
     expect(v2.meshSha256).not.toBe(v1.meshSha256);
+
+    // An edit turn's entry is a version too: the night edit, now neither the first nor the latest.
+    await frame.getByRole('button', { name: /^View version 2: make it night/ }).click();
+    await pollUntil(
+      () => inspect(frame),
+      (st) => st.viewing === 2 && st.shown === 2 && st.loading === null,
+      {
+        what: 'version 2 on screen',
+        timeoutMs: RENDER_TIMEOUT,
+      },
+    );
+    expect(await meanLuma(frame)).toBeLessThan(dayLuma * 0.8);
+    expect(await frame.locator('#inspect-banner').innerText()).toMatch(/Viewing version 2 · latest is version 3/);
+    expect(await frame.locator('#edit-history li[data-version="2"] .turn-view').getAttribute('aria-pressed')).toBe('true');
+    expect(await frame.locator('#edit-history li[data-version="3"] .turn-view').getAttribute('aria-pressed')).toBe('false');
   });
 });
