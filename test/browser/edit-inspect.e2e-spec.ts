@@ -161,6 +161,7 @@ describe('inspecting edits in the studio, in a real browser', () => {
     const banner = frame.locator('#inspect-banner');
     expect(await banner.isVisible()).toBe(true);
     expect(await banner.innerText()).toMatch(/Viewing version 1 · latest is version 2/);
+    expect(await frame.locator('.scene-card-detail').innerText()).toBe('Viewing version 1; the latest is version 2.');
     expect(await frame.locator('#version-origin .turn-view').getAttribute('aria-pressed')).toBe('true');
     expect(await frame.locator('#version-origin').innerText()).toContain('On screen');
     expect(await nightEntry.getAttribute('aria-pressed')).toBe('false');

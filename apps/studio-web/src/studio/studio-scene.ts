@@ -133,6 +133,7 @@ export class StudioScene {
     const inspector = this.views?.inspector ?? null;
     const inspected = inspector?.state ?? null;
     this.views?.editPanel?.setVersions(this.state.loadedVersion, inspected?.viewing ?? null, inspector?.comparing ?? false);
+    this.views?.editPanel?.sceneCard.update(this.state, inspected?.viewing ?? null);
   }
 
   private render(): void {
@@ -141,7 +142,6 @@ export class StudioScene {
     const { shell, editPanel } = views;
     const scene = this.state;
     shell.pill.update(scene);
-    editPanel?.sceneCard.update(scene);
     editPanel?.setSceneReady(scene.status === 'ready');
     this.syncVersions();
     if (!views.viewport) {
