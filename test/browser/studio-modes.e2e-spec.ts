@@ -395,8 +395,9 @@ describe('the studio in each mode, in a real browser', () => {
       expect(await frame.locator('#panel-perform, #record-toggle, #focal-length, #recordings').count()).toBe(0);
       expect(await frame.getByRole('button', { name: /recording/i }).count()).toBe(0);
       expect(await frame.getByRole('tablist').count()).toBe(0);
-      // The viewport is a picture here, not a camera to fly.
-      expect(await frame.getByRole('img', { name: 'Scene preview' }).count()).toBe(1);
+      // The viewport orbits the scene for inspection; it is not a camera to fly or record.
+      expect(await frame.getByRole('application', { name: 'Orbit view of the scene' }).count()).toBe(1);
+      expect(await frame.getByRole('application', { name: 'Camera viewport' }).count()).toBe(0);
       expect((await studioState(frame)).perform).toBeNull();
       // The recording key does nothing either.
       await frame.locator('.brand').click();

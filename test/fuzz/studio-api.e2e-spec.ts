@@ -54,6 +54,7 @@ describe('fuzzing the studio origin', () => {
       version.map((v) => ['GET', `/studio-api/v1/scene/versions/${v}/scene.glb`]),
       version.map((v) => ['GET', `/studio-api/v1/scene/versions/${v}/spec`]),
       version.map((v) => ['GET', `/studio-api/v1/scene/versions/${v}/artifacts`]),
+      version.map((v) => ['POST', `/studio-api/v1/scene/versions/${v}:revert`]),
       fc
         .tuple(
           version,

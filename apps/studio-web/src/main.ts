@@ -11,6 +11,7 @@ import './styles/viewport.css';
 import './styles/panel.css';
 import './styles/perform.css';
 import './styles/edit.css';
+import './styles/inspect.css';
 import './styles/help.css';
 import './styles/state-screens.css';
 import './styles/motion.css';

@@ -11,6 +11,7 @@ export * from './operations.service';
 export * from './scene-deletion-hooks';
 export * from './scene-generation.processor';
 export * from './scene-jobs';
+export * from './scene-reverts';
 export * from './scene-state';
 export * from './scene.entity';
 export * from './scenes.errors';

@@ -32,6 +32,13 @@ export class OperationEntity {
   @Column({ type: 'text', nullable: true })
   instruction: string | null;
 
+  /**
+   * For a revert (a `scene.edit` that restores an earlier version, with no generator call): the
+   * version it copies. Null for every other operation.
+   */
+  @Column({ name: 'revert_to', type: 'integer', nullable: true })
+  revertTo: number | null;
+
   /** The scene version produced, once succeeded. */
   @Column({ type: 'integer', nullable: true })
   version: number | null;

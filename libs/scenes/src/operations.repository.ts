@@ -20,6 +20,7 @@ const COLUMNS = [
   'progress',
   'stage',
   'enqueued_at',
+  'revert_to',
   'created_at',
   'updated_at',
   'completed_at',
@@ -42,6 +43,7 @@ interface OperationRow {
   progress: number | null;
   stage: OperationEntity['stage'];
   enqueued_at: Date | null;
+  revert_to: number | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
@@ -59,6 +61,7 @@ function toOperationEntity(r: OperationRow): OperationEntity {
     kind: r.kind,
     status: r.status,
     instruction: r.instruction,
+    revertTo: r.revert_to,
     version: r.version,
     errorCode: r.error_code,
     errorMessage: r.error_message,
@@ -165,6 +168,7 @@ export class OperationsRepository {
       op.progress,
       op.stage,
       op.enqueuedAt,
+      op.revertTo,
       op.createdAt,
       op.updatedAt,
       op.completedAt,

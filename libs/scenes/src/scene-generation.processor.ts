@@ -16,6 +16,7 @@ import { OperationError, OperationFailures } from './operation-error';
 import { OperationEntity, OperationStage } from './operation.entity';
 import { OperationOutcomes } from './operation-outcomes';
 import { OperationsRepository } from './operations.repository';
+import { SceneReverts } from './scene-reverts';
 import { SceneEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
 
@@ -37,7 +38,8 @@ const EXTENSIONS: Record<string, string> = {
 };
 
 /**
- * Performs `scene.generate` and `scene.edit` jobs, for generators that answer at once (the
+ * Performs `scene.generate` and `scene.edit` jobs (a revert, an edit with `revertTo`, is committed
+ * by SceneReverts without the generator), for generators that answer at once (the
  * procedural one) and for providers whose jobs run for minutes:
  *
  * 1. **Submit.** The request goes to the generator. A provider answers with a job, which is
@@ -68,6 +70,7 @@ export class SceneGenerationProcessor {
     private readonly blobs: BlobStore,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly reverts: SceneReverts,
   ) {}
 
   @OnJob(JobName.SceneGenerate)
@@ -123,6 +126,8 @@ export class SceneGenerationProcessor {
 
   /** Submits, then either commits (an in-process generator) or records the provider's job and waits. */
   private async start(op: OperationEntity): Promise<unknown> {
+    // A revert restores a stored version: nothing to ask the generator.
+    if (op.revertTo !== null) return this.reverts.commit(op);
     for (let round = 0; round < 5; round++) {
       const scene = await this.scenes.findById(op.sceneId);
       if (!scene || scene.deletedAt) {

@@ -11,6 +11,7 @@ import { OperationsService } from './operations.service';
 import { SceneDeletionHooks } from './scene-deletion-hooks';
 import { SceneGenerationProcessor } from './scene-generation.processor';
 import { SceneJobs } from './scene-jobs';
+import { SceneReverts } from './scene-reverts';
 import { SceneEntity, SceneVersionEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
 import { ScenesService } from './scenes.service';
@@ -26,7 +27,7 @@ export class ScenesModule {}
 /** What only the worker runs: the generation jobs and the reconciler. */
 @Module({
   imports: [ScenesModule, ImageAssetsModule, GenerationModule],
-  providers: [SceneGenerationProcessor, OperationsReconciler],
+  providers: [SceneGenerationProcessor, SceneReverts, OperationsReconciler],
   exports: [OperationsReconciler],
 })
 export class ScenesWorkerModule {}

@@ -103,13 +103,14 @@ export class ScenesRepository {
     );
   }
 
-  /** A version's files, by kind. */
-  async artifactsOf(sceneId: string, version: number): Promise<SceneArtifactRecord[]> {
-    const rows: { kind: SceneArtifactRecord['kind']; blob_key: string; content_type: string; bytes: string; sha256: string }[] =
-      await this.db.query(
-        `SELECT kind, blob_key, content_type, bytes, sha256 FROM scene_artifacts WHERE scene_id = $1 AND version = $2 ORDER BY kind`,
-        [sceneId, version],
-      );
+  /** A version's files, by kind; in the caller's transaction when given one. */
+  async artifactsOf(sceneId: string, version: number, tx?: EntityManager): Promise<SceneArtifactRecord[]> {
+    const rows: { kind: SceneArtifactRecord['kind']; blob_key: string; content_type: string; bytes: string; sha256: string }[] = await (
+      tx ?? this.db.manager
+    ).query(`SELECT kind, blob_key, content_type, bytes, sha256 FROM scene_artifacts WHERE scene_id = $1 AND version = $2 ORDER BY kind`, [
+      sceneId,
+      version,
+    ]);
     return rows.map((r) => ({
       sceneId,
       version,
@@ -121,17 +122,20 @@ export class ScenesRepository {
     }));
   }
 
-  findVersion(sceneId: string, version: number): Promise<SceneVersionEntity | null> {
-    return this.db.getRepository(SceneVersionEntity).findOneBy({ sceneId, version });
+  findVersion(sceneId: string, version: number, tx?: EntityManager): Promise<SceneVersionEntity | null> {
+    return (tx ?? this.db.manager).getRepository(SceneVersionEntity).findOneBy({ sceneId, version });
   }
 
-  /** Removes every version and its files' rows, and returns the files' blob keys, for deletion with the scene. */
+  /**
+   * Removes every version and its files' rows, and returns the files' blob keys (each once: a
+   * revert's version names the same files as the version it restored), for deletion with the scene.
+   */
   async deleteVersions(tx: EntityManager, sceneId: string): Promise<string[]> {
     // For DELETE and UPDATE, TypeORM's postgres driver answers [rows, affected].
     const [rows]: [{ blob_key: string }[], number] = await tx.query(`DELETE FROM scene_artifacts WHERE scene_id = $1 RETURNING blob_key`, [
       sceneId,
     ]);
     await tx.query(`DELETE FROM scene_versions WHERE scene_id = $1`, [sceneId]);
-    return rows.map((r) => r.blob_key);
+    return [...new Set(rows.map((r) => r.blob_key))];
   }
 }

@@ -114,13 +114,35 @@ export class ScenesService {
   }
 
   /** Starts an edit of the current version: a `scene.edit` operation that produces version n + 1. */
-  async requestEdit(organizationId: string, sceneId: string, instruction: string): Promise<OperationAcceptedResponse> {
+  requestEdit(organizationId: string, sceneId: string, instruction: string): Promise<OperationAcceptedResponse> {
+    return this.startEdit(organizationId, sceneId, (id, now) => newOperation(id, organizationId, sceneId, 'scene.edit', instruction, now));
+  }
+
+  /**
+   * Starts a revert to `version` (1 to the current one): an edit turn whose result, version n + 1,
+   * is that version again (SceneReverts), with the history kept. To partners it is an edit like any
+   * other: an operation that succeeds with the next version. A version that does not exist (yet)
+   * is not found, exactly as reading it would be.
+   */
+  requestRevert(organizationId: string, sceneId: string, version: number): Promise<OperationAcceptedResponse> {
+    return this.startEdit(organizationId, sceneId, (id, now, scene) => {
+      if (!Number.isInteger(version) || version < 1 || version > scene.currentVersion!) throw DomainError.notFound();
+      return { ...newOperation(id, organizationId, sceneId, 'scene.edit', null, now), revertTo: version };
+    });
+  }
+
+  /** Accepts an edit turn of a ready scene, then enqueues it (the reconciler covers a lost enqueue). */
+  private async startEdit(
+    organizationId: string,
+    sceneId: string,
+    build: (id: string, now: Date, scene: SceneEntity) => OperationEntity,
+  ): Promise<OperationAcceptedResponse> {
     const now = this.clock.now();
     const op = await this.scenes.transaction(async (tx) => {
       const scene = await this.scenes.lockActive(tx, organizationId, sceneId);
       if (!scene) throw DomainError.notFound();
       if (scene.status !== 'ready' || scene.currentVersion === null) throw SceneErrors.notReady();
-      const created = newOperation(this.ids.generate(IdPrefix.Operation), organizationId, sceneId, 'scene.edit', instruction, now);
+      const created = build(this.ids.generate(IdPrefix.Operation), now, scene);
       await this.operations.insert(tx, created);
       await this.scenes.touch(tx, sceneId, now);
       return created;
@@ -134,7 +156,9 @@ export class ScenesService {
     const ops = await this.operations.editsOfScene(sceneId);
     return ops.map((op) => ({
       operationId: op.id,
-      instruction: op.instruction ?? '',
+      // A revert has no instruction of its own; the history says what it did.
+      instruction: op.revertTo !== null ? `Revert to version ${op.revertTo}` : (op.instruction ?? ''),
+      revertTo: op.revertTo,
       status: op.status,
       version: op.version,
       error: op.errorCode ? { code: op.errorCode, message: op.errorMessage ?? '', retryable: op.errorRetryable ?? false } : null,
@@ -203,6 +227,7 @@ function newOperation(
     kind,
     status: 'processing',
     instruction,
+    revertTo: null,
     version: null,
     errorCode: null,
     errorMessage: null,
@@ -244,6 +269,8 @@ export interface SceneArtifactInfo {
 export interface EditTurn {
   operationId: string;
   instruction: string;
+  /** For a revert: the version it restored (its `instruction` then says so in words); otherwise null. */
+  revertTo: number | null;
   status: 'processing' | 'succeeded' | 'failed';
   version: number | null;
   error: { code: string; message: string; retryable: boolean } | null;

@@ -132,6 +132,11 @@ export class StudioApiClient {
     });
   }
 
+  /** Starts a revert: an edit turn whose result is version `version` again, as the next version. */
+  revertTo(version: number): Promise<CreatedEdit> {
+    return this.json<CreatedEdit>(`/scene/versions/${encodeURIComponent(String(version))}:revert`, { method: 'POST' });
+  }
+
   /** The raw event-stream response; the caller reads and parses the body. */
   events(signal: AbortSignal, lastEventId: string | null): Promise<Response> {
     const headers: Record<string, string> = { Accept: 'text/event-stream' };

@@ -56,6 +56,8 @@ export type EditStatus = 'processing' | 'succeeded' | 'failed';
 export interface EditTurn {
   operationId: string;
   instruction: string;
+  /** A revert's restored version (its instruction then reads "Revert to version n"); null for an edit. */
+  revertTo: number | null;
   status: EditStatus;
   version: number | null;
   error: SafeError | null;

@@ -45,6 +45,8 @@ export function installDebugHook(page: StudioPage): void {
         tooSmall: page.sizeNotice?.tooSmall ?? false,
         streamConnected: lifecycle.streamConnected,
         edits: page.edits?.list.map((t) => ({ operationId: t.operationId, status: t.status, version: t.version })) ?? [],
+        /** Which version the viewport holds and what a comparison shows (edit modes). */
+        inspect: page.inspector?.state ?? null,
         perform,
       };
     },

@@ -1,9 +1,18 @@
 import type { EditTurn } from '../api/studio-api.types';
 import { ICONS, h, icon } from '../ui/dom';
 import { SceneStatusCard } from '../ui/scene-status.view';
+import { CompareControls, type CompareControlsHooks } from './compare-controls.view';
+import { VersionHistoryView, type VersionMarks } from './version-history.view';
+
+type SubmitResult = { ok: true } | { ok: false; message: string };
 
 export interface EditPanelHooks {
-  submit(instruction: string): Promise<{ ok: true } | { ok: false; message: string }>;
+  submit(instruction: string): Promise<SubmitResult>;
+  /** Shows a version (a history entry was chosen). */
+  view(version: number): void;
+  revert(version: number): Promise<SubmitResult>;
+  compare: CompareControlsHooks['compare'];
+  stopCompare(): void;
 }
 
 /** The studio API's limit (code points; maxlength counts UTF-16 units, so it errs short). */
@@ -23,6 +32,12 @@ export class EditPanel {
   private readonly readyHint = h('p', { className: 'hint', attrs: { id: 'edit-hint' }, text: 'Press Enter to apply the edit.' });
   private readonly list = h('ol', { className: 'turn-list', attrs: { id: 'edit-history', 'aria-label': 'Edit history' } });
   private readonly empty = h('p', { className: 'empty', text: 'No edits yet. Describe a change above to make the first one.' });
+  private readonly history: VersionHistoryView;
+  private readonly historySection: HTMLElement;
+  private readonly compare: CompareControls;
+  private readonly historyError = h('p', { className: 'form-error', attrs: { id: 'history-error', role: 'alert', hidden: true } });
+  private turns: readonly EditTurn[] = [];
+  private marks: VersionMarks = { latest: null, viewing: null, busy: false };
   private sceneReady = false;
   private busy = false;
 
@@ -77,6 +92,9 @@ export class EditPanel {
       ],
     );
 
+    this.history = new VersionHistoryView({ view: (version) => hooks.view(version), revert: (version) => void this.revert(version) });
+    this.compare = new CompareControls({ compare: (a, b) => hooks.compare(a, b), stop: () => hooks.stopCompare() });
+    this.historySection = section('History', [this.history.origin, this.empty, this.list, this.historyError]);
     this.element = h(
       'div',
       { className: 'panel-stack' },
@@ -84,7 +102,8 @@ export class EditPanel {
         section('Scene', [this.sceneCard.element]),
         hasSourceImage ? section('Source image', [this.imageSlot]) : null,
         section('Edit the scene', [form], 'edit-form-title'),
-        section('History', [this.empty, this.list]),
+        this.historySection,
+        section('Compare versions', [this.compare.element], 'compare-title'),
       ].filter((x): x is HTMLElement => x !== null),
     );
     this.imageSlot.append(h('div', { className: 'image-placeholder', text: 'Loading the source image…' }));
@@ -110,27 +129,42 @@ export class EditPanel {
   }
 
   renderTurns(turns: readonly EditTurn[]): void {
+    this.turns = turns;
+    // The entries are rebuilt: a keyboard user's focus goes back to the same action in its new entry.
+    const focused = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const refocus = focused && this.historySection.contains(focused) ? focusKey(focused) : null;
     this.empty.hidden = turns.length > 0;
-    this.list.replaceChildren(
-      ...turns.map((turn) => {
-        const status =
-          turn.status === 'processing'
-            ? 'Working…'
-            : turn.status === 'succeeded'
-              ? turn.version !== null
-                ? `Done · version ${turn.version}`
-                : 'Done'
-              : 'Failed';
-        return h('li', { className: 'turn', attrs: { 'data-status': turn.status, 'data-operation-id': turn.operationId } }, [
-          h('p', { className: 'turn-instruction', text: turn.instruction }),
-          h('p', { className: 'turn-meta' }, [
-            h('span', { className: 'turn-status', text: status }),
-            h('time', { className: 'turn-time', text: formatTime(turn.createdAt), attrs: { datetime: turn.createdAt } }),
-          ]),
-          turn.status === 'failed' && turn.error ? h('p', { className: 'turn-error', text: turn.error.message }) : null,
-        ]);
-      }),
-    );
+    this.history.renderOrigin(this.marks);
+    this.list.replaceChildren(...turns.map((turn) => this.history.renderTurn(turn, this.marks)));
+    if (refocus) this.historySection.querySelector<HTMLElement>(refocus)?.focus();
+  }
+
+  /** Which version is the latest and which is on screen; whether a comparison is showing. */
+  setVersions(latest: number | null, viewing: number | null, comparing: boolean): void {
+    const marks = { ...this.marks, latest, viewing };
+    this.compare.update(latest, comparing);
+    if (marks.latest === this.marks.latest && marks.viewing === this.marks.viewing) return;
+    this.marks = marks;
+    this.renderTurns(this.turns);
+  }
+
+  private async revert(version: number): Promise<void> {
+    if (this.marks.busy) return;
+    this.setBusy(true);
+    this.showHistoryError(null);
+    const result = await this.hooks.revert(version);
+    this.setBusy(false);
+    if (!result.ok) this.showHistoryError(result.message);
+  }
+
+  private setBusy(busy: boolean): void {
+    this.marks = { ...this.marks, busy };
+    this.renderTurns(this.turns);
+  }
+
+  private showHistoryError(message: string | null): void {
+    this.historyError.hidden = message === null;
+    this.historyError.textContent = message ?? '';
   }
 
   private async send(): Promise<void> {
@@ -178,8 +212,9 @@ function section(title: string, children: HTMLElement[], id?: string): HTMLEleme
   ]);
 }
 
-function formatTime(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '';
-  return date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+/** A selector for the same action of the same version after the history is rebuilt. */
+function focusKey(el: HTMLElement): string | null {
+  if (el.dataset.viewVersion) return `[data-view-version="${el.dataset.viewVersion}"]`;
+  if (el.dataset.revertVersion) return `[data-revert-version="${el.dataset.revertVersion}"]`;
+  return null;
 }

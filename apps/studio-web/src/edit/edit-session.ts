@@ -1,5 +1,5 @@
 import { StudioApiError, type StudioApiClient } from '../api/studio-api.client';
-import type { EditTurn, SafeError } from '../api/studio-api.types';
+import type { CreatedEdit, EditTurn, SafeError } from '../api/studio-api.types';
 
 export interface EditSessionHooks {
   onChange(turns: readonly EditTurn[]): void;
@@ -67,24 +67,37 @@ export class EditSession {
     // The server refuses control characters, newlines included: an instruction is one line.
     const text = instruction.replace(/\s+/g, ' ').trim();
     if (text === '') return { ok: false, message: 'Describe the change you want first.' };
+    return this.start(() => this.api.createEdit(text), text, null);
+  }
+
+  /**
+   * Reverts to `version`: a turn like an edit's, whose result (the next version) is that version
+   * again. The history keeps every version; the parent hears `edit.*` with `revertTo`.
+   */
+  revert(version: number): Promise<SubmitResult> {
+    return this.start(() => this.api.revertTo(version), `Revert to version ${version}`, version);
+  }
+
+  private async start(create: () => Promise<CreatedEdit>, instruction: string, revertTo: number | null): Promise<SubmitResult> {
     try {
-      const created = await this.api.createEdit(text);
+      const created = await create();
       this.startedHere.add(created.operationId);
       this.merge({
         operationId: created.operationId,
-        instruction: text,
+        instruction,
+        revertTo,
         status: 'processing',
         version: null,
         error: null,
         createdAt: created.createdAt ?? new Date().toISOString(),
         completedAt: null,
       });
-      this.hooks.post('edit.started', { operationId: created.operationId, instruction: text });
-      this.hooks.announce('Edit started.');
+      this.hooks.post('edit.started', { operationId: created.operationId, instruction, ...revertField(revertTo) });
+      this.hooks.announce(revertTo === null ? 'Edit started.' : `Reverting to version ${revertTo}.`);
       this.schedulePoll();
       return { ok: true };
     } catch (e) {
-      const message = submitErrorMessage(e);
+      const message = submitErrorMessage(e, revertTo !== null);
       if (e instanceof StudioApiError && !e.isSessionEnded) this.hooks.post('error', { code: e.code, message });
       return { ok: false, message };
     }
@@ -98,6 +111,7 @@ export class EditSession {
     const next: EditTurn = {
       operationId: update.operationId,
       instruction: update.instruction ?? previous?.instruction ?? '',
+      revertTo: typeof update.revertTo === 'number' ? update.revertTo : (previous?.revertTo ?? null),
       // A stale list (read before the turn finished) must not turn a finished turn back.
       status:
         previous && previous.status !== 'processing' && update.status === 'processing'
@@ -140,13 +154,24 @@ export class EditSession {
     }
     this.settled.add(turn.operationId);
     if (turn.status === 'succeeded') {
-      this.hooks.post('edit.succeeded', { operationId: turn.operationId, instruction: turn.instruction, version: turn.version });
-      this.hooks.announce(turn.version !== null ? `Edit applied: version ${turn.version}.` : 'Edit applied.');
+      this.hooks.post('edit.succeeded', {
+        operationId: turn.operationId,
+        instruction: turn.instruction,
+        version: turn.version,
+        ...revertField(turn.revertTo),
+      });
+      const what = turn.revertTo === null ? 'Edit applied' : `Reverted to version ${turn.revertTo}`;
+      this.hooks.announce(turn.version !== null ? `${what}: version ${turn.version}.` : `${what}.`);
       this.hooks.onSucceeded(turn);
     } else {
       const error: SafeError = turn.error ?? { code: 'edit_failed', message: 'The edit could not be applied.' };
-      this.hooks.post('edit.failed', { operationId: turn.operationId, instruction: turn.instruction, error });
-      this.hooks.announce(`Edit failed: ${error.message}`);
+      this.hooks.post('edit.failed', {
+        operationId: turn.operationId,
+        instruction: turn.instruction,
+        error,
+        ...revertField(turn.revertTo),
+      });
+      this.hooks.announce(`${turn.revertTo === null ? 'Edit' : 'Revert'} failed: ${error.message}`);
     }
   }
 
@@ -163,8 +188,14 @@ function sortTurns(turns: EditTurn[]): EditTurn[] {
   return [...turns].sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
 }
 
-function submitErrorMessage(e: unknown): string {
-  if (!(e instanceof StudioApiError)) return 'The edit could not be sent.';
+/** Events about a revert name the version it restores; an edit's stay as they always were. */
+function revertField(revertTo: number | null): { revertTo?: number } {
+  return revertTo === null ? {} : { revertTo };
+}
+
+function submitErrorMessage(e: unknown, revert: boolean): string {
+  if (revert && e instanceof StudioApiError && e.status === 404) return 'That version is not available.';
+  if (!(e instanceof StudioApiError)) return revert ? 'The revert could not be sent.' : 'The edit could not be sent.';
   if (e.isNetwork) return 'The studio could not reach the server. Check the connection and try again.';
   switch (e.code) {
     case 'scene_not_ready':

@@ -2,6 +2,8 @@ import type { StudioApiClient } from '../api/studio-api.client';
 import type { StudioSession } from '../api/studio-api.types';
 import { EditPanel } from '../edit/edit-panel.view';
 import { EditSession } from '../edit/edit-session';
+import { attachEditViewportControls } from '../edit/edit-viewport.controls';
+import { VersionInspector } from '../edit/version-inspector';
 import type { TakeLinks } from '../perform/perform-panel.view';
 import { PerformWorkflow } from '../perform/perform-workflow';
 import { takeDownloads } from '../perform/take-downloads.view';
@@ -33,12 +35,15 @@ export class StudioPage {
   viewport: StudioViewport | null = null;
   perform: PerformWorkflow | null = null;
   edits: EditSession | null = null;
+  /** Viewing and comparing versions (edit modes with a viewport). */
+  inspector: VersionInspector | null = null;
   shell: StudioShell | null = null;
   sizeNotice: SizeNotice | null = null;
   private readonly live = new LiveAnnouncer();
   private api: StudioApiClient | null = null;
   private editPanel: EditPanel | null = null;
   private sourceImageUrl: string | null = null;
+  private detachEditControls: (() => void) | null = null;
 
   constructor(
     private readonly root: HTMLElement,
@@ -99,6 +104,10 @@ export class StudioPage {
       this.editPanel = new EditPanel(
         {
           submit: (instruction) => this.edits?.submit(instruction) ?? Promise.resolve({ ok: false, message: 'Editing is not available.' }),
+          view: (version) => this.inspector?.view(version),
+          revert: (version) => this.revert(version),
+          compare: (a, b) => this.inspector?.startCompare(a, b) ?? { ok: false, message: NO_WEBGL },
+          stopCompare: () => this.inspector?.stopCompare(),
         },
         session.scene.hasSourceImage,
       );
@@ -109,10 +118,23 @@ export class StudioPage {
         announce: (text) => this.live.announce(text),
         streamConnected: () => this.lifecycle.streamConnected,
       });
+      if (viewport) {
+        this.inspector = new VersionInspector({
+          api,
+          viewport,
+          viewportFrame: shell.viewportFrame,
+          viewportArea: shell.viewportArea,
+          latestLoaded: () => this.scene.state.loadedVersion,
+          announce: (text) => this.live.announce(text),
+          onChange: () => this.scene.syncVersions(),
+        });
+        // With perform, its workflow already drives the shared viewport.
+        if (!caps.perform) this.detachEditControls = attachEditViewportControls(viewport);
+      }
     }
     const performUnavailable = caps.perform && !this.perform ? h('p', { className: 'empty panel-note', text: NO_WEBGL }) : null;
     shell.setPanels({ edit: this.editPanel?.element ?? null, perform: this.perform?.panel.element ?? performUnavailable });
-    this.scene.attach({ shell, viewport, perform: this.perform, editPanel: this.editPanel, edits: this.edits });
+    this.scene.attach({ shell, viewport, perform: this.perform, editPanel: this.editPanel, edits: this.edits, inspector: this.inspector });
     return [shell.element, this.sizeNotice.element, help.element];
   }
 
@@ -156,6 +178,13 @@ export class StudioPage {
     if (this.edits?.pending) await this.edits.sync();
   }
 
+  /** A revert's result is the next version: follow the latest again so it shows when it lands. */
+  private async revert(version: number): Promise<{ ok: true } | { ok: false; message: string }> {
+    const result = (await this.edits?.revert(version)) ?? { ok: false as const, message: 'Editing is not available.' };
+    if (result.ok && this.inspector?.state.viewing !== null) this.inspector?.backToLatest();
+    return result;
+  }
+
   private async loadSourceImage(api: StudioApiClient): Promise<void> {
     try {
       const blob = await api.sourceImage();
@@ -170,6 +199,8 @@ export class StudioPage {
   /** Stops drawing and gives back the GPU; finished takes stay downloadable on the ended screen. */
   private close(): Promise<HTMLElement | null> {
     this.edits?.stop();
+    this.detachEditControls?.();
+    this.inspector?.dispose();
     this.scene.dispose();
     // Stopping the recorder first lets the take finish from frames already captured.
     const takes = this.perform ? this.perform.end() : Promise.resolve<readonly TakeLinks[]>([]);
@@ -192,7 +223,7 @@ function createViewport(shell: StudioShell, interactive: boolean): StudioViewpor
   } catch {
     return null;
   }
-  describeCanvas(viewport.canvas, interactive);
+  describeCanvas(viewport.canvas, interactive ? 'camera' : 'orbit');
   viewport.onContextChange = (lost) =>
     shell.setOverlay(
       lost ? { kind: 'unavailable', text: 'The graphics context was lost. It will come back by itself in a moment.' } : { kind: 'none' },
@@ -200,15 +231,11 @@ function createViewport(shell: StudioShell, interactive: boolean): StudioViewpor
   return viewport;
 }
 
-function describeCanvas(canvas: HTMLCanvasElement, interactive: boolean): void {
-  if (interactive) {
-    canvas.tabIndex = 0;
-    canvas.setAttribute('role', 'application');
-    canvas.setAttribute('aria-roledescription', 'camera viewport');
-    canvas.setAttribute('aria-label', 'Camera viewport');
-  } else {
-    canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', 'Scene preview');
-  }
+/** Perform flies a camera; edit orbits the scene to inspect it. Both take keys and pointer. */
+function describeCanvas(canvas: HTMLCanvasElement, kind: 'camera' | 'orbit'): void {
+  canvas.tabIndex = 0;
+  canvas.setAttribute('role', 'application');
+  canvas.setAttribute('aria-roledescription', kind === 'camera' ? 'camera viewport' : 'orbit viewport');
+  canvas.setAttribute('aria-label', kind === 'camera' ? 'Camera viewport' : 'Orbit view of the scene');
   canvas.setAttribute('aria-describedby', 'viewport-hint');
 }

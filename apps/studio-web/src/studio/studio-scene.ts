@@ -2,6 +2,7 @@ import type { StudioApiClient } from '../api/studio-api.client';
 import type { CameraPreset, SceneSpec, SceneState } from '../api/studio-api.types';
 import type { EditPanel } from '../edit/edit-panel.view';
 import type { EditSession } from '../edit/edit-session';
+import type { VersionInspector } from '../edit/version-inspector';
 import type { PerformWorkflow } from '../perform/perform-workflow';
 import { generatingLabel, type SceneDisplayState } from '../ui/scene-status.view';
 import type { StudioViewport } from '../viewport/studio-viewport';
@@ -23,6 +24,7 @@ export interface SceneViews {
   perform: PerformWorkflow | null;
   editPanel: EditPanel | null;
   edits: EditSession | null;
+  inspector: VersionInspector | null;
 }
 
 /**
@@ -115,11 +117,23 @@ export class StudioScene {
       if (spec.cameras[0]) viewport.rig.setFromPreset(spec.cameras[0]);
       else viewport.rig.setFromPreset(fallbackPreset(model.bounds.center.toArray(), model.bounds.radius));
     }
-    viewport?.showScene(version, spec, loaded);
+    // While another version is being looked at, the new one waits for the way back to the latest.
+    const held = this.views?.inspector?.offerLatest(version, spec, loaded) ?? false;
+    if (!held) viewport?.showScene(version, spec, loaded);
     this.views?.perform?.setPresets(spec.cameras);
     this.state.loadedVersion = version;
     const splats = loaded.splat ? `: a world of ${loaded.splat.layer.count.toLocaleString('en')} splats` : '';
-    this.host.announce(`Scene version ${version} is on screen${splats}.`);
+    this.host.announce(
+      held ? `Scene version ${version} is ready; go back to the latest to see it.` : `Scene version ${version} is on screen${splats}.`,
+    );
+  }
+
+  /** Tells the edit panel which version is the latest and which one is on screen. */
+  syncVersions(): void {
+    const inspector = this.views?.inspector ?? null;
+    const inspected = inspector?.state ?? null;
+    this.views?.editPanel?.setVersions(this.state.loadedVersion, inspected?.viewing ?? null, inspector?.comparing ?? false);
+    this.views?.editPanel?.sceneCard.update(this.state, inspected?.viewing ?? null);
   }
 
   private render(): void {
@@ -128,8 +142,8 @@ export class StudioScene {
     const { shell, editPanel } = views;
     const scene = this.state;
     shell.pill.update(scene);
-    editPanel?.sceneCard.update(scene);
     editPanel?.setSceneReady(scene.status === 'ready');
+    this.syncVersions();
     if (!views.viewport) {
       shell.setOverlay({ kind: 'unavailable', text: NO_WEBGL });
     } else if (scene.status === 'failed') {

@@ -104,7 +104,7 @@ export class StudioShell {
     const canvasHint = h('p', { className: 'sr-only', attrs: { id: 'viewport-hint' } });
     canvasHint.textContent = options.capabilities.perform
       ? 'Camera viewport. Drag to orbit or look, use the wheel to dolly, W A S D and arrow keys to move. Open Help for every binding.'
-      : 'A preview of the scene from its first camera preset.';
+      : 'Orbit view of the scene. Drag to orbit, use the wheel to zoom, arrow keys to orbit and W A S D to move. Choose a version in the history to view it.';
     this.viewportFrame.append(this.lensReadout);
     this.viewportArea = h('section', { className: 'viewport-area', attrs: { 'aria-label': 'Scene viewport' } }, [
       this.viewportFrame,

@@ -48,7 +48,18 @@ const SPACE_MOUSE: Binding[] = [
   { keys: 'Left / right button', action: 'Switch orbit / fly; drop a marker' },
 ];
 
-const EDITING: Binding[] = [{ keys: 'Enter', action: 'Apply the edit (in the instruction box)' }];
+const EDITING: Binding[] = [
+  { keys: 'Enter', action: 'Apply the edit (in the instruction box)' },
+  { keys: '← / →, Home / End', action: 'Move the compare divider (when it has focus)' },
+];
+
+/** Edit sessions without perform orbit the scene to inspect it. */
+const ORBIT: Binding[] = [
+  { keys: 'Drag, arrow keys', action: 'Orbit the scene' },
+  { keys: 'Wheel, two fingers', action: 'Dolly in and out' },
+  { keys: 'Right-drag, Shift-drag', action: 'Pan' },
+  { keys: 'W A S D, Q / E', action: 'Move' },
+];
 
 /**
  * The help panel: the partner's own help text first (plain text, never HTML), then every key,
@@ -77,6 +88,7 @@ export class HelpPanel {
     const sections: HTMLElement[] = [];
     if (helpText) sections.push(h('section', { className: 'help-section' }, [h('p', { className: 'help-partner-text', text: helpText })]));
     if (capabilities.edit) sections.push(bindingSection('Editing', EDITING));
+    if (capabilities.edit && !capabilities.perform) sections.push(bindingSection('Viewport', ORBIT));
     if (capabilities.perform) {
       sections.push(
         bindingSection('Keyboard', KEYBOARD),

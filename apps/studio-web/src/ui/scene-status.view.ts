@@ -83,11 +83,15 @@ export class SceneStatusCard {
     this.element.append(this.title, this.detail, this.progress);
   }
 
-  update(state: SceneDisplayState): void {
+  /** `viewing`: an earlier version the edit workflow holds on screen instead of the latest. */
+  update(state: SceneDisplayState, viewing: number | null = null): void {
     const d = describeScene(state);
     this.element.dataset.tone = d.tone;
     this.title.textContent = d.label;
-    this.detail.textContent = d.detail;
+    this.detail.textContent =
+      viewing !== null && d.tone === 'ok' && viewing !== state.loadedVersion
+        ? `Viewing version ${viewing}; the latest is version ${state.loadedVersion ?? state.version}.`
+        : d.detail;
     const busy = d.tone === 'busy';
     this.progress.hidden = !busy;
     const bar = this.progress.firstElementChild as HTMLElement;

@@ -112,6 +112,19 @@ export class StudioApiController {
     return this.scenes.requestEdit(session.organizationId, session.sceneId, dto.instruction);
   }
 
+  /**
+   * Reverts the scene to an earlier version: `202` with an edit turn whose result, version n + 1,
+   * is version `version` again (docs/embed.md, "Reverting"). The colon is part of the path
+   * (AIP-136's custom method, as the partner API's `:cancel`), escaped for Express's router.
+   */
+  @Post('scene/versions/:version\\:revert')
+  @HttpCode(202)
+  @RequiresCapability('edit')
+  @UseGuards(JsonBodyGuard)
+  revert(@StudioSession() { session }: SessionWithScene, @Param('version', ParseIntPipe) version: number) {
+    return this.scenes.requestRevert(session.organizationId, session.sceneId, version);
+  }
+
   /** Server-sent events, read by the page with fetch (the secret travels in a header, never a URL). */
   @Get('events')
   stream(@StudioSession() found: SessionWithScene, @Req() req: Request, @Res() res: Response): void {

@@ -8,6 +8,7 @@ import { IdempotencyRecordsKeepResults1795280100000 } from './1795280100000-Idem
 import { LongRunningGenerations1795290000000 } from './1795290000000-LongRunningGenerations';
 import { CreateWebhooks1795300000000 } from './1795300000000-CreateWebhooks';
 import { WebhookMessagesByAge1795305000000 } from './1795305000000-WebhookMessagesByAge';
+import { AddOperationRevertTo1795320000000 } from './1795320000000-AddOperationRevertTo';
 
 /**
  * Every migration, in order. Listed explicitly rather than globbed so that the same list works
@@ -24,4 +25,5 @@ export const migrations = [
   LongRunningGenerations1795290000000,
   CreateWebhooks1795300000000,
   WebhookMessagesByAge1795305000000,
+  AddOperationRevertTo1795320000000,
 ];
