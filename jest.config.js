@@ -19,15 +19,18 @@ const moduleNameMapper = {
   '^@apps/([a-z-]+)/(.*)$': '<rootDir>/apps/$1/src/$2',
   // The client package from its sources, so tests need no build of it.
   '^@scene-studio/client$': '<rootDir>/packages/client/src',
+  // three's CommonJS build only re-exports its ES module: compile that instead (transform below).
+  '^three$': '<rootDir>/node_modules/three/build/three.module.js',
 };
 
 const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  // A dependency ships only ES modules (property-graph under @gltf-transform/core), which jest's
-  // CommonJS runtime cannot require on Node 20 (Node itself can): let swc compile it like our own code.
+  // Dependencies that ship only ES modules (property-graph under @gltf-transform/core, three),
+  // which jest's CommonJS runtime cannot require on Node 20 (Node itself can): let swc compile
+  // them like our own code, so the camera rig and its inputs run in unit specs.
   transform: { '^.+\\.(ts|mjs|js)$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!property-graph/)'],
+  transformIgnorePatterns: ['/node_modules/(?!property-graph/|three/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   moduleNameMapper,
   modulePathIgnorePatterns: ['<rootDir>/dist/'],

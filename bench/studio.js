@@ -463,6 +463,16 @@ function watchFirstFrame(splats) {
 async function freshPage(browser) {
   const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
   await context.addInitScript(watchFirstFrame, SPLATS > 0);
+  // The studio lowers its resolution while the camera moves on slow GPUs (docs/performance.md,
+  // "Adaptive render quality"); the baseline draws at full resolution, so the orbit comparison
+  // turns that off. A key the studio origin alone reads; the baseline page ignores it.
+  await context.addInitScript(() => {
+    try {
+      localStorage.setItem('scene-studio.quality', '{"enabled":false}');
+    } catch {
+      // about:blank and opaque origins have no storage.
+    }
+  });
   return { context, page: await context.newPage() };
 }
 

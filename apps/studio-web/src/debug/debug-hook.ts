@@ -1,6 +1,6 @@
 import type { PostedEvent } from '../parent/parent.bridge';
 import type { StudioPage } from '../studio/studio-page';
-import type { CanvasStats } from '../viewport/studio-viewport';
+import type { CanvasStats, QualityState } from '../viewport/studio-viewport';
 
 export interface StudioDebugCamera {
   position: [number, number, number];
@@ -72,6 +72,10 @@ export function installDebugHook(page: StudioPage): void {
         navigation: rig.navigation,
         projectionMatrix: [...c.projectionMatrix.elements],
       };
+    },
+    /** The adaptive render quality: the pixel ratio now, the best one, the fps, whether pinned. */
+    quality(): QualityState | null {
+      return page.viewport?.qualityState ?? null;
     },
     renderedFrames(): number {
       return page.viewport?.renderedFrames ?? 0;

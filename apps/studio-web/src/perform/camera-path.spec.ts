@@ -1,4 +1,5 @@
 import { CameraPathRecorder, type CameraPathPose, type TakeFacts } from './camera-path';
+import { frameFormat } from '../viewport/lens';
 
 const pose = (overrides: Partial<CameraPathPose> = {}): CameraPathPose => ({
   position: { x: 1.234567, y: 2, z: -3.00004 },
@@ -89,6 +90,16 @@ describe(CameraPathRecorder.name, () => {
     expect(path.markers).toHaveLength(1);
     // The file is JSON: nothing in it may be lost (undefined) or turn into null (NaN) on the way.
     expect(JSON.parse(JSON.stringify(path))).toEqual(path);
+  });
+
+  it("records the take's sensor, aspect and fields of view when the frame is not the default", () => {
+    sut.start(0, frameFormat('super-35', '2.39:1'));
+    sut.sample(0, pose());
+    const path = sut.finish(TAKE);
+    expect(path.video.aspect).toBe(2.39);
+    expect(path.sensor).toEqual({ widthMm: 24.89, heightMm: 18.66, filmGaugeMm: 24.89 });
+    const gateHeight = 24.89 / 2.39;
+    expect(path.samples[0].verticalFovDeg).toBeCloseTo((2 * Math.atan(gateHeight / 2 / path.samples[0].focalLengthMm) * 180) / Math.PI, 2);
   });
 
   it('starts empty again after a take, and on a new start', () => {

@@ -1,4 +1,4 @@
-import { FRAME_ASPECT, SENSOR_HEIGHT_MM, SENSOR_WIDTH_MM, fieldOfView } from '../viewport/lens';
+import { DEFAULT_FRAME, fieldOfView, filmGauge, type FrameFormat } from '../viewport/lens';
 
 export interface CameraPathSample {
   t: number;
@@ -61,12 +61,15 @@ export class CameraPathRecorder {
   private markers: CameraPathMarker[] = [];
   private lastPose: CameraPathPose | null = null;
   private startedAt = 0;
+  private frame: FrameFormat = DEFAULT_FRAME;
 
   get markerCount(): number {
     return this.markers.length;
   }
 
-  start(now: number): void {
+  /** `frame`: the rig's sensor and aspect, fixed for the take (the controls lock while it runs). */
+  start(now: number, frame: FrameFormat = DEFAULT_FRAME): void {
+    this.frame = frame;
     this.samples = [];
     this.markers = [];
     this.lastPose = null;
@@ -83,7 +86,7 @@ export class CameraPathRecorder {
       focusDistanceM: round(pose.focusDistanceM, 3),
       fNumber: pose.fNumber,
       rollDeg: round(pose.rollDeg, 2),
-      verticalFovDeg: round(fieldOfView(pose.focalLengthMm, FRAME_ASPECT).verticalDeg, 3),
+      verticalFovDeg: round(fieldOfView(pose.focalLengthMm, this.frame).verticalDeg, 3),
     });
   }
 
@@ -108,9 +111,11 @@ export class CameraPathRecorder {
       sceneVersion: take.sceneVersion,
       recordedAt: take.recordedAt,
       durationMs: take.durationMs,
-      video: { mimeType: take.mimeType, aspect: round(FRAME_ASPECT, 6) },
+      video: { mimeType: take.mimeType, aspect: round(this.frame.aspect.ratio, 6) },
       coordinateSystem: 'gltf',
-      sensor: { widthMm: SENSOR_WIDTH_MM, heightMm: SENSOR_HEIGHT_MM, filmGaugeMm: SENSOR_WIDTH_MM },
+      // The whole sensor, and the gauge three.js used (the gate's longer side): the gate itself
+      // is the largest rectangle of `video.aspect` inside the sensor (viewport/lens.ts).
+      sensor: { widthMm: this.frame.sensor.widthMm, heightMm: this.frame.sensor.heightMm, filmGaugeMm: round(filmGauge(this.frame), 4) },
       samples: this.samples,
       markers: this.markers,
     };

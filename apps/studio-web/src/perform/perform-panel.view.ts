@@ -4,7 +4,6 @@ import type { CameraRig, NavigationMode } from '../viewport/camera-rig';
 import {
   FOCAL_MAX_MM,
   FOCAL_MIN_MM,
-  FRAME_ASPECT,
   F_STOPS,
   ROLL_LIMIT_DEG,
   fieldOfView,
@@ -12,6 +11,7 @@ import {
   formatDistance,
   formatFNumber,
   sliderToFocus,
+  type DistanceUnit,
 } from '../viewport/lens';
 import type { GamepadStatus } from './gamepad.input';
 import type { SpaceMouseStatus } from './space-mouse.input';
@@ -24,6 +24,16 @@ export interface PerformPanelHooks {
   toggleRecording(): void;
   dropMarker(): void;
   connectSpaceMouse(): Promise<void>;
+}
+
+/** Controls other views add to the panel's sections (viewport/lens presets, framing, views). */
+export interface PanelExtras {
+  camera?: HTMLElement[];
+  /** After the focal length slider. */
+  lens?: HTMLElement[];
+  /** After the focus distance slider. */
+  focus?: HTMLElement[];
+  framing?: HTMLElement[];
 }
 
 export interface TakeLinks {
@@ -76,12 +86,16 @@ export class PerformPanel {
   private readonly gamepadStatus = h('p', { className: 'device-status', attrs: { id: 'gamepad-status' } });
   private readonly spaceMouseButton: HTMLButtonElement;
   private readonly spaceMouseStatus = h('p', { className: 'device-status', attrs: { id: 'spacemouse-status' } });
+  /** The record button and its timer: shown in the viewport toolbar, reachable in any frame size. */
+  readonly recordRow: HTMLElement;
   private renderedRevision = -1;
+  private unit: DistanceUnit = 'm';
 
   constructor(
     private readonly rig: CameraRig,
     private readonly hooks: PerformPanelHooks,
     recordingSupported: boolean,
+    extras: PanelExtras = {},
   ) {
     this.navOrbit = radio('navigation', 'nav-orbit', 'orbit');
     this.navFly = radio('navigation', 'nav-fly', 'fly');
@@ -143,23 +157,27 @@ export class PerformPanel {
       ]),
     ]);
 
+    this.recordRow = h('div', { className: 'record-row' }, [this.recordButton, this.timer]);
     this.element = h('div', { className: 'panel-stack' }, [
       section('Camera', [
         navigation,
         h('p', { className: 'field-label', text: 'Presets', attrs: { 'aria-hidden': 'true' } }),
         this.presetGroup,
+        ...(extras.camera ?? []),
       ]),
       section('Lens', [
         field('focal-length', 'Focal length', this.focal, this.focalValue),
+        ...(extras.lens ?? []),
         this.fovReadout,
         h('label', { className: 'checkbox', attrs: { for: 'dof-toggle' } }, [this.dofToggle, h('span', { text: 'Depth of field' })]),
         this.dofNote,
         field('focus-distance', 'Focus distance', this.focus, this.focusValue),
+        ...(extras.focus ?? []),
         field('aperture', 'Aperture', this.aperture, this.apertureValue),
         field('roll', 'Roll', this.roll, this.rollValue, level),
       ]),
+      extras.framing ? section('Framing', extras.framing) : null,
       section('Recording', [
-        h('div', { className: 'record-row' }, [this.recordButton, this.timer]),
         this.markerButton,
         recordingSupported ? null : h('p', { className: 'hint', text: 'This browser cannot record video from the viewport.' }),
         this.takesEmpty,
@@ -188,6 +206,11 @@ export class PerformPanel {
     );
   }
 
+  set distanceUnit(unit: DistanceUnit) {
+    this.unit = unit;
+    this.renderedRevision = -1;
+  }
+
   /** Re-reads the rig when it changed; cheap enough to call every frame. */
   sync(): void {
     if (this.rig.revision === this.renderedRevision) return;
@@ -199,11 +222,11 @@ export class PerformPanel {
     const focal = Math.round(rig.focalLengthMm);
     setSlider(this.focal, focal, `${focal} millimetres`);
     this.focalValue.textContent = `${focal} mm`;
-    const fov = fieldOfView(rig.focalLengthMm, FRAME_ASPECT);
+    const fov = fieldOfView(rig.focalLengthMm, rig.frame);
     this.fovReadout.textContent = `Field of view ${fov.horizontalDeg.toFixed(1)}° horizontal × ${fov.verticalDeg.toFixed(1)}° vertical`;
 
-    setSlider(this.focus, focusToSlider(rig.focusDistanceM), formatDistance(rig.focusDistanceM));
-    this.focusValue.textContent = formatDistance(rig.focusDistanceM);
+    setSlider(this.focus, focusToSlider(rig.focusDistanceM), formatDistance(rig.focusDistanceM, this.unit));
+    this.focusValue.textContent = formatDistance(rig.focusDistanceM, this.unit);
     const stop = F_STOPS.reduce((best, s, i) => (Math.abs(s - rig.fNumber) < Math.abs(F_STOPS[best] - rig.fNumber) ? i : best), 0);
     setSlider(this.aperture, stop, formatFNumber(rig.fNumber));
     this.apertureValue.textContent = formatFNumber(rig.fNumber);

@@ -1,11 +1,14 @@
 import { Raycaster, Vector2 } from 'three';
 import type { CameraPreset } from '../api/studio-api.types';
 import type { StudioViewport } from '../viewport/studio-viewport';
+import { FramingWorkflow, type FramingState } from './framing-workflow';
 import { GamepadInput, type GamepadStatus } from './gamepad.input';
 import type { PerformActions } from './perform-actions';
 import { PerformPanel, type TakeLinks } from './perform-panel.view';
+import type { SavedViewStore } from './saved-views';
 import { SpaceMouseInput, type SpaceMouseStatus } from './space-mouse.input';
 import { TakeRecorder, type Take } from './take.recorder';
+import { ViewportToolbar } from './viewport-toolbar.view';
 import { ViewportControls } from './viewport.controls';
 
 export interface PerformHost {
@@ -13,6 +16,8 @@ export interface PerformHost {
   post(type: string, payload: Record<string, unknown>): void;
   announce(text: string): void;
   onRecordingChange(recording: boolean, elapsedMs: number): void;
+  /** Where "save this view" keeps views; the page's memory when not given. */
+  savedViews?: SavedViewStore;
 }
 
 export interface PerformState {
@@ -24,6 +29,7 @@ export interface PerformState {
   gamepad: GamepadStatus;
   spaceMouse: SpaceMouseStatus;
   lastTake: { durationMs: number; mimeType: string; sizeBytes: number; pathSamples: number; markers: number } | null;
+  framing: FramingState;
 }
 
 /**
@@ -33,6 +39,9 @@ export interface PerformState {
  */
 export class PerformWorkflow implements PerformActions {
   readonly panel: PerformPanel;
+  readonly framing: FramingWorkflow;
+  /** Record and focal length over the viewport (the page places it in the viewport area). */
+  readonly toolbar: ViewportToolbar;
   private readonly controls: ViewportControls;
   private readonly gamepad: GamepadInput;
   private readonly spaceMouse: SpaceMouseInput;
@@ -50,6 +59,8 @@ export class PerformWorkflow implements PerformActions {
   constructor(private readonly host: PerformHost) {
     const { viewport } = host;
     const rig = viewport.rig;
+    this.framing = new FramingWorkflow(host, (unit) => (this.panel.distanceUnit = unit));
+    const cinema = this.framing.controls;
     this.panel = new PerformPanel(
       rig,
       {
@@ -61,7 +72,14 @@ export class PerformWorkflow implements PerformActions {
         connectSpaceMouse: () => this.spaceMouse.connect(),
       },
       TakeRecorder.supported,
+      {
+        camera: [cinema.viewFields],
+        lens: [cinema.primes, cinema.frameFields],
+        focus: [cinema.focusFields],
+        framing: [cinema.guideFields],
+      },
     );
+    this.toolbar = new ViewportToolbar(this.panel.recordRow, cinema.focalEntry);
 
     this.controls = new ViewportControls(viewport.canvas, rig, this, (x, y) => this.pick(x, y));
     this.gamepad = new GamepadInput(rig, this, (status) => {
@@ -77,6 +95,8 @@ export class PerformWorkflow implements PerformActions {
         this.gamepad.poll(dt);
         this.spaceMouse.poll(dt);
         this.panel.sync();
+        this.framing.onFrame();
+        this.toolbar.setQuality(viewport.qualityState);
         if (this.recorder.recording) this.tickTimer();
       }),
       viewport.addRenderListener((now) => {
@@ -104,6 +124,7 @@ export class PerformWorkflow implements PerformActions {
             markers: last.path.markers.length,
           }
         : null,
+      framing: this.framing.state,
     };
   }
 
@@ -124,6 +145,7 @@ export class PerformWorkflow implements PerformActions {
     if (!preset) return;
     this.presetIndex = next;
     this.host.viewport.rig.setFromPreset(preset);
+    this.framing.presetApplied(preset.name);
     this.host.announce(`Camera preset: ${preset.name}.`);
   }
 
@@ -180,7 +202,7 @@ export class PerformWorkflow implements PerformActions {
     }
     try {
       this.releaseRendering = viewport.holdContinuousRendering();
-      this.recorder.start(viewport.canvas, viewport.loadedVersion);
+      this.recorder.start(viewport.canvas, viewport.loadedVersion, viewport.rig.frame);
     } catch (e) {
       this.releaseRendering?.();
       this.releaseRendering = null;
@@ -190,6 +212,7 @@ export class PerformWorkflow implements PerformActions {
       return;
     }
     this.lastSecond = -1;
+    this.framing.setRecording(true);
     this.panel.setRecording(true, 0);
     this.host.onRecordingChange(true, 0);
     this.host.post('recording.started', { durationMs: 0, mimeType: this.recorder.currentMimeType, sizeBytes: 0 });
@@ -206,6 +229,7 @@ export class PerformWorkflow implements PerformActions {
       }
       this.releaseRendering?.();
       this.releaseRendering = null;
+      this.framing.setRecording(false);
       this.panel.setRecording(false, take?.durationMs ?? 0);
       this.host.onRecordingChange(false, 0);
       if (!take) return;

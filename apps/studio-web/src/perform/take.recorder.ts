@@ -1,4 +1,5 @@
 import type { CameraPose } from '../viewport/camera-rig';
+import type { FrameFormat } from '../viewport/lens';
 import { CameraPathRecorder, type CameraPathDocument } from './camera-path';
 
 const MIME_TYPES = ['video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm'];
@@ -55,7 +56,7 @@ export class TakeRecorder {
     return this.path.markerCount;
   }
 
-  start(canvas: HTMLCanvasElement, sceneVersion: number | null): void {
+  start(canvas: HTMLCanvasElement, sceneVersion: number | null, frame?: FrameFormat): void {
     if (this.recorder) return;
     const mimeType = TakeRecorder.pickMimeType();
     if (!mimeType) throw new Error('This browser cannot record WebM video.');
@@ -72,7 +73,7 @@ export class TakeRecorder {
     this.recorder = recorder;
     this.startedAt = performance.now();
     this.startedWall = new Date().toISOString();
-    this.path.start(this.startedAt);
+    this.path.start(this.startedAt, frame);
   }
 
   sample(now: number, pose: CameraPose): void {

@@ -1,6 +1,6 @@
 import { MathUtils } from 'three';
 import type { CameraRig } from '../viewport/camera-rig';
-import { FRAME_ASPECT, fieldOfView } from '../viewport/lens';
+import { fieldOfView } from '../viewport/lens';
 import type { PerformActions } from './perform-actions';
 
 const FAST_FACTOR = 4;
@@ -180,7 +180,7 @@ export class ViewportControls {
   }
 
   private verticalFovDeg(): number {
-    return fieldOfView(this.rig.focalLengthMm, FRAME_ASPECT).verticalDeg;
+    return fieldOfView(this.rig.focalLengthMm, this.rig.frame).verticalDeg;
   }
 }
 

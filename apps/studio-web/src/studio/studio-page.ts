@@ -12,6 +12,7 @@ import { HelpPanel } from '../ui/help-panel.view';
 import { LiveAnnouncer } from '../ui/live-announcer';
 import { SizeNotice, type MinimumSize } from '../ui/size-notice.view';
 import { applyTheme, normalizeTheme } from '../ui/theme';
+import { QUALITY_OVERRIDE_KEY, qualityOverrides } from '../viewport/adaptive-quality';
 import { formatLensReadout } from '../viewport/lens';
 import { StudioViewport } from '../viewport/studio-viewport';
 import { SessionLifecycle, type StudioContentEvent } from './session-lifecycle';
@@ -95,9 +96,22 @@ export class StudioPage {
         announce: (text) => this.live.announce(text),
         onRecordingChange: (recording, elapsed) => shell.setRecording(recording, elapsed),
       });
+      // Guides over the frame (they share its size), the toolbar over the viewport area.
+      viewport.canvas.after(this.perform.framing.guides.element);
+      shell.viewportArea.append(this.perform.toolbar.element);
+      const framing = this.perform.framing;
       viewport.addFrameListener(() => {
         const rig = viewport.rig;
-        shell.setLensReadout(formatLensReadout(rig.focalLengthMm, rig.fNumber, rig.focusDistanceM, viewport.depthOfFieldActive));
+        shell.setLensReadout(
+          formatLensReadout(
+            rig.focalLengthMm,
+            rig.fNumber,
+            rig.focusDistanceM,
+            viewport.depthOfFieldActive,
+            rig.frame,
+            framing.distanceUnit,
+          ),
+        );
       });
     }
     if (caps.edit) {
@@ -219,7 +233,7 @@ function capabilities(session: StudioSession): { edit: boolean; perform: boolean
 function createViewport(shell: StudioShell, interactive: boolean): StudioViewport | null {
   let viewport: StudioViewport;
   try {
-    viewport = new StudioViewport(shell.viewportFrame);
+    viewport = new StudioViewport(shell.viewportFrame, qualityOverrides(storedQualityOverride()));
   } catch {
     return null;
   }
@@ -229,6 +243,15 @@ function createViewport(shell: StudioShell, interactive: boolean): StudioViewpor
       lost ? { kind: 'unavailable', text: 'The graphics context was lost. It will come back by itself in a moment.' } : { kind: 'none' },
     );
   return viewport;
+}
+
+function storedQualityOverride(): string | null {
+  try {
+    return window.localStorage.getItem(QUALITY_OVERRIDE_KEY);
+  } catch {
+    // Storage can be blocked (third-party storage partitioning, privacy settings): no override.
+    return null;
+  }
 }
 
 /** Perform flies a camera; edit orbits the scene to inspect it. Both take keys and pointer. */

@@ -114,8 +114,11 @@ export class StudioScene {
     const viewport = this.views?.viewport ?? null;
     const first = this.state.loadedVersion === null;
     if (first && viewport) {
-      if (spec.cameras[0]) viewport.rig.setFromPreset(spec.cameras[0]);
-      else viewport.rig.setFromPreset(fallbackPreset(model.bounds.center.toArray(), model.bounds.radius));
+      if (spec.cameras[0]) {
+        viewport.rig.setFromPreset(spec.cameras[0]);
+        // The studio opens at the first preset: say so, as if it had been chosen.
+        this.views?.perform?.framing.presetApplied(spec.cameras[0].name);
+      } else viewport.rig.setFromPreset(fallbackPreset(model.bounds.center.toArray(), model.bounds.radius));
     }
     // While another version is being looked at, the new one waits for the way back to the latest.
     const held = this.views?.inspector?.offerLatest(version, spec, loaded) ?? false;

@@ -11,6 +11,7 @@ const KEYBOARD: Binding[] = [
   { keys: 'Arrow keys', action: 'Look (fly) or orbit (orbit)' },
   { keys: 'Shift', action: 'Hold to move faster' },
   { keys: '[ / ]  or  − / =', action: 'Shorter / longer focal length' },
+  { keys: 'Enter / Escape', action: 'In the focal length box: set the typed focal length / keep the lens in use' },
   { keys: 'Z / C', action: 'Roll left / right' },
   { keys: 'F', action: 'Switch between orbit and fly' },
   { keys: '1 – 9, P', action: 'Camera preset; next preset' },

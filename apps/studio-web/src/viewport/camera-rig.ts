@@ -1,7 +1,18 @@
 import { Euler, MathUtils, Quaternion, Vector3, type PerspectiveCamera } from 'three';
 import type { CameraPreset } from '../api/studio-api.types';
 import type { MovePose } from './camera-move';
-import { F_STOPS, ROLL_LIMIT_DEG, clampFocal, clampFocus } from './lens';
+import {
+  DEFAULT_FRAME,
+  F_STOPS,
+  ROLL_LIMIT_DEG,
+  clampFocal,
+  clampFocus,
+  filmGauge,
+  frameFormat,
+  type AspectId,
+  type FrameFormat,
+  type SensorId,
+} from './lens';
 
 export type NavigationMode = 'orbit' | 'fly';
 
@@ -50,6 +61,7 @@ export class CameraRig {
   moveSpeed = 6;
   revision = 0;
 
+  private frameFormat: FrameFormat = DEFAULT_FRAME;
   private readonly euler = new Euler(0, 0, 0, 'YXZ');
   private readonly tmp = new Vector3();
   private readonly tmp2 = new Vector3();
@@ -194,6 +206,20 @@ export class CameraRig {
     this.touch();
   }
 
+  /**
+   * The sensor and the frame aspect cut from it: the one place the viewport (its shape), the
+   * lens maths (fields of view) and camera paths (`sensor`, `video.aspect`) read them from.
+   */
+  get frame(): FrameFormat {
+    return this.frameFormat;
+  }
+
+  setFrame(sensor: SensorId, aspect: AspectId): void {
+    if (sensor === this.frameFormat.sensor.id && aspect === this.frameFormat.aspect.id) return;
+    this.frameFormat = frameFormat(sensor, aspect);
+    this.touch();
+  }
+
   get rollDeg(): number {
     return MathUtils.radToDeg(this.roll);
   }
@@ -202,6 +228,9 @@ export class CameraRig {
     camera.position.copy(this.position);
     this.euler.set(this.pitch, this.yaw, this.roll);
     camera.quaternion.setFromEuler(this.euler);
+    // The projection is the gate's, whatever the canvas rounded its pixels to.
+    camera.aspect = this.frameFormat.aspect.ratio;
+    camera.filmGauge = filmGauge(this.frameFormat);
     camera.setFocalLength(this.focalLengthMm);
   }
 

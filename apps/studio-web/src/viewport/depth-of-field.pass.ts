@@ -16,6 +16,10 @@ export interface LensSettings {
   focalLengthMm: number;
   fNumber: number;
   focusDistanceM: number;
+  /** Blur by the circle of confusion (depth of field); off, the picture stays sharp. */
+  blur?: boolean;
+  /** Tint what lies within the depth of field (a circle of confusion under about a pixel). */
+  focusAid?: boolean;
 }
 
 const VERTEX = /* glsl */ `
@@ -43,6 +47,8 @@ uniform float fNumber;
 uniform float focusDistance;
 uniform float filmWidth;
 uniform float maxBlur;
+uniform float blurOn;
+uniform float focusAid;
 varying vec2 vUv;
 
 const float GOLDEN_ANGLE = 2.39996323;
@@ -52,10 +58,14 @@ float viewDistance(vec2 uv) {
   return -perspectiveDepthToViewZ(texture2D(tDepth, uv).x, cameraNear, cameraFar);
 }
 
-float cocPixels(float distance) {
+float cocPixelsUnclamped(float distance) {
   float s = max(focusDistance, focalLength * 1.01);
   float c = focalLength * focalLength * abs(distance - s) / (fNumber * distance * (s - focalLength));
-  return min(0.5 * c / filmWidth * resolution.x, maxBlur);
+  return 0.5 * c / filmWidth * resolution.x;
+}
+
+float cocPixels(float distance) {
+  return min(cocPixelsUnclamped(distance), maxBlur);
 }
 
 void main() {
@@ -67,7 +77,7 @@ void main() {
   float radius = RAD_SCALE;
   float angle = 0.0;
   for (int i = 0; i < 256; i++) {
-    if (radius >= maxBlur) break;
+    if (blurOn < 0.5 || radius >= maxBlur) break;
     vec2 uv = vUv + vec2(cos(angle), sin(angle)) * pixel * radius;
     vec3 sampleColor = texture2D(tColor, uv).rgb;
     float sampleDistance = viewDistance(uv);
@@ -82,6 +92,19 @@ void main() {
   gl_FragColor = vec4(color / total, 1.0);
   #include <tonemapping_fragment>
   #include <colorspace_fragment>
+  if (focusAid > 0.5) {
+    // Focus peaking: edges (local contrast in the sharp picture) within the depth of field as a
+    // 1080p delivery sees it (a blur radius under about a pixel of a 1920-wide frame, whatever
+    // this canvas's size) light up green, as on a camera's monitor. Flat areas (sky, walls)
+    // stay untouched, so the aid shows where focus is rather than washing the frame.
+    float sharp = 1.0 - smoothstep(1.0, 2.0, cocPixelsUnclamped(centerDistance) / resolution.x * 1920.0);
+    vec3 w = vec3(0.2126, 0.7152, 0.0722);
+    float l = dot(texture2D(tColor, vUv).rgb, w);
+    float gx = dot(texture2D(tColor, vUv + vec2(pixel.x, 0.0)).rgb - texture2D(tColor, vUv - vec2(pixel.x, 0.0)).rgb, w);
+    float gy = dot(texture2D(tColor, vUv + vec2(0.0, pixel.y)).rgb - texture2D(tColor, vUv - vec2(0.0, pixel.y)).rgb, w);
+    float edge = smoothstep(0.08, 0.25, length(vec2(gx, gy)) / (l + 0.05));
+    gl_FragColor.rgb = mix(gl_FragColor.rgb, vec3(0.2, 1.0, 0.35), 0.85 * sharp * edge);
+  }
 }`;
 
 /**
@@ -112,6 +135,8 @@ export class DepthOfFieldPass {
         focusDistance: { value: 10 },
         filmWidth: { value: 0.036 },
         maxBlur: { value: 8 },
+        blurOn: { value: 1 },
+        focusAid: { value: 0 },
       },
       vertexShader: VERTEX,
       fragmentShader: FRAGMENT,
@@ -149,6 +174,8 @@ export class DepthOfFieldPass {
     u.fNumber.value = lens.fNumber;
     u.focusDistance.value = lens.focusDistanceM;
     u.filmWidth.value = camera.getFilmWidth() / 1000;
+    u.blurOn.value = lens.blur === false ? 0 : 1;
+    u.focusAid.value = lens.focusAid ? 1 : 0;
 
     renderer.setRenderTarget(this.target);
     renderer.render(scene, camera);

@@ -10,10 +10,11 @@ import {
   type Sphere,
 } from 'three';
 import type { SceneSpec } from '../api/studio-api.types';
+import { AdaptiveQuality, frameDelta, type AdaptiveQualityOptions } from './adaptive-quality';
 import { CameraRig } from './camera-rig';
 import { ColliderWalls } from './collider-walls';
 import type { DepthOfFieldPass } from './depth-of-field.pass';
-import { FRAME_ASPECT, SENSOR_WIDTH_MM, splatApertureAngle } from './lens';
+import { splatApertureAngle, type FrameFormat } from './lens';
 import { SceneEnvironment } from './scene-environment';
 import { disposeModel, type LoadedModel } from './scene-loader';
 import type { LoadedSplat, SplatRendererHandle } from './splat-layer';
@@ -45,16 +46,27 @@ export interface CanvasStats {
 
 const MAX_PIXEL_RATIO = 2;
 
+/** What the fps indicator and the tests read of the adaptive quality. */
+export interface QualityState {
+  pixelRatio: number;
+  maxPixelRatio: number;
+  fps: number | null;
+  pinned: boolean;
+}
+
 /**
  * The 3D view: one WebGL renderer, one scene, one camera driven by a CameraRig, and a frame
  * loop that polls inputs every animation frame but only draws when something changed (or while
- * recording, when the video needs every frame). The frame is always 16:9, letterboxed inside
- * its container, so the lens maths and recordings do not depend on the iframe's shape.
+ * recording, when the video needs every frame). The frame has the rig's aspect (`rig.frame`),
+ * letterboxed inside its container, so the lens maths and recordings do not depend on the
+ * iframe's shape. While the camera moves, the pixel ratio adapts to the frame rate
+ * (AdaptiveQuality); a take pins it at full quality.
  */
 export class StudioViewport {
   readonly canvas: HTMLCanvasElement;
-  readonly camera = new PerspectiveCamera(40, FRAME_ASPECT, 0.1, 2000);
   readonly rig = new CameraRig();
+  readonly camera = new PerspectiveCamera(40, this.rig.frame.aspect.ratio, 0.1, 2000);
+  readonly quality: AdaptiveQuality;
   readonly scene = new Scene();
   private readonly renderer: WebGLRenderer;
   private environment: SceneEnvironment | null = null;
@@ -69,6 +81,9 @@ export class StudioViewport {
   private splatSorted = false;
   private dof: DepthOfFieldPass | null = null;
   private dofEnabled = false;
+  private focusAid = false;
+  private laidOutFrame: FrameFormat | null = null;
+  private qualityRevision = -1;
   private readonly frameListeners = new Set<FrameListener>();
   private readonly renderListeners = new Set<(now: number) => void>();
   private readonly resizeObserver: ResizeObserver;
@@ -87,14 +102,17 @@ export class StudioViewport {
   onContextChange: (lost: boolean) => void = () => undefined;
 
   /** Throws when WebGL 2 is unavailable; the caller shows the studio without a 3D view. */
-  constructor(private readonly frame: HTMLElement) {
+  constructor(
+    private readonly frame: HTMLElement,
+    qualityOptions: Partial<AdaptiveQualityOptions> = {},
+  ) {
     this.canvas = document.createElement('canvas');
     this.canvas.className = 'viewport-canvas';
     this.renderer = new WebGLRenderer({ canvas: this.canvas, antialias: true, powerPreference: 'high-performance' });
     this.renderer.toneMapping = ACESFilmicToneMapping;
     this.renderer.outputColorSpace = SRGBColorSpace;
-    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, MAX_PIXEL_RATIO));
-    this.camera.filmGauge = SENSOR_WIDTH_MM;
+    this.quality = new AdaptiveQuality({ maxRatio: Math.min(window.devicePixelRatio || 1, MAX_PIXEL_RATIO), ...qualityOptions });
+    this.renderer.setPixelRatio(this.quality.ratio);
     frame.append(this.canvas);
 
     this.canvas.addEventListener('webglcontextlost', this.onContextLost);
@@ -124,6 +142,19 @@ export class StudioViewport {
 
   get depthOfFieldActive(): boolean {
     return this.dofEnabled && this.dof !== null;
+  }
+
+  get focusAidActive(): boolean {
+    return this.focusAid && this.dof !== null;
+  }
+
+  get qualityState(): QualityState {
+    return {
+      pixelRatio: this.renderer.getPixelRatio(),
+      maxPixelRatio: this.quality.maxRatio,
+      fps: this.quality.fps,
+      pinned: this.quality.pinned,
+    };
   }
 
   /** Swaps in a new scene version and draws it at once: the first frame is the one users wait for. */
@@ -189,12 +220,23 @@ export class StudioViewport {
   /** While held, every animation frame is drawn (canvas capture needs a steady stream). */
   holdContinuousRendering(): () => void {
     this.continuousHolds++;
+    // Every frame of a capture at the same resolution: quality is pinned while a hold lasts.
+    const unpin = this.quality.pin();
+    this.applyPixelRatio();
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.continuousHolds--;
+      unpin();
     };
+  }
+
+  /** Keeps full quality until released, capture or not (e.g. a still export, a benchmark). */
+  pinQuality(): () => void {
+    const unpin = this.quality.pin();
+    this.applyPixelRatio();
+    return unpin;
   }
 
   invalidate(): void {
@@ -204,6 +246,19 @@ export class StudioViewport {
   /** Lazily builds the depth-of-field pass; returns false when the GPU cannot run it. */
   async setDepthOfField(enabled: boolean): Promise<boolean> {
     this.dofEnabled = enabled;
+    return this.ensureLensPass(enabled);
+  }
+
+  /**
+   * The focus aid: focus peaking, edges within the depth of field marked green (the lens pass,
+   * with or without blur). Meshes only: splats write no depth, so on a splat world nothing is.
+   */
+  async setFocusAid(enabled: boolean): Promise<boolean> {
+    this.focusAid = enabled;
+    return this.ensureLensPass(enabled);
+  }
+
+  private async ensureLensPass(enabled: boolean): Promise<boolean> {
     if (enabled && !this.dof) {
       try {
         const { DepthOfFieldPass } = await import('./depth-of-field.pass');
@@ -213,6 +268,7 @@ export class StudioViewport {
       } catch {
         this.dof = null;
         this.dofEnabled = false;
+        this.focusAid = false;
         return false;
       }
     }
@@ -268,9 +324,11 @@ export class StudioViewport {
   private readonly tick = (now: number): void => {
     if (this.disposed) return;
     this.rafId = requestAnimationFrame(this.tick);
-    const dt = this.lastTick === 0 ? 0 : Math.min(0.1, (now - this.lastTick) / 1000);
+    const dt = frameDelta(now, this.lastTick);
     this.lastTick = now;
     for (const listener of this.frameListeners) listener(dt, now);
+    if (this.rig.frame !== this.laidOutFrame) this.layout();
+    if (this.quality.restoreWhenIdle(now)) this.applyPixelRatio();
     if (this.rig.revision !== this.renderedRevision || this.needsRender || this.continuousHolds > 0) this.renderNow(now);
   };
 
@@ -280,9 +338,10 @@ export class StudioViewport {
     this.rig.apply(this.camera);
     this.camera.updateMatrixWorld();
     this.environment?.follow(this.camera.position, this.camera.far);
-    const dof = this.dofEnabled
-      ? { focalLengthMm: this.rig.focalLengthMm, fNumber: this.rig.fNumber, focusDistanceM: this.rig.focusDistanceM }
-      : null;
+    const lens = { focalLengthMm: this.rig.focalLengthMm, fNumber: this.rig.fNumber, focusDistanceM: this.rig.focusDistanceM };
+    const dof = this.dofEnabled ? lens : null;
+    // The focus aid is for framing, not for the picture: never drawn into a capture.
+    const focusAid = this.focusAid && this.continuousHolds === 0;
     if (this.splat && this.spark) {
       // Splats write no depth, so the post pass cannot blur them: Spark blurs each splat as it
       // draws it, from the same lens settings (a mesh drawn with a splat stays sharp).
@@ -291,14 +350,17 @@ export class StudioViewport {
         dof ? splatApertureAngle(dof.focalLengthMm, dof.fNumber, dof.focusDistanceM) : 0,
       );
       this.renderer.render(this.scene, this.camera);
-    } else if (dof && this.dof) {
-      this.dof.render(this.renderer, this.scene, this.camera, dof);
+    } else if ((dof || focusAid) && this.dof) {
+      this.dof.render(this.renderer, this.scene, this.camera, { ...lens, blur: dof !== null, focusAid });
     } else {
       this.renderer.render(this.scene, this.camera);
     }
+    const moving = this.rig.revision !== this.qualityRevision;
+    this.qualityRevision = this.rig.revision;
     this.renderedRevision = this.rig.revision;
     this.needsRender = false;
     this.frames++;
+    if (this.quality.frameDrawn(now, moving) !== this.renderer.getPixelRatio()) this.applyPixelRatio();
     if (this.firstFrameAt === null) {
       // The first frame counts once the GPU has finished it, not when its draw was issued
       // (with software WebGL the difference is most of the time). Only ever blocks once.
@@ -351,18 +413,28 @@ export class StudioViewport {
     const container = this.frame.parentElement ?? this.frame;
     const availableWidth = Math.max(1, container.clientWidth);
     const availableHeight = Math.max(1, container.clientHeight);
-    const width = Math.max(1, Math.floor(Math.min(availableWidth, availableHeight * FRAME_ASPECT)));
-    const height = Math.max(1, Math.floor(width / FRAME_ASPECT));
+    const aspect = this.rig.frame.aspect.ratio;
+    this.laidOutFrame = this.rig.frame;
+    const width = Math.max(1, Math.floor(Math.min(availableWidth, availableHeight * aspect)));
+    const height = Math.max(1, Math.floor(width / aspect));
     this.frame.style.width = `${width}px`;
     this.frame.style.height = `${height}px`;
+    this.frame.dataset.aspect = this.rig.frame.aspect.id;
     this.renderer.setSize(width, height, false);
-    this.camera.aspect = width / height;
+    this.rig.apply(this.camera);
     this.camera.updateProjectionMatrix();
     if (this.dof) {
       const pixelRatio = this.renderer.getPixelRatio();
       this.dof.setSize(Math.floor(width * pixelRatio), Math.floor(height * pixelRatio));
     }
     this.invalidate();
+  }
+
+  /** Sizes the drawing buffer (and the lens pass) for the quality's current pixel ratio. */
+  private applyPixelRatio(): void {
+    if (this.disposed || this.renderer.getPixelRatio() === this.quality.ratio) return;
+    this.renderer.setPixelRatio(this.quality.ratio);
+    this.layout();
   }
 
   private readonly onContextLost = (event: Event): void => {
