@@ -11,6 +11,20 @@ export interface CameraPathSample {
   verticalFovDeg: number;
 }
 
+export type KeyframeEasing = 'linear' | 'ease-in' | 'ease-out' | 'ease-in-out' | 'hold';
+
+/** An authored keyframe (docs/camera-paths.md): a pose at a time, and how the move leaves it. */
+export interface CameraPathKeyframe {
+  t: number;
+  position: [number, number, number];
+  quaternion: [number, number, number, number];
+  focalLengthMm: number;
+  focusDistanceM: number;
+  fNumber: number;
+  rollDeg: number;
+  easing: KeyframeEasing;
+}
+
 export interface CameraPathMarker {
   t: number;
   label: string;
@@ -31,6 +45,10 @@ export interface CameraPathDocument {
   sensor: { widthMm: number; heightMm: number; filmGaugeMm: number };
   samples: CameraPathSample[];
   markers: CameraPathMarker[];
+  /** An authored move's keyframes: when present they are the move (samples are a baked copy). */
+  keyframes?: CameraPathKeyframe[];
+  /** 0 (straight lines between keyframes) to 1 (a smooth curve through them). */
+  smoothing?: number;
 }
 
 /** What a path records of a pose; the rig's pose (three.js vectors) is one. */
