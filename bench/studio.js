@@ -178,7 +178,8 @@ async function buildBaseline() {
 }
 
 /** Both baseline pages: a canvas of the studio's size and a renderer set up as the studio's is. */
-const RENDERER_SETUP = `const q = new URLSearchParams(location.search);
+function rendererSetup() {
+  return `const q = new URLSearchParams(location.search);
 const width = Number(q.get('w')) || 940;
 const height = Number(q.get('h')) || 529;
 const canvas = document.createElement('canvas');
@@ -191,10 +192,11 @@ renderer.outputColorSpace = SRGBColorSpace;
 renderer.setPixelRatio(1);
 renderer.setSize(width, height, false);
 `;
+}
 
 function meshBaselineSource() {
   return `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
-${RENDERER_SETUP}const camera = new PerspectiveCamera(40, width / height, 0.1, 2000);
+${rendererSetup()}const camera = new PerspectiveCamera(40, width / height, 0.1, 2000);
 renderer.render(new Scene(), camera);
 renderer.getContext().finish();
 window.__baseline = { firstFrameAt: performance.now() };
@@ -210,7 +212,7 @@ window.__baseline = { firstFrameAt: performance.now() };
 function splatBaselineSource() {
   return `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
 import { SparkRenderer, SplatFileType, SplatMesh } from '@sparkjsdev/spark';
-${RENDERER_SETUP}const view = JSON.parse(q.get('view') || 'null');
+${rendererSetup()}const view = JSON.parse(q.get('view') || 'null');
 const camera = new PerspectiveCamera(view ? view.fov : 40, width / height, 0.1, 2000);
 if (view) {
   camera.position.fromArray(view.position);
