@@ -23,7 +23,8 @@ const FRAME_SIZE: Record<StudioMode, { width: number; height: number }> = {
 };
 
 const camera = (frame: Frame) => frame.evaluate(() => (window as any).__studio.camera());
-const splats = (frame: Frame) => frame.evaluate(() => (window as any).__studio.splats() as { count: number; drawn: number });
+const splats = (frame: Frame) =>
+  frame.evaluate(() => (window as any).__studio.splats() as { count: number; drawn: number; level: string | null });
 
 /** Waits until the version is on screen and Spark has sorted and drawn its splats once. */
 async function waitForSplats(frame: Frame, version: number): Promise<void> {
@@ -76,7 +77,7 @@ describe('a splat world in the studio, in a real browser', () => {
     it('draws the splats: every splat loaded, a sorted frame on screen, a varied canvas', async () => {
       const { frame, page } = await open(mode);
       await waitForSplats(frame, 1);
-      expect(await splats(frame)).toEqual({ count: SPLATS, drawn: expect.any(Number) });
+      expect(await splats(frame)).toEqual({ count: SPLATS, drawn: expect.any(Number), level: 'full' });
       expect((await splats(frame)).drawn).toBeGreaterThan(0);
       const stats = await frame.evaluate(() => (window as any).__studio.canvasStats());
       expect(stats).toMatchObject({ nonBlank: true });

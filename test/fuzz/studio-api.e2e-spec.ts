@@ -59,7 +59,7 @@ describe('fuzzing the studio origin', () => {
         .tuple(
           version,
           fc.oneof(
-            fc.constantFrom('mesh', 'splat', 'collider', 'panorama', 'thumbnail', 'MESH', '..', '%2e%2e'),
+            fc.constantFrom('mesh', 'splat', 'splat-preview', 'collider', 'panorama', 'thumbnail', 'MESH', '..', '%2e%2e'),
             fc.string({ maxLength: 40 }).map(pct),
           ),
         )

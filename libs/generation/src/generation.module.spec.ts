@@ -1,16 +1,21 @@
 import { loadConfig } from '@app/core';
 import { createSceneGenerator } from './generation.module';
+import { SceneGenerator } from './scene-generator';
 import { HttpSceneGenerator } from './http/http-scene.generator';
 import { MeshySceneGenerator } from './providers/meshy/meshy-scene.generator';
 import { WorldLabsSceneGenerator } from './providers/worldlabs/worldlabs-scene.generator';
 import { ProceduralSceneGenerator } from './procedural/procedural-scene.generator';
+import { SplatPreviewingGenerator } from './splat-previews';
 import { FakeImageMedia } from './testing/fake-image-media';
+
+/** The provider's generator under the preview decorator every configuration gets by default. */
+const provider = (g: SceneGenerator) => (g instanceof SplatPreviewingGenerator ? g.inner : g);
 
 describe(createSceneGenerator.name, () => {
   const media = new FakeImageMedia();
 
   it('uses the procedural generator by default', () => {
-    expect(createSceneGenerator(loadConfig({ GENERATOR: 'procedural' }, {}), media)).toBeInstanceOf(ProceduralSceneGenerator);
+    expect(provider(createSceneGenerator(loadConfig({ GENERATOR: 'procedural' }, {}), media))).toBeInstanceOf(ProceduralSceneGenerator);
   });
 
   it('uses the http provider when GENERATOR is http', () => {
@@ -18,16 +23,23 @@ describe(createSceneGenerator.name, () => {
       { GENERATOR: 'http', GENERATION_PROVIDER_URL: 'https://provider.example', GENERATION_PROVIDER_API_KEY: 'pk_test' },
       {},
     );
-    expect(createSceneGenerator(config, media)).toBeInstanceOf(HttpSceneGenerator);
+    expect(provider(createSceneGenerator(config, media))).toBeInstanceOf(HttpSceneGenerator);
   });
 
   it('uses Meshy when GENERATOR is meshy', () => {
     const config = loadConfig({ GENERATOR: 'meshy', MESHY_API_KEY: 'msy_test' }, {});
-    expect(createSceneGenerator(config, media)).toBeInstanceOf(MeshySceneGenerator);
+    expect(provider(createSceneGenerator(config, media))).toBeInstanceOf(MeshySceneGenerator);
   });
 
   it('uses World Labs when GENERATOR is worldlabs', () => {
     const config = loadConfig({ GENERATOR: 'worldlabs', WORLDLABS_API_KEY: 'wlt_test' }, {});
-    expect(createSceneGenerator(config, media)).toBeInstanceOf(WorldLabsSceneGenerator);
+    expect(provider(createSceneGenerator(config, media))).toBeInstanceOf(WorldLabsSceneGenerator);
+  });
+
+  it('adds splat previews to every generator unless SPLAT_PREVIEW_COUNT is 0', () => {
+    expect(createSceneGenerator(loadConfig({ GENERATOR: 'procedural' }, {}), media)).toBeInstanceOf(SplatPreviewingGenerator);
+    expect(createSceneGenerator(loadConfig({ GENERATOR: 'procedural', SPLAT_PREVIEW_COUNT: '0' }, {}), media)).toBeInstanceOf(
+      ProceduralSceneGenerator,
+    );
   });
 });

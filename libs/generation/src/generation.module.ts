@@ -6,12 +6,27 @@ import { ProceduralSceneGenerator } from './procedural/procedural-scene.generato
 import { MeshySceneGenerator } from './providers/meshy/meshy-scene.generator';
 import { WorldLabsSceneGenerator } from './providers/worldlabs/worldlabs-scene.generator';
 import { SceneGenerator } from './scene-generator';
+import { SplatPreviewingGenerator } from './splat-previews';
 
 /**
  * The generator named by `GENERATOR`. Config validation already refused a provider without its
  * key or URL, naming the variable; the checks here only narrow the types.
  */
 export function createSceneGenerator(config: AppConfig, media: ImageMedia): SceneGenerator {
+  const generator = createProviderGenerator(config, media);
+  const preview = config.generation.splatPreview;
+  if (!preview) return generator;
+  return new SplatPreviewingGenerator(generator, {
+    count: preview.count,
+    maxInflatedBytes: config.generation.maxArtifactBytes * 8,
+    maxSourceSplats: MAX_PREVIEW_SOURCE_SPLATS,
+  });
+}
+
+/** ~24 bytes a splat while a preview is made: 4 million splats is ~100 MB of a worker's memory. */
+const MAX_PREVIEW_SOURCE_SPLATS = 4_000_000;
+
+function createProviderGenerator(config: AppConfig, media: ImageMedia): SceneGenerator {
   const g = config.generation;
   const shared = { timeoutMs: g.providerTimeoutMs, maxArtifactBytes: g.maxArtifactBytes };
   switch (g.generator) {

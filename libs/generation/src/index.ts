@@ -8,4 +8,5 @@ export * from './scene-spec.parser';
 export * from './providers';
 export * from './providers/worldlabs/worldlabs-scene.generator';
 export * from './spz/spz';
+export * from './splat-previews';
 export * from './providers/meshy/meshy-scene.generator';

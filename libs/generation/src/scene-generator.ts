@@ -29,13 +29,16 @@ export interface GenerationRequest {
   idempotencyKey: string;
 }
 
-/** The files a scene version can carry; which ones depends on the generator. */
-export const ARTIFACT_KINDS = ['mesh', 'splat', 'collider', 'panorama', 'thumbnail'] as const;
+/**
+ * The files a scene version can carry; which ones depends on the generator. `splat-preview` is
+ * ours, never a provider's: a coarse copy of a large splat (splat-previews.ts).
+ */
+export const ARTIFACT_KINDS = ['mesh', 'splat', 'splat-preview', 'collider', 'panorama', 'thumbnail'] as const;
 export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
 
 export interface SceneArtifact {
   kind: ArtifactKind;
-  /** `model/gltf-binary` (mesh, collider), `application/vnd.niantic.spz` (splat), `image/png|jpeg|webp`. */
+  /** `model/gltf-binary` (mesh, collider), `application/vnd.niantic.spz` (splat, splat-preview), `image/png|jpeg|webp`. */
   contentType: string;
   bytes: Buffer;
 }

@@ -68,7 +68,7 @@ export class SceneVersionEntity {
 export interface SceneArtifactRecord {
   sceneId: string;
   version: number;
-  kind: 'mesh' | 'splat' | 'collider' | 'panorama' | 'thumbnail';
+  kind: 'mesh' | 'splat' | 'splat-preview' | 'collider' | 'panorama' | 'thumbnail';
   blobKey: string;
   contentType: string;
   bytes: number;

@@ -32,7 +32,7 @@ export interface SceneState {
 export type GenerationStage = 'queued' | 'generating' | 'downloading' | 'storing';
 
 /** The files of a scene version, as `GET /scene/versions/{v}/artifacts` lists them. */
-export type ArtifactKind = 'mesh' | 'splat' | 'collider' | 'panorama' | 'thumbnail';
+export type ArtifactKind = 'mesh' | 'splat' | 'splat-preview' | 'collider' | 'panorama' | 'thumbnail';
 
 export interface SceneArtifactInfo {
   kind: ArtifactKind;

@@ -83,13 +83,17 @@ export function installDebugHook(page: StudioPage): void {
     get firstFrameAt(): number | null {
       return page.viewport?.firstFrameAt ?? null;
     },
+    /** When the first frame of a whole world (after its preview, if any) was finished. */
+    get fullSplatFrameAt(): number | null {
+      return page.viewport?.fullSplatFrameAt ?? null;
+    },
     /** When the first frame with splats drawn was finished; null for a mesh scene or before. */
     get firstSplatFrameAt(): number | null {
       return page.viewport?.firstSplatFrameAt ?? null;
     },
     /** The shown world's splat count and how many the last sort drew (0 and 0 for a mesh scene). */
-    splats(): { count: number; drawn: number } {
-      return page.viewport?.splatStats ?? { count: 0, drawn: 0 };
+    splats(): { count: number; drawn: number; level: 'preview' | 'full' | null } {
+      return page.viewport?.splatStats ?? { count: 0, drawn: 0, level: null };
     },
     canvasStats(): CanvasStats | null {
       return page.viewport?.hasScene ? page.viewport.canvasStats() : null;

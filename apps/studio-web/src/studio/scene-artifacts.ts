@@ -9,6 +9,8 @@ export interface MeshPart {
 export interface VersionParts {
   /** Draw the version's SPZ splat (Spark, loaded on demand). */
   splat: boolean;
+  /** A coarse copy of the splat to draw while the world itself downloads and decodes. */
+  splatPreview: boolean;
   meshes: MeshPart[];
 }
 
@@ -24,9 +26,9 @@ export function versionParts(artifacts: readonly SceneArtifactInfo[]): VersionPa
   if (kinds.has('splat')) {
     if (kinds.has('mesh')) meshes.push({ kind: 'mesh', visible: true });
     if (kinds.has('collider')) meshes.push({ kind: 'collider', visible: false });
-    return { splat: true, meshes };
+    return { splat: true, splatPreview: kinds.has('splat-preview'), meshes };
   }
-  if (kinds.has('mesh')) return { splat: false, meshes: [{ kind: 'mesh', visible: true }] };
-  if (kinds.has('collider')) return { splat: false, meshes: [{ kind: 'collider', visible: true }] };
+  if (kinds.has('mesh')) return { splat: false, splatPreview: false, meshes: [{ kind: 'mesh', visible: true }] };
+  if (kinds.has('collider')) return { splat: false, splatPreview: false, meshes: [{ kind: 'collider', visible: true }] };
   return null;
 }

@@ -3,7 +3,7 @@ import { StudioApiError } from '../api/studio-api.client';
 import type { SceneSpec } from '../api/studio-api.types';
 import { versionParts } from './scene-artifacts';
 import { combineModels, parseSceneGlb, type LoadedModel, type WorldPlacement } from '../viewport/scene-loader';
-import type { LoadedSplat } from '../viewport/splat-layer';
+import type { LoadedSplat, SplatLevel } from '../viewport/splat-layer';
 import type { SplatModule } from '../viewport/studio-viewport';
 import { spzSplatCount } from './spz-header';
 import type { SplatLoadProgress } from './splat-progress';
@@ -17,10 +17,24 @@ export interface LoadedVersion {
 }
 
 export interface VersionLoaderHooks {
-  onLoaded(version: number, spec: SceneSpec, loaded: LoadedVersion): void;
+  /**
+   * A version is ready to show. A returned promise says when its first frame is drawn: a world
+   * behind a preview decodes only after that (or 5 s), so the two do not share the CPU.
+   */
+  onLoaded(version: number, spec: SceneSpec, loaded: LoadedVersion): void | Promise<void>;
   onProgress(loadingVersion: number | null, error: string | null): void;
+  /** The splat download the user waits for: the first frame's, then (behind a preview) the world's. */
   onSplatProgress?(progress: SplatLoadProgress): void;
+  /**
+   * The world behind a preview has decoded (placed like the preview): the hook swaps it in for
+   * `loaded.splat.layer`, the preview. Without this hook previews are never loaded: the version
+   * waits for its world, as a comparison view does.
+   */
+  onSplatUpgraded?(version: number, loaded: LoadedVersion, world: LoadedSplat): void;
 }
+
+/** A world's decoding waits at most this long for its preview's first frame. */
+const PREVIEW_FIRST_FRAME_WAIT_MS = 5000;
 
 /** Enough compressed bytes to inflate an SPZ header from. */
 const HEADER_PROBE_BYTES = 1024;
@@ -36,6 +50,8 @@ export class SceneVersionLoader {
   private queued: number | null = null;
   private failed: number | null = null;
   private readonly abort = new AbortController();
+  /** The world behind the shown preview, still on its way: a newer version's load stops it. */
+  private upgrading: AbortController | null = null;
 
   constructor(
     private readonly api: StudioApiClient,
@@ -65,16 +81,22 @@ export class SceneVersionLoader {
   }
 
   private async load(version: number): Promise<void> {
+    this.upgrading?.abort();
+    this.upgrading = null;
     this.loading = version;
     this.failed = null;
     this.hooks.onProgress(version, null);
     const signal = this.abort.signal;
+    let world: SplatDownload | null = null;
     try {
       // The spec and the file list at once (both tiny), then the files the first frame waits for,
       // all in parallel; Spark's chunk (lazy, its own file) downloads alongside a splat.
       const [spec, artifacts] = await Promise.all([this.api.sceneSpec(version, signal), this.api.artifacts(version, signal)]);
       const parts = versionParts(artifacts);
       if (!parts) throw new NothingToShow();
+      const preview = parts.splat && parts.splatPreview && this.hooks.onSplatUpgraded !== undefined;
+      // The world's bytes start downloading at once, also behind a preview (reported once it shows).
+      world = parts.splat ? this.download(version, 'splat', signal, !preview) : null;
       const [meshes, splat] = await Promise.all([
         Promise.all(
           parts.meshes.map(async (part) => ({
@@ -82,11 +104,11 @@ export class SceneVersionLoader {
             visible: part.visible,
           })),
         ),
-        parts.splat ? this.loadSplat(version, signal) : null,
+        world ? this.decode(preview ? this.download(version, 'splat-preview', signal, true) : world, signal) : null,
       ]);
-      const world = worldTransform(spec.world);
-      if (splat) placeSplat(splat.layer, world);
-      const loaded: LoadedVersion = { model: combineModels(meshes, splat?.layer.bounds ?? null, world), splat };
+      const placement = worldTransform(spec.world);
+      if (splat) placeSplat(splat.layer, placement);
+      const loaded: LoadedVersion = { model: combineModels(meshes, splat?.layer.bounds ?? null, placement), splat };
       if (signal.aborted) {
         // The page is going away: give Spark's buffers back rather than leave them to the GC.
         splat?.layer.dispose();
@@ -94,9 +116,14 @@ export class SceneVersionLoader {
       }
       this.shown = version;
       this.loading = null;
-      this.hooks.onLoaded(version, normalizeSpec(spec), loaded);
+      const drawn = this.hooks.onLoaded(version, normalizeSpec(spec), loaded);
       this.hooks.onProgress(null, null);
+      if (preview && splat && world) {
+        this.upgrading = new AbortController();
+        void this.upgrade(version, loaded, world, placement, drawn, AbortSignal.any([signal, this.upgrading.signal]));
+      }
     } catch (e) {
+      world?.bytes.catch(() => undefined);
       if (signal.aborted) return;
       this.loading = null;
       this.failed = version;
@@ -107,45 +134,103 @@ export class SceneVersionLoader {
     if (next !== null && next > (this.shown ?? 0)) void this.load(next);
   }
 
-  private async loadSplat(version: number, signal: AbortSignal): Promise<LoadedVersion['splat']> {
-    const module = import('../viewport/splat-layer');
-    const progress: SplatLoadProgress = { phase: 'downloading', receivedBytes: 0, totalBytes: null, splats: null };
-    let head: Uint8Array | null = new Uint8Array(0);
-    const report = () => this.hooks.onSplatProgress?.({ ...progress });
-    const bytes = await this.api.artifactWithProgress(
-      version,
-      'splat',
-      (chunk, received, total) => {
-        progress.receivedBytes = received;
-        progress.totalBytes = total;
-        if (head) {
-          const joined = new Uint8Array(head.length + chunk.length);
-          joined.set(head);
-          joined.set(chunk, head.length);
-          head = joined;
-          if (head.length >= HEADER_PROBE_BYTES) {
-            const probe = head;
-            head = null;
-            void spzSplatCount(probe).then((n) => {
-              progress.splats = n;
-              report();
-            });
-          }
-        }
-        report();
+  /**
+   * Behind a preview: finishes the world's download, waits for the preview's first frame, decodes
+   * the world and hands it over. A failure leaves the preview on screen, said in the progress.
+   */
+  private async upgrade(
+    version: number,
+    loaded: LoadedVersion,
+    world: SplatDownload,
+    placement: WorldPlacement,
+    drawn: void | Promise<void>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    world.reporting = true;
+    world.report();
+    try {
+      await Promise.race([drawn, new Promise((resolve) => setTimeout(resolve, PREVIEW_FIRST_FRAME_WAIT_MS))]);
+      const full = await this.decode(world, signal);
+      if (!full) return;
+      if (signal.aborted) return void full.layer.dispose();
+      this.upgrading = null;
+      placeSplat(full.layer, placement);
+      this.hooks.onSplatUpgraded?.(version, loaded, full.layer);
+    } catch {
+      if (signal.aborted) return;
+      world.progress.phase = 'failed';
+      world.report();
+    }
+  }
+
+  /** Starts downloading a version's SPZ, reporting bytes and (from its header) splats as they come. */
+  private download(version: number, kind: 'splat' | 'splat-preview', signal: AbortSignal, reporting: boolean): SplatDownload {
+    const level: SplatLevel = kind === 'splat' ? 'full' : 'preview';
+    const progress: SplatLoadProgress = { level, phase: 'downloading', receivedBytes: 0, totalBytes: null, splats: null };
+    const download: SplatDownload = {
+      level,
+      progress,
+      reporting,
+      report: () => {
+        if (download.reporting) this.hooks.onSplatProgress?.({ ...progress });
       },
-      signal,
-    );
-    if (head && head.length > 0) progress.splats = await spzSplatCount(head);
-    progress.phase = 'decoding';
-    report();
+      bytes: Promise.resolve(new ArrayBuffer(0)),
+    };
+    let head: Uint8Array | null = new Uint8Array(0);
+    download.bytes = (async () => {
+      const bytes = await this.api.artifactWithProgress(
+        version,
+        kind,
+        (chunk, received, total) => {
+          progress.receivedBytes = received;
+          progress.totalBytes = total;
+          if (head) {
+            const joined = new Uint8Array(head.length + chunk.length);
+            joined.set(head);
+            joined.set(chunk, head.length);
+            head = joined;
+            if (head.length >= HEADER_PROBE_BYTES) {
+              const probe = head;
+              head = null;
+              void spzSplatCount(probe).then((n) => {
+                progress.splats = n;
+                download.report();
+              });
+            }
+          }
+          download.report();
+        },
+        signal,
+      );
+      if (head && head.length > 0) progress.splats = await spzSplatCount(head);
+      return bytes;
+    })();
+    return download;
+  }
+
+  /** Decodes a downloaded SPZ with Spark (its chunk loaded on first use). */
+  private async decode(download: SplatDownload, signal: AbortSignal): Promise<LoadedVersion['splat']> {
+    const module = import('../viewport/splat-layer');
+    const bytes = await download.bytes;
+    download.progress.phase = 'decoding';
+    download.report();
     const spark = await module;
     if (signal.aborted) return null;
-    const layer = await spark.loadSplat(bytes);
-    progress.splats = layer.count;
-    report();
+    const layer = await spark.loadSplat(bytes, download.level);
+    download.progress.splats = layer.count;
+    download.progress.phase = 'done';
+    download.report();
     return { layer, module: spark };
   }
+}
+
+/** One SPZ on its way: its bytes, and its progress (told to the page only while `reporting`). */
+interface SplatDownload {
+  level: SplatLevel;
+  progress: SplatLoadProgress;
+  reporting: boolean;
+  report(): void;
+  bytes: Promise<ArrayBuffer>;
 }
 
 /**

@@ -1,6 +1,9 @@
 /** A splat world's loading, for the overlay: the download, then Spark's decoding. */
 export interface SplatLoadProgress {
-  phase: 'downloading' | 'decoding';
+  /** The coarse preview drawn first, or the world itself. */
+  level: 'preview' | 'full';
+  /** `done`: decoded and handed over; `failed`: the world behind a preview could not be loaded. */
+  phase: 'downloading' | 'decoding' | 'done' | 'failed';
   receivedBytes: number;
   totalBytes: number | null;
   /** From the file's header, as soon as its first bytes are in. */
@@ -11,9 +14,22 @@ export interface SplatLoadProgress {
 export function splatLoadingText(progress: SplatLoadProgress | null): string {
   if (!progress) return 'Loading the scene…';
   const splats = progress.splats !== null ? ` · ${progress.splats.toLocaleString('en')} splats` : '';
-  if (progress.phase === 'decoding') return `Preparing the world${splats}…`;
+  if (progress.phase !== 'downloading') return `Preparing the world${splats}…`;
   const of = progress.totalBytes !== null ? ` of ${megabytes(progress.totalBytes)}` : '';
   return `Loading the world: ${megabytes(progress.receivedBytes)}${of}${splats}`;
+}
+
+/**
+ * Behind a preview already on screen: how far the world itself has come, for the note over the
+ * viewport; null once it is on screen.
+ */
+export function splatDetailText(progress: SplatLoadProgress | null): string | null {
+  if (!progress || progress.level !== 'full' || progress.phase === 'done') return null;
+  if (progress.phase === 'failed') return 'Preview only: the full world could not be loaded.';
+  const splats = progress.splats !== null ? ` (${progress.splats.toLocaleString('en')} splats)` : '';
+  if (progress.phase === 'decoding') return `Preview · preparing the full world${splats}…`;
+  const of = progress.totalBytes !== null ? ` of ${megabytes(progress.totalBytes)}` : '';
+  return `Preview · loading the full world${splats}: ${megabytes(progress.receivedBytes)}${of}`;
 }
 
 function megabytes(bytes: number): string {

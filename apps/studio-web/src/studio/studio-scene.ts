@@ -5,9 +5,10 @@ import type { EditSession } from '../edit/edit-session';
 import type { VersionInspector } from '../edit/version-inspector';
 import type { PerformWorkflow } from '../perform/perform-workflow';
 import { generatingLabel, type SceneDisplayState } from '../ui/scene-status.view';
+import type { LoadedSplat } from '../viewport/splat-layer';
 import type { StudioViewport } from '../viewport/studio-viewport';
 import { SceneVersionLoader, type LoadedVersion, type SplatLoadProgress } from './scene-version.loader';
-import { splatLoadingText } from './splat-progress';
+import { splatDetailText, splatLoadingText } from './splat-progress';
 import type { StudioShell } from './studio-shell.view';
 
 export const NO_WEBGL = 'This browser cannot show the 3D view: it needs WebGL 2.';
@@ -57,6 +58,7 @@ export class StudioScene {
   load(api: StudioApiClient, initial: SceneState): void {
     this.loader = new SceneVersionLoader(api, {
       onLoaded: (version, spec, loaded) => this.show(version, spec, loaded),
+      onSplatUpgraded: (_version, loaded, world) => this.upgradeSplat(loaded, world),
       onSplatProgress: (progress) => {
         this.splatProgress = progress;
         this.render();
@@ -109,7 +111,24 @@ export class StudioScene {
     this.loader?.dispose();
   }
 
-  private show(version: number, spec: SceneSpec, loaded: LoadedVersion): void {
+  /**
+   * The world behind a version's preview has decoded. Whoever holds the version from now on holds
+   * the world: the viewport swaps it in if it shows the preview; a version held aside (inspecting
+   * another) gets it in place of its preview; a version already replaced frees it.
+   */
+  private upgradeSplat(loaded: LoadedVersion, world: LoadedSplat): void {
+    const splat = loaded.splat;
+    const preview = splat?.layer;
+    if (!splat || !preview || preview.disposed) {
+      world.dispose();
+      return;
+    }
+    splat.layer = world;
+    if (!this.views?.viewport?.replaceSplat(preview, world)) preview.dispose();
+    this.host.announce(`The whole world is on screen: ${world.count.toLocaleString('en')} splats.`);
+  }
+
+  private show(version: number, spec: SceneSpec, loaded: LoadedVersion): Promise<void> | void {
     const { model } = loaded;
     const viewport = this.views?.viewport ?? null;
     const first = this.state.loadedVersion === null;
@@ -125,10 +144,16 @@ export class StudioScene {
     if (!held) viewport?.showScene(version, spec, loaded);
     this.views?.perform?.setPresets(spec.cameras);
     this.state.loadedVersion = version;
-    const splats = loaded.splat ? `: a world of ${loaded.splat.layer.count.toLocaleString('en')} splats` : '';
+    const layer = loaded.splat?.layer;
+    const splats = !layer
+      ? ''
+      : layer.level === 'preview'
+        ? `: a preview of ${layer.count.toLocaleString('en')} splats while the whole world loads`
+        : `: a world of ${layer.count.toLocaleString('en')} splats`;
     this.host.announce(
       held ? `Scene version ${version} is ready; go back to the latest to see it.` : `Scene version ${version} is on screen${splats}.`,
     );
+    return held ? undefined : viewport?.whenSplatsDrawn();
   }
 
   /** Tells the edit panel which version is the latest and which one is on screen. */
@@ -160,6 +185,7 @@ export class StudioScene {
     } else {
       shell.setOverlay({ kind: 'none' });
     }
+    shell.setDetailNote(scene.loadedVersion === null ? null : splatDetailText(this.splatProgress));
   }
 }
 

@@ -33,6 +33,8 @@ export class StudioShell {
   readonly helpButton: HTMLButtonElement;
   private readonly overlay = h('div', { className: 'viewport-overlay', attrs: { hidden: true } });
   private readonly lensReadout = h('div', { className: 'lens-readout', attrs: { 'aria-hidden': 'true', hidden: true } });
+  /** Over the viewport while a splat world's preview stands in for it (the live region says when it arrives). */
+  private readonly detailNote = h('div', { className: 'detail-note', attrs: { 'aria-hidden': 'true', hidden: true } });
   private readonly recBadge = h('span', { className: 'rec-badge', attrs: { hidden: true, 'aria-hidden': 'true' } });
   private readonly linkBadge = h('span', { className: 'link-badge', text: 'Reconnecting…', attrs: { hidden: true, role: 'status' } });
   private readonly fullscreenButton: HTMLButtonElement;
@@ -105,7 +107,7 @@ export class StudioShell {
     canvasHint.textContent = options.capabilities.perform
       ? 'Camera viewport. Drag to orbit or look, use the wheel to dolly, W A S D and arrow keys to move. Open Help for every binding.'
       : 'Orbit view of the scene. Drag to orbit, use the wheel to zoom, arrow keys to orbit and W A S D to move. Choose a version in the history to view it.';
-    this.viewportFrame.append(this.lensReadout);
+    this.viewportFrame.append(this.lensReadout, this.detailNote);
     this.viewportArea = h('section', { className: 'viewport-area', attrs: { 'aria-label': 'Scene viewport' } }, [
       this.viewportFrame,
       this.overlay,
@@ -182,6 +184,11 @@ export class StudioShell {
           : null,
       ]),
     );
+  }
+
+  setDetailNote(text: string | null): void {
+    this.detailNote.hidden = text === null;
+    if (text !== null && this.detailNote.textContent !== text) this.detailNote.textContent = text;
   }
 
   setLensReadout(text: string | null): void {

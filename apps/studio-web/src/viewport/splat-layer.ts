@@ -21,11 +21,21 @@ export interface LoadedSplat {
   object: Object3D;
   count: number;
   bounds: Sphere;
+  /** `preview`: the coarse copy drawn first (a `splat-preview` file); `full`: the world itself. */
+  level: SplatLevel;
+  /** Once disposed (by whoever held it last), never drawn again. */
+  readonly disposed: boolean;
   dispose(): void;
 }
 
+export type SplatLevel = 'preview' | 'full';
+
 /** Decodes an SPZ (in Spark's worker) into a drawable splat mesh. */
-export async function loadSplat(bytes: ArrayBuffer, onDecodeProgress?: (loaded: number, total: number) => void): Promise<LoadedSplat> {
+export async function loadSplat(
+  bytes: ArrayBuffer,
+  level: SplatLevel,
+  onDecodeProgress?: (loaded: number, total: number) => void,
+): Promise<LoadedSplat> {
   const mesh = new SplatMesh({
     fileBytes: bytes,
     fileType: SplatFileType.SPZ,
@@ -42,7 +52,21 @@ export async function loadSplat(bytes: ArrayBuffer, onDecodeProgress?: (loaded: 
   const count = mesh.packedSplats?.numSplats ?? mesh.extSplats?.numSplats ?? 0;
   const bounds = mesh.getBoundingBox(true).getBoundingSphere(new Sphere());
   if (!Number.isFinite(bounds.radius) || bounds.radius <= 0) bounds.radius = 50;
-  return { object: mesh, count, bounds, dispose: () => mesh.dispose() };
+  let disposed = false;
+  return {
+    object: mesh,
+    count,
+    bounds,
+    level,
+    get disposed() {
+      return disposed;
+    },
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      mesh.dispose();
+    },
+  };
 }
 
 export interface SplatRendererHandle {

@@ -79,6 +79,12 @@ export class StudioViewport {
   private groundCheckedRevision = -1;
   /** Spark has finished a sort since the splat was shown: the next frame draws every splat. */
   private splatSorted = false;
+  /**
+   * A preview the world replaced, still drawn until Spark's sorts include the world, so no frame
+   * between the two is empty; then removed and disposed.
+   */
+  private retiring: { splat: LoadedSplat; sortsLeft: number } | null = null;
+  private readonly splatDrawnWaiters: (() => void)[] = [];
   private dof: DepthOfFieldPass | null = null;
   private dofEnabled = false;
   private focusAid = false;
@@ -98,6 +104,8 @@ export class StudioViewport {
   firstFrameAt: number | null = null;
   /** When the first frame with splats on it was finished (Spark sorts in a worker first). */
   firstSplatFrameAt: number | null = null;
+  /** When the first frame of a whole world (not its preview) was finished. */
+  fullSplatFrameAt: number | null = null;
   loadedVersion: number | null = null;
   onContextChange: (lost: boolean) => void = () => undefined;
 
@@ -135,9 +143,13 @@ export class StudioViewport {
     return this.model?.bounds ?? null;
   }
 
-  /** Splats in the shown world (0 for a mesh scene), and how many the last sort drew. */
-  get splatStats(): { count: number; drawn: number } {
-    return { count: this.splat?.count ?? 0, drawn: this.splat && this.spark ? this.spark.activeSplats : 0 };
+  /** Splats in the shown world (0 for a mesh scene), how many the last sort drew, and which level is shown. */
+  get splatStats(): { count: number; drawn: number; level: LoadedSplat['level'] | null } {
+    return {
+      count: this.splat?.count ?? 0,
+      drawn: this.splat && this.spark ? this.spark.activeSplats : 0,
+      level: this.splat?.level ?? null,
+    };
   }
 
   get depthOfFieldActive(): boolean {
@@ -171,6 +183,7 @@ export class StudioViewport {
     const previousEnvironment = this.environment;
     if (previous) this.scene.remove(previous.root);
     if (previousSplat) this.scene.remove(previousSplat.object);
+    this.dropRetiring();
     previousEnvironment?.detach(this.scene);
 
     this.model = model;
@@ -179,6 +192,7 @@ export class StudioViewport {
       // One Spark renderer for the viewport's life; it redraws us whenever a sort finishes.
       this.spark = shown.splat.module.createSplatRenderer(this.renderer, () => {
         this.splatSorted = true;
+        this.retireWhenSorted();
         this.invalidate();
       });
       this.scene.add(this.spark.object);
@@ -203,6 +217,44 @@ export class StudioViewport {
     previousSplat?.dispose();
     previousEnvironment?.dispose();
     this.renderNow();
+  }
+
+  /**
+   * The world behind a preview has decoded: it replaces the preview if the preview is still what
+   * this viewport shows (true), else nothing changes (false: the caller keeps or frees it).
+   */
+  replaceSplat(preview: LoadedSplat, world: LoadedSplat): boolean {
+    if (this.disposed || this.splat !== preview) return false;
+    this.splat = world;
+    this.scene.add(world.object);
+    this.dropRetiring();
+    this.retiring = { splat: preview, sortsLeft: 2 };
+    this.invalidate();
+    return true;
+  }
+
+  /** Resolves once a frame with splats on it has been drawn (at once for one already drawn). */
+  whenSplatsDrawn(): Promise<void> {
+    if (this.firstSplatFrameAt !== null || this.disposed) return Promise.resolve();
+    return new Promise((resolve) => this.splatDrawnWaiters.push(resolve));
+  }
+
+  /**
+   * After a sort: once it covered the world (more splats than the preview alone, or two sorts
+   * on, for worlds drawn at a lower level of detail), the preview goes.
+   */
+  private retireWhenSorted(): void {
+    const retiring = this.retiring;
+    if (!retiring || !this.spark) return;
+    retiring.sortsLeft--;
+    if (this.spark.activeSplats > retiring.splat.count || retiring.sortsLeft <= 0) this.dropRetiring();
+  }
+
+  private dropRetiring(): void {
+    if (!this.retiring) return;
+    this.scene.remove(this.retiring.splat.object);
+    this.retiring.splat.dispose();
+    this.retiring = null;
   }
 
   /** Called every animation frame before drawing (input polling). Returns an unsubscribe. */
@@ -309,8 +361,11 @@ export class StudioViewport {
     if (this.model) disposeModel(this.model.root);
     this.rig.walls = null;
     this.splat?.dispose();
+    this.retiring?.splat.dispose();
+    this.retiring = null;
     this.spark?.dispose();
     this.splat = null;
+    this.splatDrawnWaiters.splice(0).forEach((resolve) => resolve());
     this.environment?.dispose();
     this.dof?.dispose();
     this.model = null;
@@ -372,6 +427,13 @@ export class StudioViewport {
     if (this.firstSplatFrameAt === null && this.splatSorted && this.splat && this.spark && this.spark.activeSplats > 0) {
       this.renderer.getContext().finish();
       this.firstSplatFrameAt = performance.now();
+      this.splatDrawnWaiters.splice(0).forEach((resolve) => resolve());
+    }
+    if (this.fullSplatFrameAt === null && this.splatSorted && this.splat?.level === 'full' && !this.retiring && this.spark) {
+      if (this.spark.activeSplats > 0) {
+        this.renderer.getContext().finish();
+        this.fullSplatFrameAt = performance.now();
+      }
     }
     for (const listener of this.renderListeners) listener(now);
   }

@@ -86,6 +86,9 @@ describe(loadConfig.name, () => {
     expect(() => sut({ PROCEDURAL_SPLATS: 'yes' })).toThrow(/PROCEDURAL_SPLATS/);
     expect(() => sut({ PROCEDURAL_SPLAT_COUNT: '10' })).toThrow(/PROCEDURAL_SPLAT_COUNT/);
     expect(() => sut({ PROCEDURAL_SPLAT_COUNT: '5000000' })).toThrow(/PROCEDURAL_SPLAT_COUNT/);
+    expect(sut({}).generation.splatPreview).toEqual({ count: 16_000 });
+    expect(sut({ SPLAT_PREVIEW_COUNT: '0' }).generation.splatPreview).toBeNull();
+    expect(() => sut({ SPLAT_PREVIEW_COUNT: '-1' })).toThrow(/SPLAT_PREVIEW_COUNT/);
   });
 
   it('requires a provider URL for the http generator', () => {

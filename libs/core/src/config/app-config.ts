@@ -57,6 +57,8 @@ export class AppConfig {
     maxArtifactBytes: number;
     /** Procedural versions as splat worlds of this many splats; null: as meshes. */
     proceduralSplats: { count: number } | null;
+    /** A coarse preview of this many splats beside larger splat worlds; null: none. */
+    splatPreview: { count: number } | null;
     worldLabs: { apiKey: string | null; baseUrl: string; model: string; splatResolution: WorldLabsSplatResolution };
     meshy: { apiKey: string | null; baseUrl: string; aiModel: string; refine: boolean };
   };
@@ -121,6 +123,7 @@ export class AppConfig {
       pollMaxMs: Math.max(v.GENERATION_POLL_INTERVAL_MS, v.GENERATION_POLL_MAX_MS),
       maxArtifactBytes: v.GENERATION_MAX_ARTIFACT_BYTES,
       proceduralSplats: v.PROCEDURAL_SPLATS === 'true' ? { count: v.PROCEDURAL_SPLAT_COUNT } : null,
+      splatPreview: v.SPLAT_PREVIEW_COUNT > 0 ? { count: v.SPLAT_PREVIEW_COUNT } : null,
       worldLabs: {
         apiKey: v.WORLDLABS_API_KEY || null,
         baseUrl: v.WORLDLABS_BASE_URL.replace(/\/+$/, ''),

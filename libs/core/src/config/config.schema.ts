@@ -284,6 +284,17 @@ export class EnvironmentVariables {
   @Max(1_000_000)
   PROCEDURAL_SPLAT_COUNT: number;
 
+  /**
+   * Splats in the coarse preview stored beside every splat world of more than twice as many
+   * (docs/embed.md, "Splat worlds"): the studio draws it first, so a world is on screen in about
+   * a second even where drawing all of it takes many. 0: no previews.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(200_000)
+  SPLAT_PREVIEW_COUNT: number;
+
   /** World Labs' Marble API (GENERATOR=worldlabs). */
   @IsOptional()
   @IsString()
@@ -437,6 +448,7 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   GENERATION_MAX_ARTIFACT_BYTES: String(256 * 1024 * 1024),
   PROCEDURAL_SPLATS: 'false',
   PROCEDURAL_SPLAT_COUNT: '200000',
+  SPLAT_PREVIEW_COUNT: '16000',
   WORLDLABS_API_KEY: undefined,
   WORLDLABS_BASE_URL: 'https://api.worldlabs.ai',
   WORLDLABS_MODEL: 'marble-1.1',

@@ -29,6 +29,7 @@ export async function checkArtifact(kind: ArtifactKind, bytes: Buffer, maxBytes:
       }
       return { kind, contentType: 'model/gltf-binary', bytes };
     case 'splat':
+    case 'splat-preview':
       try {
         inspectSpz(bytes, maxBytes * 8);
       } catch (e) {

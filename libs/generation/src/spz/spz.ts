@@ -137,22 +137,109 @@ function packRotation(q: readonly [number, number, number, number]): number {
   return comp >>> 0;
 }
 
+/**
+ * Random access to the splats of a gzip SPZ (versions 2 and 3), straight from its inflated
+ * bytes: a world of millions of splats is read one splat at a time, never held as objects.
+ * Inverse of `writeSpz` and of the reference library's encodings; the view-dependent colour
+ * (spherical harmonics beyond degree 0) is not read. Version 4 (zstd streams) has no reader
+ * here: Node 20 has no zstd, and nothing but a preview needs the splats server-side.
+ */
+export class SpzReader {
+  readonly count: number;
+  private readonly fixed: number;
+  private readonly alphasAt: number;
+  private readonly colorsAt: number;
+  private readonly scalesAt: number;
+  private readonly rotationsAt: number;
+  private readonly rotationBytes: number;
+
+  private constructor(
+    private readonly raw: Buffer,
+    readonly version: number,
+  ) {
+    const n = raw.readUInt32LE(8);
+    this.count = n;
+    this.fixed = 1 / (1 << raw[13]);
+    this.alphasAt = LEGACY_HEADER_BYTES + n * 9;
+    this.colorsAt = this.alphasAt + n;
+    this.scalesAt = this.colorsAt + n * 3;
+    this.rotationsAt = this.scalesAt + n * 3;
+    this.rotationBytes = version >= 3 ? 4 : 3;
+  }
+
+  /** Checks the file as `inspectSpz` does, then inflates it once (bounded by `maxInflatedBytes`). */
+  static open(bytes: Buffer, maxInflatedBytes: number): SpzReader {
+    const info = inspectSpz(bytes, maxInflatedBytes);
+    if (info.version > 3) throw new SpzError(`no reader for SPZ version ${info.version}`);
+    return new SpzReader(gunzipSync(bytes, { maxOutputLength: maxInflatedBytes }), info.version);
+  }
+
+  /** Writes splat `i`'s centre into `out` at `at`. */
+  position(i: number, out: Float32Array | number[], at = 0): void {
+    const p = LEGACY_HEADER_BYTES + i * 9;
+    const raw = this.raw;
+    for (let k = 0; k < 3; k++) {
+      const q = p + k * 3;
+      out[at + k] = (((raw[q] | (raw[q + 1] << 8) | (raw[q + 2] << 16)) << 8) >> 8) * this.fixed;
+    }
+  }
+
+  splat(i: number): Splat {
+    const out: Splat = { position: [0, 0, 0], opacity: 0, color: [0, 0, 0], scale: [0, 0, 0], rotation: [0, 0, 0, 1] };
+    this.read(i, out);
+    return out;
+  }
+
+  /** Splat `i` into an existing object: reading a whole world allocates nothing per splat. */
+  read(i: number, out: Splat): void {
+    const raw = this.raw;
+    this.position(i, out.position);
+    out.opacity = raw[this.alphasAt + i] / 255;
+    const c = this.colorsAt + i * 3;
+    const sc = this.scalesAt + i * 3;
+    for (let k = 0; k < 3; k++) {
+      out.color[k] = 0.5 + SH_C0 * ((raw[c + k] - 127.5) / (0.15 * 255));
+      out.scale[k] = Math.exp(raw[sc + k] / 16 - 10);
+    }
+    const r = this.rotationsAt + i * this.rotationBytes;
+    if (this.version >= 3) unpackRotation(raw.readUInt32LE(r), out.rotation);
+    else unpackRotationV2(raw, r, out.rotation);
+  }
+}
+
+/** Version 3's "smallest three": the largest component's index, then three signed 9-bit magnitudes. */
+function unpackRotation(packed: number, q: number[]): void {
+  const largest = packed >>> 30;
+  let comp = packed;
+  let sum = 0;
+  for (let i = 3; i >= 0; i--) {
+    if (i === largest) continue;
+    const magnitude = comp & 511;
+    const negative = (comp >>> 9) & 1;
+    comp >>>= 10;
+    const v = (Math.SQRT1_2 * magnitude) / 511;
+    q[i] = negative ? -v : v;
+    sum += v * v;
+  }
+  q[largest] = Math.sqrt(Math.max(0, 1 - sum));
+}
+
+/** Version 2: x, y, z as bytes over [−1, 1]; w is the non-negative rest of a unit quaternion. */
+function unpackRotationV2(raw: Buffer, at: number, q: number[]): void {
+  const x = raw[at] / 127.5 - 1;
+  const y = raw[at + 1] / 127.5 - 1;
+  const z = raw[at + 2] / 127.5 - 1;
+  q[0] = x;
+  q[1] = y;
+  q[2] = z;
+  q[3] = Math.sqrt(Math.max(0, 1 - x * x - y * y - z * z));
+}
+
 /** Reads back a version-3 degree-0 SPZ written by `writeSpz` (tests, the fakes): positions and colours. */
 export function readSpzPoints(bytes: Buffer): { position: [number, number, number]; color: [number, number, number] }[] {
-  const raw = gunzipSync(bytes);
-  const n = raw.readUInt32LE(8);
-  const scale = 1 / (1 << raw[13]);
-  const points = [];
-  const colorsAt = LEGACY_HEADER_BYTES + n * 10;
-  for (let i = 0; i < n; i++) {
-    const p = LEGACY_HEADER_BYTES + i * 9;
-    const coord = (k: number) => ((raw[p + k * 3] | (raw[p + k * 3 + 1] << 8) | (raw[p + k * 3 + 2] << 16)) << 8) >> 8;
-    const c = colorsAt + i * 3;
-    const color = (k: number) => 0.5 + SH_C0 * ((raw[c + k] - 127.5) / (0.15 * 255));
-    points.push({
-      position: [coord(0) * scale, coord(1) * scale, coord(2) * scale] as [number, number, number],
-      color: [color(0), color(1), color(2)] as [number, number, number],
-    });
-  }
-  return points;
+  const reader = SpzReader.open(bytes, 1 << 30);
+  return Array.from({ length: reader.count }, (_, i) => {
+    const { position, color } = reader.splat(i);
+    return { position, color };
+  });
 }

@@ -9,6 +9,7 @@ import { LongRunningGenerations1795290000000 } from './1795290000000-LongRunning
 import { CreateWebhooks1795300000000 } from './1795300000000-CreateWebhooks';
 import { WebhookMessagesByAge1795305000000 } from './1795305000000-WebhookMessagesByAge';
 import { AddOperationRevertTo1795320000000 } from './1795320000000-AddOperationRevertTo';
+import { AddSplatPreviewArtifact1795330000000 } from './1795330000000-AddSplatPreviewArtifact';
 
 /**
  * Every migration, in order. Listed explicitly rather than globbed so that the same list works
@@ -26,4 +27,5 @@ export const migrations = [
   CreateWebhooks1795300000000,
   WebhookMessagesByAge1795305000000,
   AddOperationRevertTo1795320000000,
+  AddSplatPreviewArtifact1795330000000,
 ];
