@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { BrowserContext, Frame, Page } from 'playwright-core';
 import type { CameraPathDocument, CameraPathKeyframe } from '../../apps/studio-web/src/perform/camera-path';
 import { parseCameraPathFile } from '../../apps/studio-web/src/perform/timeline/camera-path-file';
@@ -504,6 +505,34 @@ describe('camera moves on a timeline, in a real browser', () => {
     // In the sandbox no download link is offered: the file went to the parent.
     expect(await frame.locator('#camera-move-download').isHidden()).toBe(true);
     expect((await studioEvents(page)).filter((e) => e.type === 'camera-path.exported')).toHaveLength(1);
+  });
+
+  it('opened on its own (not framed), the studio offers the exported move as a download', async () => {
+    const context = await stack.browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      reducedMotion: 'reduce',
+      acceptDownloads: true,
+    });
+    contexts.push(context);
+    const page = await context.newPage();
+    const res = await createEmbedSession(stack.api, stack.org, { sceneId, origin: stack.partner.origin, mode: 'perform' });
+    await page.goto(res.body.url as string);
+    const frame = page.mainFrame();
+    await waitForVersion(frame, 1, RENDER_TIMEOUT);
+    await frame.getByRole('button', { name: 'Add keyframe at playhead' }).click();
+    await frame.getByRole('button', { name: 'Export' }).click();
+    const link = frame.locator('#camera-move-download');
+    await link.waitFor();
+    expect(await link.getAttribute('download')).toBe('camera-move.camera-path.json');
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toBe('camera-move.camera-path.json');
+    const parsed = parseCameraPathFile(readFileSync((await download.path())!, 'utf8'));
+    expect(parsed.ok && parsed.document.keyframes).toEqual((await timeline(frame)).keyframes);
+    // Posted too, with no parent to receive it.
+    const posted = await frame.evaluate(() =>
+      (window as any).__studio.events().filter((e: { type: string }) => e.type === 'camera-path.exported'),
+    );
+    expect(posted).toEqual([expect.objectContaining({ delivered: false })]);
   });
 
   it('saves the move under a name, loads it back, overwrites it by name and deletes it (the in-memory store)', async () => {
