@@ -11,6 +11,7 @@ import './styles/viewport.css';
 import './styles/panel.css';
 import './styles/perform.css';
 import './styles/framing.css';
+import './styles/timeline.css';
 import './styles/edit.css';
 import './styles/inspect.css';
 import './styles/help.css';

@@ -48,6 +48,14 @@ window.addEventListener('message', (event) => {
       li.append(a);
     }
   }
+  // An exported camera move (the studio's timeline) arrives as its camera-path file: offer it too.
+  if (msg.type === 'camera-path.exported' && cameraPath) {
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([JSON.stringify(cameraPath, null, 2)], { type: 'application/json' }));
+    a.download = typeof msg.payload.fileName === 'string' ? msg.payload.fileName : 'camera-move.camera-path.json';
+    a.textContent = ' Download camera path';
+    li.append(a);
+  }
   $('events').prepend(li);
   // The session ends soon: ask our backend to extend it. The studio keeps running and answers
   // with `session.extended`; if the session already ended, it says `session.ended` instead.

@@ -34,6 +34,8 @@ export interface PanelExtras {
   /** After the focus distance slider. */
   focus?: HTMLElement[];
   framing?: HTMLElement[];
+  /** The "Camera move" section: the timeline. */
+  move?: HTMLElement[];
 }
 
 export interface TakeLinks {
@@ -177,6 +179,7 @@ export class PerformPanel {
         field('roll', 'Roll', this.roll, this.rollValue, level),
       ]),
       extras.framing ? section('Framing', extras.framing) : null,
+      extras.move ? section('Camera move', extras.move) : null,
       section('Recording', [
         this.markerButton,
         recordingSupported ? null : h('p', { className: 'hint', text: 'This browser cannot record video from the viewport.' }),

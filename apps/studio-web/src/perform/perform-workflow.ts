@@ -5,9 +5,11 @@ import { FramingWorkflow, type FramingState } from './framing-workflow';
 import { GamepadInput, type GamepadStatus } from './gamepad.input';
 import type { PerformActions } from './perform-actions';
 import { PerformPanel, type TakeLinks } from './perform-panel.view';
+import type { CameraPathStore } from './camera-path-store';
 import type { SavedViewStore } from './saved-views';
 import { SpaceMouseInput, type SpaceMouseStatus } from './space-mouse.input';
 import { TakeRecorder, type Take } from './take.recorder';
+import { TimelineWorkflow, type CurrentMove, type TimelineState } from './timeline/timeline-workflow';
 import { ViewportToolbar } from './viewport-toolbar.view';
 import { ViewportControls } from './viewport.controls';
 
@@ -18,6 +20,8 @@ export interface PerformHost {
   onRecordingChange(recording: boolean, elapsedMs: number): void;
   /** Where "save this view" keeps views; the page's memory when not given. */
   savedViews?: SavedViewStore;
+  /** Where the timeline saves camera moves per scene; the page's memory when not given. */
+  cameraPaths?: CameraPathStore;
 }
 
 export interface PerformState {
@@ -30,6 +34,7 @@ export interface PerformState {
   spaceMouse: SpaceMouseStatus;
   lastTake: { durationMs: number; mimeType: string; sizeBytes: number; pathSamples: number; markers: number } | null;
   framing: FramingState;
+  timeline: TimelineState;
 }
 
 /**
@@ -40,6 +45,8 @@ export interface PerformState {
 export class PerformWorkflow implements PerformActions {
   readonly panel: PerformPanel;
   readonly framing: FramingWorkflow;
+  /** Camera moves authored on a timeline (the panel's "Camera move" section). */
+  readonly timeline: TimelineWorkflow;
   /** Record and focal length over the viewport (the page places it in the viewport area). */
   readonly toolbar: ViewportToolbar;
   private readonly controls: ViewportControls;
@@ -61,6 +68,7 @@ export class PerformWorkflow implements PerformActions {
     const rig = viewport.rig;
     this.framing = new FramingWorkflow(host, (unit) => (this.panel.distanceUnit = unit));
     const cinema = this.framing.controls;
+    this.timeline = new TimelineWorkflow(host);
     this.panel = new PerformPanel(
       rig,
       {
@@ -77,6 +85,7 @@ export class PerformWorkflow implements PerformActions {
         lens: [cinema.primes, cinema.frameFields],
         focus: [cinema.focusFields],
         framing: [cinema.guideFields],
+        move: [this.timeline.element],
       },
     );
     this.toolbar = new ViewportToolbar(this.panel.recordRow, cinema.focalEntry);
@@ -98,9 +107,12 @@ export class PerformWorkflow implements PerformActions {
         this.framing.onFrame();
         this.toolbar.setQuality(viewport.qualityState);
         if (this.recorder.recording) this.tickTimer();
+        // After every input moved the rig: a hand on the camera stops a playing move.
+        this.timeline.onFrame(dt);
       }),
       viewport.addRenderListener((now) => {
         if (this.recorder.recording) this.recorder.sample(now, rig.pose(viewport.camera));
+        this.timeline.onRender();
       }),
     );
   }
@@ -125,7 +137,13 @@ export class PerformWorkflow implements PerformActions {
           }
         : null,
       framing: this.framing.state,
+      timeline: this.timeline.state,
     };
+  }
+
+  /** The timeline's move and its file, for the offline render; null while it has no keyframes. */
+  currentMove(): CurrentMove | null {
+    return this.timeline.currentMove();
   }
 
   /** Finished takes, newest first: they outlive the session on the ended screen. */
@@ -181,6 +199,7 @@ export class PerformWorkflow implements PerformActions {
   dispose(): void {
     this.unsubscribe.splice(0).forEach((fn) => fn());
     this.controls.dispose();
+    this.timeline.dispose();
     void this.spaceMouse.disconnect();
     this.releaseRendering?.();
     this.releaseRendering = null;
@@ -213,6 +232,7 @@ export class PerformWorkflow implements PerformActions {
     }
     this.lastSecond = -1;
     this.framing.setRecording(true);
+    this.timeline.setRecording(true);
     this.panel.setRecording(true, 0);
     this.host.onRecordingChange(true, 0);
     this.host.post('recording.started', { durationMs: 0, mimeType: this.recorder.currentMimeType, sizeBytes: 0 });
@@ -230,12 +250,14 @@ export class PerformWorkflow implements PerformActions {
       this.releaseRendering?.();
       this.releaseRendering = null;
       this.framing.setRecording(false);
+      this.timeline.setRecording(false);
       this.panel.setRecording(false, take?.durationMs ?? 0);
       this.host.onRecordingChange(false, 0);
       if (!take) return;
       const links: TakeLinks = { take, videoUrl: URL.createObjectURL(take.video), pathUrl: URL.createObjectURL(take.pathJson) };
       this.takes.unshift(links);
       this.panel.addTake(links);
+      this.timeline.setLastTake(take);
       if (notifyParent) {
         // The partner's sandbox (per the product's iframe rules) has no allow-downloads, so the
         // take itself goes to the parent — posted only to the session's exact origin.

@@ -19,6 +19,13 @@ const KEYBOARD: Binding[] = [
   { keys: 'M', action: 'Drop a marker into the camera path' },
 ];
 
+/** The timeline (perform panel, "Camera move"); none of these keys is taken by the list above. */
+const CAMERA_MOVE: Binding[] = [
+  { keys: 'I', action: 'Add a keyframe at the playhead (or update the one there)' },
+  { keys: 'L', action: 'Play or pause the camera move' },
+  { keys: ', / .', action: 'Go to the previous / next keyframe' },
+];
+
 const POINTER: Binding[] = [
   { keys: 'Drag', action: 'Orbit, or look around when flying' },
   { keys: 'Right-drag, Shift-drag', action: 'Pan' },
@@ -93,6 +100,7 @@ export class HelpPanel {
     if (capabilities.perform) {
       sections.push(
         bindingSection('Keyboard', KEYBOARD),
+        bindingSection('Camera move', CAMERA_MOVE),
         bindingSection('Mouse and touch', POINTER),
         bindingSection('Gamepad', GAMEPAD),
         bindingSection('3D mouse', SPACE_MOUSE),
