@@ -1,4 +1,3 @@
-import { parse as parseJsonSyntaxTree } from '@humanwhocodes/momoa';
 import { parse as parseContentType } from 'content-type';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import getRawBody from 'raw-body';
@@ -57,30 +56,59 @@ function depthExceeds(root: unknown, max: number): boolean {
   return false;
 }
 
-type JsonNode = ReturnType<typeof parseJsonSyntaxTree>['body'];
-
 /**
- * `JSON.parse` silently keeps the last of two equal keys; the syntax tree keeps them all. Called
- * only on text that already parsed and nests at most 32 levels, so the tree's recursion is safe.
+ * `JSON.parse` silently keeps the last of two equal keys; this finds the first key repeated within
+ * one object. Called only on text that already parsed, so it scans tokens without checking the
+ * grammar: one pass, a set of keys per open object, a key decoded only when it holds an escape
+ * (`"a\u0062"` and `"ab"` are the same key). Linear, so a camera path's megabytes cost
+ * milliseconds (a syntax tree of them cost the best part of a second).
  */
-function firstRepeatedKey(text: string): string | null {
-  const stack: JsonNode[] = [parseJsonSyntaxTree(text, { mode: 'json', ranges: false, tokens: false }).body];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (node.type === 'Object') {
-      const seen = new Set<string>();
-      for (const member of node.members) {
-        const name = member.name.type === 'String' ? member.name.value : member.name.name;
-        if (seen.has(name)) return name;
-        seen.add(name);
-        stack.push(member.value);
+export function firstRepeatedKey(text: string): string | null {
+  // One entry per open container: an object's keys so far, or null for an array.
+  const open: (Set<string> | null)[] = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      let end = i + 1;
+      let escaped = false;
+      for (; end < text.length; end++) {
+        const d = text.charCodeAt(end);
+        if (d === BACKSLASH) {
+          escaped = true;
+          end++;
+        } else if (d === QUOTE) break;
       }
-    } else if (node.type === 'Array') {
-      for (const element of node.elements) stack.push(element.value);
+      const keys = open[open.length - 1];
+      if (expectKey && keys) {
+        const key = escaped ? (JSON.parse(text.slice(i, end + 1)) as string) : text.slice(i + 1, end);
+        if (keys.has(key)) return key;
+        keys.add(key);
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === OPEN_BRACE) {
+      open.push(new Set());
+      expectKey = true;
+    } else if (c === OPEN_BRACKET) {
+      open.push(null);
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      open.pop();
+      expectKey = false;
+    } else if (c === COMMA) {
+      expectKey = open.length > 0 && open[open.length - 1] !== null;
     }
   }
   return null;
 }
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
 
 /** No charset parameter means UTF-8, as RFC 8259 says. */
 function isUtf8(req: Request): boolean {
