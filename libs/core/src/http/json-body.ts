@@ -8,6 +8,25 @@ import { DomainError, ErrorCode } from '../errors';
 export const JSON_BODY_LIMIT = 64 * 1024;
 
 /**
+ * A larger JSON body than the default, for one request: set by an app's middleware that runs
+ * before the body is read, for a route that needs it and a caller it has authenticated (the
+ * studio's camera paths: a recorded take is megabytes). Never for an anonymous request.
+ */
+export interface JsonBodyAllowance {
+  limitBytes: number;
+  timeoutMs: number;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      jsonBodyAllowance?: JsonBodyAllowance;
+    }
+  }
+}
+
+/**
  * Nothing we accept nests deeper than a few levels; a deep body would exhaust the stack of the
  * recursive validation and transformation that follow.
  */
@@ -125,7 +144,8 @@ function isUtf8(req: Request): boolean {
  * then parsed with the rules above. A body over the limit is refused as soon as its declared length or its bytes pass
  * 64 KiB, and the rest is not read (body-parser would read it all first; its engine, raw-body,
  * stops). Other content types are left unread: routes that take JSON refuse them
- * (`JsonBodyGuard`), the upload route streams its own.
+ * (`JsonBodyGuard`), the upload route streams its own. A request's `jsonBodyAllowance`, when an
+ * earlier middleware set one, replaces the limit and the timeout.
  */
 export function jsonBodyParser(timeoutMs: number): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
@@ -137,6 +157,8 @@ export function jsonBodyParser(timeoutMs: number): RequestHandler {
     if (!isUtf8(req)) {
       return next(new DomainError(ErrorCode.UnsupportedMediaType, 'JSON bodies must be UTF-8.'));
     }
+    const limit = req.jsonBodyAllowance?.limitBytes ?? JSON_BODY_LIMIT;
+    const timeout = req.jsonBodyAllowance?.timeoutMs ?? timeoutMs;
     // A body that has not arrived in time is answered 408; whatever raw-body says later is moot.
     let settled = false;
     const settle = (error?: unknown) => {
@@ -146,10 +168,10 @@ export function jsonBodyParser(timeoutMs: number): RequestHandler {
       next(error);
     };
     const timer = setTimeout(
-      () => settle(new DomainError(ErrorCode.RequestTimeout, `The request body did not arrive within ${timeoutMs / 1000} s.`)),
-      timeoutMs,
+      () => settle(new DomainError(ErrorCode.RequestTimeout, `The request body did not arrive within ${timeout / 1000} s.`)),
+      timeout,
     );
-    getRawBody(req, { length: req.headers['content-length'], limit: JSON_BODY_LIMIT, encoding: 'utf-8' }).then(
+    getRawBody(req, { length: req.headers['content-length'], limit, encoding: 'utf-8' }).then(
       (text) => {
         if (settled) return;
         try {
@@ -159,7 +181,15 @@ export function jsonBodyParser(timeoutMs: number): RequestHandler {
         }
         settle();
       },
-      (error: unknown) => settle(error),
+      (error: unknown) => settle(limit !== JSON_BODY_LIMIT && isTooLarge(error) ? tooLarge(limit) : error),
     );
   };
+}
+
+const isTooLarge = (error: unknown): boolean => (error as { type?: unknown } | null)?.type === 'entity.too.large';
+
+/** The 413 of a route with its own limit (the default's message names 64 KiB). */
+function tooLarge(limit: number): DomainError {
+  const size = limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MiB` : `${Math.floor(limit / 1024)} KiB`;
+  return new DomainError(ErrorCode.PayloadTooLarge, `The request body exceeds the ${size} limit for JSON on this route.`);
 }

@@ -1,4 +1,5 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import type { ValidatorOptions } from 'class-validator';
 import { DomainError, ErrorCode, FieldError } from '../errors';
 
 /** class-validator constraint names mapped to the stable field codes partners see. */
@@ -22,9 +23,22 @@ const FIELD_CODES: Record<string, string> = {
   isHexColor: 'invalid_format',
 };
 
+/**
+ * The most entries a `validation_failed` problem lists: a body of thousands of bad array items
+ * (a camera path's samples) would otherwise answer megabytes of errors.
+ */
+export const MAX_FIELD_ERRORS = 100;
+
+/** Where a rule broke: `theme.accentColor`, and array items by index, `document.keyframes[2].quaternion`. */
+export function fieldPath(parent: string, property: string): string {
+  if (/^\d+$/.test(property)) return `${parent}[${property}]`;
+  return parent ? `${parent}.${property}` : property;
+}
+
 export function toFieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((e) => {
-    const field = parent ? `${parent}.${e.property}` : e.property;
+    // class-validator names an item of a nested array by its index (`ValidateNested({ each: true })`).
+    const field = fieldPath(parent, e.property);
     const own = Object.entries(e.constraints ?? {}).map(([constraint, message]) => ({
       field,
       // A validator may name its own code through `context: { code }`.
@@ -35,6 +49,15 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
   });
 }
 
+/** How every DTO is validated: unknown fields refused at every level, every rule reported, no values echoed. */
+export const DTO_VALIDATION: ValidatorOptions = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  stopAtFirstError: false,
+  validationError: { target: false, value: false },
+};
+
 /**
  * Validates DTOs at the edge: unknown fields refused, values transformed to their declared types.
  * A body that is not a JSON object is `invalid_json` before any field rule is looked at.
@@ -43,13 +66,9 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
 export class DomainValidationPipe extends ValidationPipe {
   constructor() {
     super({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      forbidUnknownValues: true,
+      ...DTO_VALIDATION,
       transform: true,
-      stopAtFirstError: false,
-      validationError: { target: false, value: false },
-      exceptionFactory: (errors) => DomainError.validation(toFieldErrors(errors)),
+      exceptionFactory: (errors) => DomainError.validation(toFieldErrors(errors).slice(0, MAX_FIELD_ERRORS)),
     });
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { monotonicFactory } from 'ulid';
 
-/** Prefixes of contract section 3. */
+/** Prefixes of contract section 3, and `cam` for the studio's saved camera paths (docs/camera-paths.md). */
 export const IdPrefix = {
   Scene: 'scn',
   Operation: 'op',
@@ -11,6 +11,7 @@ export const IdPrefix = {
   ApiKey: 'key',
   WebhookEndpoint: 'whe',
   WebhookMessage: 'msg',
+  CameraPath: 'cam',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 
