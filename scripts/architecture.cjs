@@ -15,6 +15,7 @@ const LIB_DEPENDENCIES = {
   webhooks: ['core'],
   scenes: ['core', 'generation', 'image-assets', 'webhooks'],
   'embed-sessions': ['core', 'organizations', 'scenes', 'webhooks'],
+  'camera-paths': ['core', 'scenes'],
 };
 
 /**
@@ -29,6 +30,7 @@ const TABLES = {
   scenes: { own: ['scenes', 'scene_versions', 'scene_artifacts', 'operations'], published: ['scene_states'] },
   'embed-sessions': { own: ['embed_sessions'], published: [] },
   webhooks: { own: ['webhook_endpoints', 'webhook_messages', 'webhook_deliveries'], published: [] },
+  'camera-paths': { own: ['camera_paths'], published: [] },
 };
 
 module.exports = { LIB_DEPENDENCIES, TABLES };

@@ -10,6 +10,7 @@ import { CreateWebhooks1795300000000 } from './1795300000000-CreateWebhooks';
 import { WebhookMessagesByAge1795305000000 } from './1795305000000-WebhookMessagesByAge';
 import { AddOperationRevertTo1795320000000 } from './1795320000000-AddOperationRevertTo';
 import { AddSplatPreviewArtifact1795330000000 } from './1795330000000-AddSplatPreviewArtifact';
+import { CreateCameraPaths1795340000000 } from './1795340000000-CreateCameraPaths';
 
 /**
  * Every migration, in order. Listed explicitly rather than globbed so that the same list works
@@ -28,4 +29,5 @@ export const migrations = [
   WebhookMessagesByAge1795305000000,
   AddOperationRevertTo1795320000000,
   AddSplatPreviewArtifact1795330000000,
+  CreateCameraPaths1795340000000,
 ];

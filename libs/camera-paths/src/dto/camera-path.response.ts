@@ -1,0 +1,24 @@
+import type { CameraPathDocumentDto } from './camera-path-document.dto';
+import type { CameraPathKind } from './camera-path.dto';
+
+/** A saved path as the list shows it: no document, its size instead. */
+export interface CameraPathSummary {
+  cameraPathId: string;
+  kind: CameraPathKind;
+  name: string;
+  durationMs: number;
+  keyframeCount: number;
+  sampleCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A saved path with its document: the values sent (PostgreSQL's jsonb keeps values, not key order or number spelling). */
+export interface SavedCameraPath {
+  cameraPathId: string;
+  kind: CameraPathKind;
+  name: string;
+  document: CameraPathDocumentDto;
+  createdAt: string;
+  updatedAt: string;
+}
