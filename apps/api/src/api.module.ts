@@ -1,3 +1,4 @@
+import { CameraPathsModule } from '@app/camera-paths';
 import { AppConfig, ConfigOverrides, CoreModule, HealthModule, LoggingOptions } from '@app/core';
 import { EmbedSessionsModule } from '@app/embed-sessions';
 import { ImageAssetsModule } from '@app/image-assets';
@@ -30,6 +31,8 @@ export class ApiModule {
         ScenesModule,
         EmbedSessionsModule,
         WebhooksModule,
+        // Scenes are deleted here: its scene-deletion hook removes their saved camera paths.
+        CameraPathsModule,
       ],
       controllers: [ImageAssetsController, ScenesController, OperationsController, EmbedSessionsController, WebhookEndpointsController],
       providers: [UploadGate],

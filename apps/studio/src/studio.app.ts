@@ -1,12 +1,16 @@
 import { configureHttpApp } from '@app/core';
+import { EmbedSessionsService } from '@app/embed-sessions';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import expressStaticGzip from 'express-static-gzip';
+import { cameraPathBodies } from './api/camera-path-bodies';
 import { WebBundle } from './page/web-bundle';
 
 /** Everything main.ts and the e2e tests both do to a studio application before `init()`. */
 export async function configureStudioApp(app: NestExpressApplication): Promise<NestExpressApplication> {
   const assets = app.get(WebBundle).assetsDir;
   configureHttpApp(app, {
+    // Camera paths' larger bodies, for authenticated perform sessions only.
+    beforeBody: [cameraPathBodies(app.get(EmbedSessionsService))],
     staticFiles: assets
       ? [
           {

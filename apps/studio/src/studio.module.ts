@@ -1,8 +1,10 @@
+import { CameraPathsModule } from '@app/camera-paths';
 import { AppConfig, ConfigOverrides, CoreModule, HealthModule, LoggingOptions } from '@app/core';
 import { EmbedSessionsModule } from '@app/embed-sessions';
 import { ImageAssetsModule } from '@app/image-assets';
 import { ScenesModule } from '@app/scenes';
 import { DynamicModule, Module } from '@nestjs/common';
+import { CameraPathsController } from './api/camera-paths.controller';
 import { StudioApiController } from './api/studio-api.controller';
 import { StudioEventsHub } from './events/studio-events.hub';
 import { EmbedPageController } from './page/embed-page.controller';
@@ -19,8 +21,15 @@ export class StudioModule {
   static forRoot(options: StudioModuleOptions = {}): DynamicModule {
     return {
       module: StudioModule,
-      imports: [CoreModule.forRoot({ app: 'studio', ...options }), HealthModule, EmbedSessionsModule, ScenesModule, ImageAssetsModule],
-      controllers: [EmbedPageController, StudioApiController],
+      imports: [
+        CoreModule.forRoot({ app: 'studio', ...options }),
+        HealthModule,
+        EmbedSessionsModule,
+        ScenesModule,
+        ImageAssetsModule,
+        CameraPathsModule,
+      ],
+      controllers: [EmbedPageController, StudioApiController, CameraPathsController],
       providers: [WebBundle, StudioEventsHub],
     };
   }

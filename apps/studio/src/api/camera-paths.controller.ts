@@ -1,0 +1,73 @@
+import {
+  CameraPathScope,
+  CameraPathsService,
+  CameraPathSummary,
+  CreateCameraPathDto,
+  ListCameraPathsQuery,
+  SavedCameraPath,
+  UpdateCameraPathDto,
+} from '@app/camera-paths';
+import { IdPrefix, JsonBodyGuard, ParseIdPipe } from '@app/core';
+import { SessionWithScene } from '@app/embed-sessions';
+import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { CameraPathBody } from './camera-path-body.pipe';
+import { RequiresCapability, StudioSession, StudioSessionGuard } from './studio-session.guard';
+
+const CAMERA_PATH_ID = new ParseIdPipe(IdPrefix.CameraPath);
+
+/** The session's organization and scene: the only paths it can reach. */
+const scopeOf = ({ session }: SessionWithScene): CameraPathScope => ({ organizationId: session.organizationId, sceneId: session.sceneId });
+
+/**
+ * Camera paths saved per scene (docs/camera-paths.md): every perform session of the scene sees
+ * the same list. Writes take bodies up to 8 MiB (camera-path-bodies.ts), validated by their DTOs
+ * (camera-path-body.pipe.ts); answers are never cached.
+ */
+@ApiExcludeController()
+@Controller('studio-api/v1/camera-paths')
+@UseGuards(StudioSessionGuard)
+export class CameraPathsController {
+  constructor(private readonly paths: CameraPathsService) {}
+
+  @Get()
+  @RequiresCapability('perform')
+  async list(
+    @StudioSession() found: SessionWithScene,
+    @Query() query: ListCameraPathsQuery,
+  ): Promise<{ cameraPaths: CameraPathSummary[] }> {
+    return { cameraPaths: await this.paths.list(scopeOf(found), query.kind) };
+  }
+
+  @Post()
+  @HttpCode(201)
+  @RequiresCapability('perform')
+  @UseGuards(JsonBodyGuard)
+  create(@StudioSession() found: SessionWithScene, @CameraPathBody() dto: CreateCameraPathDto): Promise<SavedCameraPath> {
+    return this.paths.create(scopeOf(found), dto);
+  }
+
+  @Get(':cameraPathId')
+  @RequiresCapability('perform')
+  get(@StudioSession() found: SessionWithScene, @Param('cameraPathId', CAMERA_PATH_ID) id: string): Promise<SavedCameraPath> {
+    return this.paths.get(scopeOf(found), id);
+  }
+
+  @Put(':cameraPathId')
+  @RequiresCapability('perform')
+  @UseGuards(JsonBodyGuard)
+  update(
+    @StudioSession() found: SessionWithScene,
+    @Param('cameraPathId', CAMERA_PATH_ID) id: string,
+    @CameraPathBody() dto: UpdateCameraPathDto,
+  ): Promise<SavedCameraPath> {
+    return this.paths.update(scopeOf(found), id, dto);
+  }
+
+  @Delete(':cameraPathId')
+  @HttpCode(204)
+  @RequiresCapability('perform')
+  async remove(@StudioSession() found: SessionWithScene, @Param('cameraPathId', CAMERA_PATH_ID) id: string): Promise<void> {
+    await this.paths.remove(scopeOf(found), id);
+  }
+}
