@@ -1,5 +1,7 @@
 import { ErrorCode } from '@app/core';
+import fc from 'fast-check';
 import http from 'node:http';
+import { moveDocument, takeDocument, viewDocument } from '../factories/camera-path.factory';
 
 /** One generated request, sent as is (no client-side normalisation of the path or headers). */
 export interface FuzzRequest {
@@ -37,6 +39,64 @@ export const HOSTILE_TEXT = [
   'null',
   '\r\nX-Injected: 1',
 ];
+
+/** Every place in a JSON value where something can be put: each object member and array item. */
+function slots(value: unknown, out: Array<[Record<string, unknown> | unknown[], string | number]> = []) {
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => {
+      out.push([value, i]);
+      slots(item, out);
+    });
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      out.push([value as Record<string, unknown>, key]);
+      slots(item, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * Camera path bodies (docs/camera-paths.md): a valid view, take or authored move, as is (a third
+ * of them) or of any kind, named with hostile text, with up to three of its values, anywhere in
+ * it, replaced by junk or removed, or unknown members added; sometimes a number spelled 1e999
+ * (Infinity once parsed, which JSON.stringify cannot write). As JSON text.
+ */
+export function cameraPathBodies(): fc.Arbitrary<string> {
+  const junk = fc.oneof(
+    fc.jsonValue({ maxDepth: 2 }),
+    fc.constantFrom(...HOSTILE_TEXT),
+    fc.constantFrom(1e308, -1, 0, 0.5, 2 ** 53, 3_600_001, -181, [0, 0, 0, 0], [1, 2], 'NaN', null, undefined),
+  );
+  const documents = [
+    { kind: 'view', make: () => viewDocument() },
+    { kind: 'path', make: () => takeDocument(6) },
+    { kind: 'path', make: () => moveDocument(3) },
+  ];
+  const valid = fc.nat(2).map((which) => JSON.stringify({ kind: documents[which].kind, name: 'Fuzz', document: documents[which].make() }));
+  const change = fc.tuple(fc.nat(), junk, fc.boolean());
+  const mangled = fc
+    .tuple(
+      fc.nat(2),
+      fc.constantFrom('view', 'path', 'take'),
+      fc.constantFrom(...HOSTILE_TEXT),
+      fc.array(change, { maxLength: 3 }),
+      fc.nat(9),
+    )
+    .map(([which, kind, name, changes, infinity]) => {
+      const body: Record<string, unknown> = { kind, name, document: documents[which].make() };
+      for (const [pick, value, addMember] of changes) {
+        const all = slots(body);
+        const [parent, key] = all[pick % all.length];
+        if (addMember && !Array.isArray(parent)) parent[`extra${pick % 3}`] = value;
+        else if (value === undefined && !Array.isArray(parent)) delete parent[key as string];
+        else (parent as Record<string | number, unknown>)[key] = value;
+      }
+      const text = JSON.stringify(body);
+      return infinity === 0 ? text.replace(/:35\b/, ':1e999') : text;
+    });
+  return fc.oneof({ arbitrary: valid, weight: 1 }, { arbitrary: mangled, weight: 2 });
+}
 
 /** Percent-encodes every UTF-8 byte (encodeURIComponent throws on a lone surrogate). */
 export const pct = (s: string): string => [...Buffer.from(s, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');

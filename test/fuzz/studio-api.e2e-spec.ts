@@ -1,12 +1,15 @@
 import fc from 'fast-check';
+import { takeDocument, viewDocument } from '../factories/camera-path.factory';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
 import { setUpSuite } from '../support/suite';
-import { fire, FuzzRequest, HOSTILE_TEXT, pct } from './fuzz-support';
+import { cameraPathBodies, fire, FuzzRequest, HOSTILE_TEXT, pct } from './fuzz-support';
+
+const CAMERA_PATHS = '/studio-api/v1/camera-paths';
 
 /**
  * A seeded fuzz of the studio origin: the embed page and the session-scoped studio API, with the
  * secrets of live sessions in each mode, of a revoked one and of none, junk versions and hostile
- * edit instructions and bodies. Same rules as the partner API's fuzz: no 5xx, every error a
+ * edit instructions and bodies, and saved camera paths (junk ids, mangled documents). Same rules as the partner API's fuzz: no 5xx, every error a
  * problem of the contract with its request id (the embed page's own ended page aside), nothing
  * internal and no secret in an answer. FUZZ_SEED and FUZZ_REQUESTS replay or widen a run.
  */
@@ -18,6 +21,7 @@ describe('fuzzing the studio origin', () => {
   const suite = setUpSuite({ studio: {}, worker: {} });
   const secrets: Record<'edit' | 'perform' | 'revoked', string> = { edit: '', perform: '', revoked: '' };
   const sessionIds: string[] = [];
+  const cameraPathIds: string[] = [];
 
   beforeAll(async () => {
     const sceneId = await readyScene(suite.api, suite.org);
@@ -32,6 +36,18 @@ describe('fuzzing the studio origin', () => {
         expect((await suite.api.http().delete(`/v1/embed-sessions/${sessionId}`).set(suite.org.auth)).status).toBe(204);
       }
     }
+    for (const body of [
+      { kind: 'view', name: 'Saved view', document: viewDocument() },
+      { kind: 'path', name: 'Saved take', document: takeDocument(10) },
+    ]) {
+      const res = await suite.studio
+        .http()
+        .post(CAMERA_PATHS)
+        .set({ Authorization: `Bearer ${secrets.perform}` })
+        .send(body);
+      expect(res.status).toBe(201);
+      cameraPathIds.push(res.body.cameraPathId);
+    }
   });
 
   function requests(): FuzzRequest[] {
@@ -39,7 +55,28 @@ describe('fuzzing the studio origin', () => {
       { arbitrary: fc.constantFrom('1', '2', '0', '-1', '01', '1.5', '9007199254740993', '1e3', '%201'), weight: 3 },
       { arbitrary: fc.constantFrom(...HOSTILE_TEXT).map((t) => pct(t).slice(0, 3000) || 'x'), weight: 1 },
     );
+    const cameraPathId = fc.oneof(
+      { arbitrary: fc.constantFrom(...cameraPathIds), weight: 3 },
+      {
+        arbitrary: fc.constantFrom('cam_01JD3Z8Q4W6K2M9T5X7B1C0VHE', `cam_${'Z'.repeat(26)}`, 'cam_', 'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE'),
+        weight: 1,
+      },
+      { arbitrary: fc.constantFrom(...HOSTILE_TEXT).map((t) => pct(t).slice(0, 3000) || 'x'), weight: 1 },
+    );
     const route = fc.oneof(
+      fc.constantFrom(
+        ['GET', CAMERA_PATHS],
+        ['GET', `${CAMERA_PATHS}?kind=view`],
+        ['GET', `${CAMERA_PATHS}?kind=path&kind=view`],
+        ['POST', CAMERA_PATHS],
+        ['POST', CAMERA_PATHS],
+        ['PATCH', `${CAMERA_PATHS}/${cameraPathIds[0]}`],
+        ['PUT', CAMERA_PATHS],
+      ),
+      fc.constantFrom(...HOSTILE_TEXT).map((t) => ['GET', `${CAMERA_PATHS}?kind=${pct(t).slice(0, 3000)}`]),
+      cameraPathId.map((id) => ['GET', `${CAMERA_PATHS}/${id}`]),
+      cameraPathId.map((id) => ['PUT', `${CAMERA_PATHS}/${id}`]),
+      cameraPathId.map((id) => ['DELETE', `${CAMERA_PATHS}/${id}`]),
       fc.constantFrom(
         ['GET', '/studio-api/v1/session'],
         ['GET', '/studio-api/v1/source-image'],
@@ -83,6 +120,7 @@ describe('fuzzing the studio origin', () => {
         arbitrary: instruction.map((i) => ({ type: 'application/json', bytes: Buffer.from(JSON.stringify({ instruction: i })) })),
         weight: 4,
       },
+      { arbitrary: cameraPathBodies().map((text) => ({ type: 'application/json', bytes: Buffer.from(text) })), weight: 4 },
       {
         arbitrary: fc
           .jsonValue({ maxDepth: 4 })
@@ -121,8 +159,8 @@ describe('fuzzing the studio origin', () => {
     const secretValues = [secrets.edit, secrets.perform, secrets.revoked, suite.org.apiKey];
     const { failures, statuses } = await fire(suite.studio.url, all, CONCURRENCY, secretValues, /^\/embed\//);
     expect(failures.slice(0, 20)).toEqual([]);
-    // Deep code was reached: files served, edits accepted, modes and sessions refused.
-    expect(Object.keys(statuses).map(Number)).toEqual(expect.arrayContaining([200, 202, 400, 401, 403, 404, 422]));
+    // Deep code was reached: files served, edits accepted, camera paths saved and deleted, modes and sessions refused.
+    expect(Object.keys(statuses).map(Number)).toEqual(expect.arrayContaining([200, 201, 202, 204, 400, 401, 403, 404, 422]));
     expect((await suite.studio.http().get('/readyz')).status).toBe(200);
   });
 });

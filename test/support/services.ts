@@ -1,3 +1,4 @@
+import { CameraPathsModule } from '@app/camera-paths';
 import { Clock, ConfigOverrides, CoreModule } from '@app/core';
 import { EmbedSessionsModule } from '@app/embed-sessions';
 import { ImageAssetsModule } from '@app/image-assets';
@@ -35,6 +36,7 @@ export function setUpServices(options: ServiceOptions = {}): ServiceSuite {
         CoreModule.forRoot({ app: 'api', config: { ...suite.env.config, ...options.config } }),
         ImageAssetsModule,
         EmbedSessionsModule,
+        CameraPathsModule,
         ...((options.imports ?? []) as never[]),
       ],
     });
