@@ -8,6 +8,8 @@ import type {
   SceneSpec,
   StudioSession,
 } from './studio-api.types';
+import type { CameraPathDocument } from '../perform/camera-path';
+import type { CameraPathKind, CameraPathSummary, SavedCameraPath } from '../perform/camera-path-store';
 
 /** A failed studio API call. `status` 0 means the request never got an answer (network). */
 export class StudioApiError extends Error {
@@ -135,6 +137,38 @@ export class StudioApiClient {
   /** Starts a revert: an edit turn whose result is version `version` again, as the next version. */
   revertTo(version: number): Promise<CreatedEdit> {
     return this.json<CreatedEdit>(`/scene/versions/${encodeURIComponent(String(version))}:revert`, { method: 'POST' });
+  }
+
+  /** The scene's saved camera paths, newest first (docs/camera-paths.md); perform modes only. */
+  async cameraPaths(kind?: CameraPathKind, signal?: AbortSignal): Promise<CameraPathSummary[]> {
+    const body = await this.json<{ cameraPaths?: CameraPathSummary[] }>(`/camera-paths${kind ? `?kind=${kind}` : ''}`, { signal });
+    return Array.isArray(body.cameraPaths) ? body.cameraPaths : [];
+  }
+
+  cameraPath(cameraPathId: string, signal?: AbortSignal): Promise<SavedCameraPath> {
+    return this.json<SavedCameraPath>(`/camera-paths/${encodeURIComponent(cameraPathId)}`, { signal });
+  }
+
+  createCameraPath(kind: CameraPathKind, name: string, document: CameraPathDocument): Promise<SavedCameraPath> {
+    return this.json<SavedCameraPath>('/camera-paths', {
+      method: 'POST',
+      body: JSON.stringify({ kind, name, document }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  /** A new name and document; the kind stays what it was. */
+  updateCameraPath(cameraPathId: string, name: string, document: CameraPathDocument): Promise<SavedCameraPath> {
+    return this.json<SavedCameraPath>(`/camera-paths/${encodeURIComponent(cameraPathId)}`, {
+      method: 'PUT',
+      body: JSON.stringify({ name, document }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  /** Succeeds for any id the server accepts, whether or not it still exists. */
+  async deleteCameraPath(cameraPathId: string): Promise<void> {
+    await this.request(`/camera-paths/${encodeURIComponent(cameraPathId)}`, { method: 'DELETE' });
   }
 
   /** The raw event-stream response; the caller reads and parses the body. */

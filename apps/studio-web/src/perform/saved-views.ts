@@ -8,9 +8,9 @@ export interface SavedView {
 }
 
 /**
- * Where saved views live. The studio codes against this; the server's store (camera paths of
- * `kind: "view"` on the studio API) implements it once wired, and the in-memory store below
- * keeps views for the page's life until then (and without a server, e.g. in unit tests).
+ * Where saved views live. The studio codes against this; the page uses the server's store
+ * (`ServerSavedViewStore`: camera paths of `kind: "view"` on the studio API, per scene), and the
+ * in-memory store below keeps views where there is no server (unit specs).
  */
 export interface SavedViewStore {
   list(): Promise<SavedView[]>;

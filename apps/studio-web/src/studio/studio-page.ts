@@ -1,3 +1,4 @@
+import { ServerCameraPathStore } from '../api/server-camera-path-store';
 import type { StudioApiClient } from '../api/studio-api.client';
 import type { StudioSession } from '../api/studio-api.types';
 import { EditPanel } from '../edit/edit-panel.view';
@@ -6,6 +7,7 @@ import { attachEditViewportControls } from '../edit/edit-viewport.controls';
 import { VersionInspector } from '../edit/version-inspector';
 import type { TakeLinks } from '../perform/perform-panel.view';
 import { PerformWorkflow } from '../perform/perform-workflow';
+import { ServerSavedViewStore } from '../perform/server-saved-views';
 import { takeDownloads } from '../perform/take-downloads.view';
 import { h } from '../ui/dom';
 import { HelpPanel } from '../ui/help-panel.view';
@@ -95,6 +97,11 @@ export class StudioPage {
         post: (type, payload) => this.lifecycle.bridge.post(type, payload),
         announce: (text) => this.live.announce(text),
         onRecordingChange: (recording, elapsed) => shell.setRecording(recording, elapsed),
+        // Saved views are the scene's, on the server: listed as the workflow starts, shared by its perform sessions.
+        savedViews: new ServerSavedViewStore(new ServerCameraPathStore(api), {
+          frame: () => viewport.rig.frame,
+          sceneVersion: () => this.scene.state.loadedVersion,
+        }),
       });
       // Guides over the frame (they share its size), the toolbar over the viewport area.
       viewport.canvas.after(this.perform.framing.guides.element);
