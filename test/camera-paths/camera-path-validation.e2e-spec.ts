@@ -83,7 +83,7 @@ describe('saved camera paths: what the studio API accepts', () => {
     ],
     ['a duration shorter than the samples', path(takeDocument(3, { durationMs: 20 })), [['document.durationMs', 'too_small']]],
     ['a duration over an hour', path(takeDocument(3, { durationMs: 3_600_001 })), [['document.durationMs', 'too_large']]],
-    ['501 keyframes', path(moveDocument(2, { keyframes: tooMany(501, (i) => keyframe(i)) })), [['document.keyframes', 'too_many']]],
+    ['1001 keyframes', path(moveDocument(2, { keyframes: tooMany(1001, (i) => keyframe(i)) })), [['document.keyframes', 'too_many']]],
     [
       '1001 markers',
       path(takeDocument(3, { markers: tooMany(1001, () => ({ t: 0, label: '', ...pose(0) })) })),
@@ -187,11 +187,11 @@ describe('saved camera paths: what the studio API accepts', () => {
     expect(res.text).not.toMatch(/CameraPath\w*Dto|constraint|SELECT|INSERT|\bat \w+ \(|node_modules/);
   });
 
-  it('accepts the edges: 60-character names, 500 keyframes, a view at null scene version, unicode names', async () => {
+  it('accepts the edges: 60-character names, 1000 keyframes, a view at null scene version, unicode names', async () => {
     for (const body of [
       view(viewDocument(), { name: 'x'.repeat(60) }),
       view(viewDocument({ sceneVersion: null }), { name: 'Über den See 🌲, 走' }),
-      path(moveDocument(500)),
+      path(moveDocument(1000)),
       path(takeDocument(3, { durationMs: 3_600_000 })),
     ]) {
       const res = await post(body);

@@ -8,7 +8,8 @@ export const CAMERA_PATH_LIMITS = {
   /** Saved paths and views of one scene, together. */
   perScene: 200,
   samples: 20_000,
-  keyframes: 500,
+  /** docs/camera-paths.md, "The file": at most 1 000. */
+  keyframes: 1_000,
   markers: 1_000,
   durationMs: 3_600_000,
   nameLength: 60,
