@@ -92,13 +92,15 @@ export class StudioPage {
     this.viewport = viewport;
 
     if (caps.perform && viewport) {
+      const cameraPaths = new ServerCameraPathStore(api);
       this.perform = new PerformWorkflow({
         viewport,
         post: (type, payload) => this.lifecycle.bridge.post(type, payload),
         announce: (text) => this.live.announce(text),
         onRecordingChange: (recording, elapsed) => shell.setRecording(recording, elapsed),
         // Saved views are the scene's, on the server: listed as the workflow starts, shared by its perform sessions.
-        savedViews: new ServerSavedViewStore(new ServerCameraPathStore(api), {
+        cameraPaths,
+        savedViews: new ServerSavedViewStore(cameraPaths, {
           frame: () => viewport.rig.frame,
           sceneVersion: () => this.scene.state.loadedVersion,
         }),
