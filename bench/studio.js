@@ -535,6 +535,7 @@ function studioTimings() {
     splatEnd: splat?.responseEnd ?? null,
     previewEnd: preview?.responseEnd ?? null,
     fullSplatFrameAt: window.__studio.fullSplatFrameAt,
+    wholePresentedAt: window.__wholePresentedAt ?? null,
     splatLevel: window.__studio.splats().level,
     sparkEnd: spark?.responseEnd ?? null,
     splatCount: window.__studio.splats().count,

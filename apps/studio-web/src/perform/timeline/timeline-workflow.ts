@@ -7,6 +7,7 @@ import { InMemoryCameraPathStore, type CameraPathStore, type CameraPathSummary, 
 import type { Take } from '../take.recorder';
 import { MAX_FILE_BYTES, MAX_KEYFRAMES, parseCameraPathFile } from './camera-path-file';
 import { documentForMove } from './camera-move-document';
+import { StudioApiError } from '../../api/studio-api.client';
 import { MoveLibrary } from './move-library.view';
 import { keyframesFromTake, TAKE_KEYFRAME_CAP } from './take-keyframes';
 import { Timeline, seconds } from './timeline';
@@ -367,11 +368,16 @@ export class TimelineWorkflow {
     const current = this.moveAsSaved(new Date().toISOString());
     if (!current) throw new Error('Add keyframes before saving a camera move.');
     const existing = this.saved.find((s) => s.name === name);
+    // Saved, the keyframes are the move: the samples baked for files that leave the studio would
+    // only spend the server's sample limit (docs/camera-paths.md).
+    const document = { ...current.document, samples: [] };
     try {
-      if (existing) await this.store.update(existing.cameraPathId, name, current.document);
-      else await this.store.create('path', name, current.document);
-    } catch {
-      throw new Error('The camera move could not be saved. Try again.');
+      if (existing) await this.store.update(existing.cameraPathId, name, document);
+      else await this.store.create('path', name, document);
+    } catch (e) {
+      // The server's own words when it refused the move (a limit); a retry for anything else.
+      const refused = e instanceof StudioApiError && e.status === 422 ? ` ${e.message}` : ' Try again.';
+      throw new Error(`The camera move could not be saved.${refused}`, { cause: e });
     }
     this.savedAt = current.document.recordedAt;
     this.name = name;
