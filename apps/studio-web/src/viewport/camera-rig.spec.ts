@@ -61,4 +61,37 @@ describe(CameraRig.name, () => {
       expect([sut.focalLengthMm, sut.focusDistanceM, sut.fNumber]).toEqual([85, 4, 5.6]);
     });
   });
+
+  describe('snapshot', () => {
+    it('puts back exactly what a borrowed rig changed: pose, lens, orbit distance, navigation, frame', () => {
+      sut.setFrame('super-35', '2.39:1');
+      sut.turn(0.4, -0.2);
+      sut.dolly(0.7);
+      sut.setRollDeg(3.3);
+      sut.setNavigation('fly');
+      const before = { ...sut, position: sut.position.clone(), frame: sut.frame };
+      const restore = sut.snapshot();
+
+      sut.setPose({
+        position: [9, 8, 7],
+        quaternion: [0, 0.7071068, 0, 0.7071068],
+        focalLengthMm: 135,
+        focusDistanceM: 2,
+        fNumber: 11,
+        rollDeg: 0,
+      });
+      sut.setFrame('full-frame', '9:16');
+      sut.setNavigation('orbit');
+      sut.orbitDistance = 42;
+      const revision = sut.revision;
+      restore();
+
+      expect(sut.position.equals(before.position)).toBe(true);
+      const fields = ['yaw', 'pitch', 'roll', 'orbitDistance', 'focalLengthMm', 'focusDistanceM', 'fNumber', 'navigation'] as const;
+      for (const field of fields) expect(sut[field]).toBe(before[field]);
+      expect(sut.frame).toBe(before.frame);
+      // A change the viewport redraws for.
+      expect(sut.revision).toBeGreaterThan(revision);
+    });
+  });
 });

@@ -261,6 +261,29 @@ export class CameraRig {
     this.touch();
   }
 
+  /**
+   * Everything a move, a jump or the frame selects change (position, heading, tilt, roll, lens,
+   * orbit distance, navigation, frame), to be put back exactly: an offline render borrows the
+   * rig and must return the view the user had, to the last bit.
+   */
+  snapshot(): () => void {
+    const position = this.position.clone();
+    const { yaw, pitch, roll, orbitDistance, focalLengthMm, focusDistanceM, fNumber, navigation, frameFormat } = this;
+    return () => {
+      this.position.copy(position);
+      this.yaw = yaw;
+      this.pitch = pitch;
+      this.roll = roll;
+      this.orbitDistance = orbitDistance;
+      this.focalLengthMm = focalLengthMm;
+      this.focusDistanceM = focusDistanceM;
+      this.fNumber = fNumber;
+      this.navigation = navigation;
+      this.frameFormat = frameFormat;
+      this.touch();
+    };
+  }
+
   touch(): void {
     this.revision++;
   }
