@@ -1,5 +1,5 @@
 import { SparkRenderer, SplatFileType, SplatMesh } from '@sparkjsdev/spark';
-import { Sphere, type Object3D, type WebGLRenderer } from 'three';
+import { Sphere, Vector3, type Camera, type Object3D, type Scene, type WebGLRenderer } from 'three';
 
 /**
  * Everything that touches Spark (World Labs' Gaussian-splat renderer for three.js). This module
@@ -79,8 +79,20 @@ export interface SplatRendererHandle {
    * as seen from the focal plane, 0 for a pinhole.
    */
   setDepthOfField(focalDistance: number, apertureAngle: number): void;
+  /**
+   * Resolves once the next frame drawn from `camera` is final: Spark has gathered the splats for
+   * exactly this view, sorted them in its worker and holds that order for drawing (and, on a
+   * world with a level-of-detail tree, picked the detail for this view first). Offline renders
+   * wait for this before each frame; the live view never does (it redraws when a sort lands).
+   */
+  settle(scene: Scene, camera: Camera, signal?: AbortSignal): Promise<void>;
   dispose(): void;
 }
+
+/** An offline render gives up on a view Spark has not settled by then (a stuck worker). */
+const SETTLE_LIMIT_MS = 120_000;
+/** How often `settle` looks at Spark's state while its worker sorts (it posts no event per sort). */
+const SETTLE_POLL_MS = 4;
 
 /** One per viewport: Spark's renderer object, which sorts and draws every splat mesh in the scene. */
 export function createSplatRenderer(renderer: WebGLRenderer, onDirty: () => void): SplatRendererHandle {
@@ -95,6 +107,39 @@ export function createSplatRenderer(renderer: WebGLRenderer, onDirty: () => void
       spark.focalDistance = focalDistance;
       spark.apertureAngle = apertureAngle;
     },
+    settle: (scene, camera, signal) => settle(spark, scene, camera, signal),
     dispose: () => spark.dispose(),
   };
+}
+
+/**
+ * Spark's state machine, read from its public fields (2.2.0, `SparkRenderer.updateInternal` and
+ * `driveSort`): `update()` gathers the splats for a camera (`current`, whose `viewOrigin` and
+ * `viewDirection` are that camera's) and starts a sort unless one is running (`sorting`), in
+ * which case `sortDirty` asks for another when it lands; a landed sort records the view it was
+ * for in `sortedCenter`/`sortedDir` and swaps its order in for drawing. A frame is final when no
+ * sort runs or waits and the last one was for this exact camera. Level of detail (worlds above
+ * LOD_ABOVE_SPLATS) runs in a second worker: a new detail set means gathering and sorting again.
+ */
+async function settle(spark: SparkRenderer, scene: Scene, camera: Camera, signal?: AbortSignal): Promise<void> {
+  const deadline = performance.now() + SETTLE_LIMIT_MS;
+  const position = camera.getWorldPosition(new Vector3());
+  const direction = camera.getWorldDirection(new Vector3());
+  // What the next draw will use; Spark otherwise learns the size only when it draws.
+  spark.renderer.getDrawingBufferSize(spark.renderSize);
+  const withLod = spark.lodMeshes.length > 0;
+  for (;;) {
+    const lodBefore = spark.currentLod;
+    await spark.update({ scene, camera });
+    while (spark.sorting || spark.sortTimeoutId !== -1 || (withLod && spark.lodWorker?.queue != null)) {
+      signal?.throwIfAborted();
+      if (performance.now() > deadline) throw new Error('The splat renderer did not finish sorting the world for a frame.');
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
+    }
+    signal?.throwIfAborted();
+    const sortedHere = spark.sortedCenter.distanceTo(position) < 1e-9 && spark.sortedDir.dot(direction) > 1 - 1e-12;
+    const lodSettled = !withLod || (!spark.lodDirty && spark.currentLod === lodBefore);
+    if (sortedHere && !spark.sortDirty && lodSettled) return;
+    if (performance.now() > deadline) throw new Error('The splat renderer did not finish sorting the world for a frame.');
+  }
 }

@@ -11,6 +11,7 @@ import {
 } from 'three';
 import type { SceneSpec } from '../api/studio-api.types';
 import { AdaptiveQuality, frameDelta, type AdaptiveQualityOptions } from './adaptive-quality';
+import type { MovePose } from './camera-move';
 import { CameraRig } from './camera-rig';
 import { ColliderWalls } from './collider-walls';
 import type { DepthOfFieldPass } from './depth-of-field.pass';
@@ -45,6 +46,25 @@ export interface CanvasStats {
 }
 
 const MAX_PIXEL_RATIO = 2;
+
+/**
+ * The viewport lent to an offline render (StudioViewport.beginCapture): it draws only what the
+ * render asks for, at the render's size, until `end()` gives the live view back as it was.
+ */
+export interface ViewportCapture {
+  readonly width: number;
+  readonly height: number;
+  /** The viewport's canvas: what `draw` draws into. */
+  readonly canvas: HTMLCanvasElement;
+  /**
+   * Puts the camera at `pose`, waits until that frame is final (a splat world's sort for this
+   * exact view), draws it at the capture's size, and calls `read` in the same task — before the
+   * browser can present the canvas and clear its drawing buffer. Resolves to what `read` returned.
+   */
+  draw<T>(pose: MovePose, read: (canvas: HTMLCanvasElement) => T, signal?: AbortSignal): Promise<T>;
+  /** The live view again: size, pixel ratio, pose, lens, navigation and frame as before. Idempotent. */
+  end(): void;
+}
 
 /** What the fps indicator and the tests read of the adaptive quality. */
 export interface QualityState {
@@ -98,6 +118,8 @@ export class StudioViewport {
   private renderedRevision = -1;
   private needsRender = false;
   private continuousHolds = 0;
+  /** An offline render's drawing size while it holds the viewport (beginCapture). */
+  private capture: { width: number; height: number } | null = null;
   private contextLost = false;
   private disposed = false;
   private frames = 0;
@@ -295,6 +317,78 @@ export class StudioViewport {
     this.needsRender = true;
   }
 
+  /**
+   * The largest frame this GPU can draw: the drawing buffer, the lens pass's target and the
+   * viewport must all hold it.
+   */
+  get maxDrawingSize(): number {
+    const gl = this.renderer.getContext();
+    const dims = gl.getParameter(gl.MAX_VIEWPORT_DIMS) as Int32Array;
+    return Math.min(this.renderer.capabilities.maxTextureSize, gl.getParameter(gl.MAX_RENDERBUFFER_SIZE) as number, dims[0], dims[1]);
+  }
+
+  get capturing(): boolean {
+    return this.capture !== null;
+  }
+
+  /**
+   * Lends the viewport to an offline render: inputs and the live frame loop pause, quality is
+   * pinned, the drawing buffer takes `width` × `height` (pixel ratio 1), and the rig takes `frame`
+   * (the move's sensor and aspect) when given. The canvas keeps its place on the page and shows
+   * each rendered frame scaled. `end()` restores everything exactly.
+   */
+  beginCapture(width: number, height: number, frame?: FrameFormat): ViewportCapture {
+    if (this.capture) throw new Error('The viewport is already rendering.');
+    if (this.disposed || !this.model) throw new Error('There is no scene to render.');
+    this.capture = { width, height };
+    const restoreRig = this.rig.snapshot();
+    const unpin = this.quality.pin();
+    if (frame) this.rig.setFrame(frame.sensor.id, frame.aspect.id);
+    this.renderer.setPixelRatio(1);
+    this.renderer.setSize(width, height, false);
+    // The frame on the page takes the render's aspect; the drawing buffer keeps the render's size.
+    this.layout();
+    let ended = false;
+    return {
+      width,
+      height,
+      canvas: this.canvas,
+      draw: (pose, read, signal) => this.drawCaptured(pose, read, signal),
+      end: () => {
+        if (ended) return;
+        ended = true;
+        this.capture = null;
+        unpin();
+        restoreRig();
+        if (this.disposed) return;
+        this.renderer.setPixelRatio(this.quality.ratio);
+        // The first live frame after the render moves held keys by its own frame time, not by
+        // the render's length.
+        this.lastTick = 0;
+        this.layout();
+      },
+    };
+  }
+
+  private async drawCaptured<T>(pose: MovePose, read: (canvas: HTMLCanvasElement) => T, signal?: AbortSignal): Promise<T> {
+    for (;;) {
+      signal?.throwIfAborted();
+      if (this.disposed || this.contextLost || !this.capture) throw new Error('The graphics context was lost during the render.');
+      this.rig.setPose(pose);
+      const revision = this.rig.revision;
+      if (this.splat && this.spark) {
+        this.rig.apply(this.camera);
+        this.camera.updateMatrixWorld();
+        await this.spark.settle(this.scene, this.camera, signal);
+      }
+      // A pointer drag on the canvas may have turned the rig while Spark sorted: pose it again.
+      if (this.rig.revision !== revision) continue;
+      if (this.disposed || this.contextLost || !this.capture) throw new Error('The graphics context was lost during the render.');
+      this.renderNow();
+      return read(this.canvas);
+    }
+  }
+
   /** Lazily builds the depth-of-field pass; returns false when the GPU cannot run it. */
   async setDepthOfField(enabled: boolean): Promise<boolean> {
     this.dofEnabled = enabled;
@@ -379,6 +473,8 @@ export class StudioViewport {
   private readonly tick = (now: number): void => {
     if (this.disposed) return;
     this.rafId = requestAnimationFrame(this.tick);
+    // An offline render draws its own frames; inputs wait until the live view is back.
+    if (this.capture) return;
     const dt = frameDelta(now, this.lastTick);
     this.lastTick = now;
     for (const listener of this.frameListeners) listener(dt, now);
@@ -396,7 +492,7 @@ export class StudioViewport {
     const lens = { focalLengthMm: this.rig.focalLengthMm, fNumber: this.rig.fNumber, focusDistanceM: this.rig.focusDistanceM };
     const dof = this.dofEnabled ? lens : null;
     // The focus aid is for framing, not for the picture: never drawn into a capture.
-    const focusAid = this.focusAid && this.continuousHolds === 0;
+    const focusAid = this.focusAid && this.continuousHolds === 0 && !this.capture;
     if (this.splat && this.spark) {
       // Splats write no depth, so the post pass cannot blur them: Spark blurs each splat as it
       // draws it, from the same lens settings (a mesh drawn with a splat stays sharp).
@@ -444,6 +540,8 @@ export class StudioViewport {
    * below the ground (a preset, a jump) is lifted back above it.
    */
   private keepAboveGround(): void {
+    // Renders put the camera where the move says, as presets and playback do.
+    if (this.capture) return;
     if (this.rig.navigation !== 'fly' || this.rig.revision === this.groundCheckedRevision) return;
     this.groundCheckedRevision = this.rig.revision;
     const collider = this.model?.root.getObjectByName('studio-collider');
@@ -482,9 +580,14 @@ export class StudioViewport {
     this.frame.style.width = `${width}px`;
     this.frame.style.height = `${height}px`;
     this.frame.dataset.aspect = this.rig.frame.aspect.id;
-    this.renderer.setSize(width, height, false);
     this.rig.apply(this.camera);
     this.camera.updateProjectionMatrix();
+    if (this.capture) {
+      // The render's size holds until it ends, whatever the page around does meanwhile.
+      this.dof?.setSize(this.capture.width, this.capture.height);
+      return;
+    }
+    this.renderer.setSize(width, height, false);
     if (this.dof) {
       const pixelRatio = this.renderer.getPixelRatio();
       this.dof.setSize(Math.floor(width * pixelRatio), Math.floor(height * pixelRatio));
@@ -494,7 +597,7 @@ export class StudioViewport {
 
   /** Sizes the drawing buffer (and the lens pass) for the quality's current pixel ratio. */
   private applyPixelRatio(): void {
-    if (this.disposed || this.renderer.getPixelRatio() === this.quality.ratio) return;
+    if (this.disposed || this.capture || this.renderer.getPixelRatio() === this.quality.ratio) return;
     this.renderer.setPixelRatio(this.quality.ratio);
     this.layout();
   }
