@@ -10,6 +10,7 @@ import './styles/status.css';
 import './styles/viewport.css';
 import './styles/panel.css';
 import './styles/perform.css';
+import './styles/render.css';
 import './styles/framing.css';
 import './styles/timeline.css';
 import './styles/edit.css';

@@ -36,6 +36,8 @@ export interface PanelExtras {
   framing?: HTMLElement[];
   /** The "Camera move" section: the timeline. */
   move?: HTMLElement[];
+  /** The Render section's content (render/render-panel.view.ts), after Recording. */
+  render?: HTMLElement[];
 }
 
 export interface TakeLinks {
@@ -187,6 +189,7 @@ export class PerformPanel {
         this.takesList,
         this.takesHint,
       ]),
+      extras.render ? section('Render', extras.render) : null,
       section('Controllers', [this.gamepadStatus, this.spaceMouseButton, this.spaceMouseStatus]),
     ]);
 
@@ -244,6 +247,12 @@ export class PerformPanel {
     this.recordButton.replaceChildren(icon([...(recording ? ICONS.stop : ICONS.record)]), recording ? 'Stop recording' : 'Start recording');
     this.markerButton.setAttribute('aria-disabled', String(!recording));
     this.timer.textContent = formatDuration(elapsedMs);
+  }
+
+  /** While an offline render holds the viewport a take cannot start: the button says so. */
+  setRecordBlocked(blocked: boolean): void {
+    this.recordButton.setAttribute('aria-disabled', String(blocked));
+    this.recordButton.title = blocked ? 'A render is running: cancel it or let it finish to record.' : '';
   }
 
   setElapsed(elapsedMs: number): void {

@@ -1,5 +1,7 @@
 import { Raycaster, Vector2 } from 'three';
 import type { CameraPreset } from '../api/studio-api.types';
+import { RenderWorkflow, type RenderSourceProvider } from '../render/render-workflow';
+import { moveFromPath } from '../viewport/camera-move';
 import type { StudioViewport } from '../viewport/studio-viewport';
 import { FramingWorkflow, type FramingState } from './framing-workflow';
 import { GamepadInput, type GamepadStatus } from './gamepad.input';
@@ -35,6 +37,7 @@ export interface PerformState {
   lastTake: { durationMs: number; mimeType: string; sizeBytes: number; pathSamples: number; markers: number } | null;
   framing: FramingState;
   timeline: TimelineState;
+  render: RenderWorkflow['state'];
 }
 
 /**
@@ -49,6 +52,8 @@ export class PerformWorkflow implements PerformActions {
   readonly timeline: TimelineWorkflow;
   /** Record and focal length over the viewport (the page places it in the viewport area). */
   readonly toolbar: ViewportToolbar;
+  /** Offline renders of a camera move (the newest take's, until the timeline supplies one). */
+  readonly render: RenderWorkflow;
   private readonly controls: ViewportControls;
   private readonly gamepad: GamepadInput;
   private readonly spaceMouse: SpaceMouseInput;
@@ -69,6 +74,17 @@ export class PerformWorkflow implements PerformActions {
     this.framing = new FramingWorkflow(host, (unit) => (this.panel.distanceUnit = unit));
     const cinema = this.framing.controls;
     this.timeline = new TimelineWorkflow(host);
+    this.render = new RenderWorkflow({
+      viewport,
+      post: (type, payload) => host.post(type, payload),
+      announce: (text) => host.announce(text),
+      onRenderingChange: (rendering) => {
+        this.panel.setRecordBlocked(rendering);
+        // The frame (sensor, aspect) is the render's until it ends, as during a take.
+        this.framing.setRecording(rendering || this.recorder.recording);
+      },
+    });
+    this.render.setSource(() => this.newestTakeSource());
     this.panel = new PerformPanel(
       rig,
       {
@@ -86,6 +102,7 @@ export class PerformWorkflow implements PerformActions {
         focus: [cinema.focusFields],
         framing: [cinema.guideFields],
         move: [this.timeline.element],
+        render: this.render.panel.elements,
       },
     );
     this.toolbar = new ViewportToolbar(this.panel.recordRow, cinema.focalEntry);
@@ -138,12 +155,18 @@ export class PerformWorkflow implements PerformActions {
         : null,
       framing: this.framing.state,
       timeline: this.timeline.state,
+      render: this.render.state,
     };
   }
 
   /** The timeline's move and its file, for the offline render; null while it has no keyframes. */
   currentMove(): CurrentMove | null {
     return this.timeline.currentMove();
+  }
+
+  /** What the Render section renders: the timeline hands its keyframed move in here. */
+  setRenderSource(provider: RenderSourceProvider): void {
+    this.render.setSource(provider);
   }
 
   /** Finished takes, newest first: they outlive the session on the ended screen. */
@@ -157,7 +180,7 @@ export class PerformWorkflow implements PerformActions {
   }
 
   goToPreset(index?: number): void {
-    if (this.presets.length === 0) return;
+    if (this.presets.length === 0 || this.render.rendering) return;
     const next = index === undefined ? (this.presetIndex + 1) % this.presets.length : index;
     const preset = this.presets[next];
     if (!preset) return;
@@ -168,6 +191,7 @@ export class PerformWorkflow implements PerformActions {
   }
 
   toggleNavigation(): void {
+    if (this.render.rendering) return;
     const rig = this.host.viewport.rig;
     rig.setNavigation(rig.navigation === 'orbit' ? 'fly' : 'orbit');
     this.host.announce(rig.navigation === 'orbit' ? 'Orbit navigation.' : 'Fly navigation.');
@@ -175,6 +199,10 @@ export class PerformWorkflow implements PerformActions {
 
   toggleRecording(): void {
     if (this.ended || this.stopping) return;
+    if (this.render.rendering) {
+      this.host.announce('A render is running: cancel it or let it finish to record.');
+      return;
+    }
     if (this.recorder.recording) void this.stopRecording();
     else this.startRecording();
   }
@@ -190,8 +218,11 @@ export class PerformWorkflow implements PerformActions {
    */
   async end(): Promise<readonly TakeLinks[]> {
     this.ended = true;
+    // A render is cancelled, not finished: docs/embed.md, "Rendering a camera move".
+    const rendering = this.render.end();
     if (this.recorder.recording) await this.stopRecording();
     else if (this.stopping) await this.stopping;
+    await rendering;
     this.dispose();
     return this.takes;
   }
@@ -211,6 +242,7 @@ export class PerformWorkflow implements PerformActions {
       URL.revokeObjectURL(t.videoUrl);
       URL.revokeObjectURL(t.pathUrl);
     }
+    this.render.revokeDownloads();
   }
 
   private startRecording(): void {
@@ -231,6 +263,7 @@ export class PerformWorkflow implements PerformActions {
       return;
     }
     this.lastSecond = -1;
+    this.render.setRecording(true);
     this.framing.setRecording(true);
     this.timeline.setRecording(true);
     this.panel.setRecording(true, 0);
@@ -249,6 +282,7 @@ export class PerformWorkflow implements PerformActions {
       }
       this.releaseRendering?.();
       this.releaseRendering = null;
+      this.render.setRecording(false);
       this.framing.setRecording(false);
       this.timeline.setRecording(false);
       this.panel.setRecording(false, take?.durationMs ?? 0);
@@ -258,6 +292,7 @@ export class PerformWorkflow implements PerformActions {
       this.takes.unshift(links);
       this.panel.addTake(links);
       this.timeline.setLastTake(take);
+      this.render.sourceChanged();
       if (notifyParent) {
         // The partner's sandbox (per the product's iframe rules) has no allow-downloads, so the
         // take itself goes to the parent — posted only to the session's exact origin.
@@ -275,6 +310,13 @@ export class PerformWorkflow implements PerformActions {
       this.stopping = null;
     });
     return this.stopping;
+  }
+
+  private newestTakeSource(): ReturnType<RenderSourceProvider> {
+    const take = this.takes[0]?.take;
+    if (!take) return null;
+    const seconds = Math.round(take.durationMs / 100) / 10;
+    return { move: moveFromPath(take.path), cameraPath: take.path, label: `Take ${take.index} · ${seconds.toFixed(1)} s` };
   }
 
   private tickTimer(): void {

@@ -9,6 +9,7 @@ import type { TakeLinks } from '../perform/perform-panel.view';
 import { PerformWorkflow } from '../perform/perform-workflow';
 import { ServerSavedViewStore } from '../perform/server-saved-views';
 import { takeDownloads } from '../perform/take-downloads.view';
+import { renderDownloads } from '../render/render-downloads.view';
 import { h } from '../ui/dom';
 import { HelpPanel } from '../ui/help-panel.view';
 import { LiveAnnouncer } from '../ui/live-announcer';
@@ -230,7 +231,11 @@ export class StudioPage {
     this.viewport?.dispose();
     this.sizeNotice?.dispose();
     if (this.sourceImageUrl) URL.revokeObjectURL(this.sourceImageUrl);
-    return takes.then((list) => (list.length > 0 ? takeDownloads(list) : null));
+    return takes.then((list) => {
+      const offered = [list.length > 0 ? takeDownloads(list) : null, renderDownloads(this.perform?.render.renders ?? [])];
+      const shown = offered.filter((e) => e !== null);
+      return shown.length > 0 ? h('div', {}, shown) : null;
+    });
   }
 }
 

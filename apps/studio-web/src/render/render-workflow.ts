@@ -1,0 +1,396 @@
+import type { CameraPathDocument } from '../perform/camera-path';
+import type { CameraMove } from '../viewport/camera-move';
+import { frameOfPath, type FrameFormat } from '../viewport/lens';
+import type { StudioViewport } from '../viewport/studio-viewport';
+import { loadMedia, type MediaModule } from './media-loader';
+import { renderMove, type RenderedVideo } from './offline-render';
+import { RenderPanel, type RenderChoice } from './render-panel.view';
+import { progressAnnouncement, startAnnouncements } from './render-progress';
+import {
+  CONTAINERS,
+  RENDER_FRAME_RATES,
+  RESOLUTIONS,
+  formatBytes,
+  outputSize,
+  planRender,
+  videoBitrate,
+  type ContainerId,
+  type RenderPlan,
+  type ResolutionId,
+} from './render-options';
+
+/** A move the studio can render, with the camera-path document handed over beside the video. */
+export interface RenderSource {
+  move: CameraMove;
+  cameraPath: CameraPathDocument;
+  /** How the panel names it: "Take 3 · 0:04". */
+  label: string;
+}
+
+/** Supplies the move to render when asked (the newest take today, the timeline's move later). */
+export type RenderSourceProvider = () => RenderSource | null;
+
+export interface RenderHost {
+  viewport: StudioViewport;
+  post(type: string, payload: Record<string, unknown>): void;
+  announce(text: string): void;
+  /** A render started or ended: takes cannot start meanwhile (the render holds the viewport). */
+  onRenderingChange(rendering: boolean): void;
+}
+
+export type RenderCancelReason = 'user' | 'session_ended';
+
+export interface FinishedRender {
+  index: number;
+  result: RenderedVideo;
+  cameraPath: CameraPathDocument;
+  fileName: string;
+  videoUrl: string;
+}
+
+export interface DrawnPose {
+  t: number;
+  position: [number, number, number];
+  quaternion: [number, number, number, number];
+  focalLengthMm: number;
+}
+
+export interface RenderState {
+  rendering: boolean;
+  framesDone: number;
+  frames: number;
+  renders: number;
+  last: {
+    frames: number;
+    fps: number;
+    width: number;
+    height: number;
+    mimeType: string;
+    sizeBytes: number;
+    durationMs: number;
+    /** Wall time from the first frame drawn to the file finished. */
+    elapsedMs: number;
+  } | null;
+  /** The camera of every frame of the last render, in order: what a test compares with the move. */
+  drawnPoses: DrawnPose[];
+}
+
+const DRAWN_POSES_KEPT = 10_000;
+
+/**
+ * Offline renders for the perform workflow: offers what the browser can encode for the frame the
+ * move was made in, renders on request (one at a time, never during a take), reports progress,
+ * and hands the finished video to the parent like a take (`render.completed`). Cancelling, a
+ * failure and the session's end leave no partial file and the live view as it was.
+ */
+export class RenderWorkflow {
+  readonly panel: RenderPanel;
+  private provider: RenderSourceProvider = () => null;
+  private sourceFrame: FrameFormat | null = null;
+  private shownFrame: FrameFormat | null = null;
+  private readonly encodable = new Map<string, boolean>();
+  private probed = false;
+  private running: { controller: AbortController; done: Promise<void>; frames: number; framesDone: number } | null = null;
+  private recording = false;
+  private ended = false;
+  private readonly finished: FinishedRender[] = [];
+  private last: RenderState['last'] = null;
+  private drawnPoses: DrawnPose[] = [];
+  private readonly unsubscribe: () => void;
+  private readonly framed = window.parent !== window;
+
+  constructor(private readonly host: RenderHost) {
+    this.panel = new RenderPanel({
+      start: (choice) => void this.start(choice),
+      cancel: () => void this.cancel('user'),
+      shown: () => {
+        this.probed = true;
+        void this.refreshAvailability();
+      },
+    });
+    // The aspect select changes the sizes offered (a move's own frame, when it has one, wins).
+    this.unsubscribe = host.viewport.addFrameListener(() => {
+      if ((this.sourceFrame ?? host.viewport.rig.frame) !== this.shownFrame) this.frameChanged();
+    });
+    this.sourceChanged();
+  }
+
+  get rendering(): boolean {
+    return this.running !== null;
+  }
+
+  get renders(): readonly FinishedRender[] {
+    return this.finished;
+  }
+
+  get state(): RenderState {
+    return {
+      rendering: this.running !== null,
+      framesDone: this.running?.framesDone ?? 0,
+      frames: this.running?.frames ?? 0,
+      renders: this.finished.length,
+      last: this.last,
+      drawnPoses: this.drawnPoses,
+    };
+  }
+
+  /** Where the move to render comes from; the panel re-reads it at once. */
+  setSource(provider: RenderSourceProvider): void {
+    this.provider = provider;
+    this.sourceChanged();
+  }
+
+  /** The provider's move changed (a take finished, the timeline was edited). */
+  sourceChanged(): void {
+    const source = this.readSource();
+    this.sourceFrame = source ? frameOfPath(source.cameraPath) : null;
+    this.panel.setSource(source?.label ?? null);
+    this.frameChanged();
+  }
+
+  setRecording(recording: boolean): void {
+    this.recording = recording;
+    this.panel.setBlocked(recording ? 'A take is recording: stop it to render.' : null);
+  }
+
+  cancel(reason: RenderCancelReason): Promise<void> {
+    const running = this.running;
+    if (!running) return Promise.resolve();
+    running.controller.abort(reason);
+    return running.done;
+  }
+
+  /**
+   * The session ended: a running render is cancelled (`render.cancelled`, reason
+   * `session_ended`) — it needs the viewport the ended studio gives back, and could take
+   * minutes — and nothing starts again.
+   */
+  async end(): Promise<void> {
+    this.ended = true;
+    this.panel.setBlocked('The session has ended.');
+    await this.cancel('session_ended');
+    this.unsubscribe();
+  }
+
+  revokeDownloads(): void {
+    for (const r of this.finished) URL.revokeObjectURL(r.videoUrl);
+  }
+
+  private readSource(): RenderSource | null {
+    try {
+      return this.provider();
+    } catch {
+      // A move that cannot be built (an empty path) is no source.
+      return null;
+    }
+  }
+
+  private frameChanged(): void {
+    const frame = this.sourceFrame ?? this.host.viewport.rig.frame;
+    this.shownFrame = frame;
+    const sizes = Object.fromEntries(RESOLUTIONS.map((r) => [r.id, outputSize(r.id, frame.aspect.ratio)])) as Record<
+      ResolutionId,
+      { width: number; height: number }
+    >;
+    this.panel.setSizes(sizes);
+    if (this.probed) void this.refreshAvailability();
+  }
+
+  /** Asks mediabunny which pairs the encoder takes at every frame rate, for the frame shown. */
+  private async refreshAvailability(): Promise<void> {
+    const frame = this.shownFrame ?? this.host.viewport.rig.frame;
+    const queries = RESOLUTIONS.flatMap((r) =>
+      CONTAINERS.flatMap((container) =>
+        RENDER_FRAME_RATES.map((fps) => {
+          const size = outputSize(r.id, frame.aspect.ratio);
+          return { container, fps, ...size, bitrate: videoBitrate(size.width, size.height, fps) };
+        }),
+      ),
+    ).filter((q) => !this.encodable.has(encoderKey(q)));
+    if (queries.length > 0) {
+      let media: MediaModule;
+      try {
+        media = await loadMedia();
+      } catch {
+        this.panel.setMessage('The video encoder could not be loaded. Check the connection and try again.', 'error');
+        this.panel.setAvailability(() => false);
+        return;
+      }
+      const results = await media.canEncode(queries);
+      queries.forEach((q, i) => this.encodable.set(encoderKey(q), results[i]));
+    }
+    if (frame !== this.shownFrame) return;
+    const maxSize = this.host.viewport.maxDrawingSize;
+    this.panel.setAvailability((resolution, container) => {
+      const size = outputSize(resolution, frame.aspect.ratio);
+      const preset = CONTAINERS.find((c) => c.id === container)!;
+      if (Math.max(size.width, size.height) > maxSize) return false;
+      // Offered when some frame rate works; the chosen rate is checked again at Render.
+      return RENDER_FRAME_RATES.some((fps) => this.encodable.get(encoderKey({ container: preset, fps, ...size })) === true);
+    });
+  }
+
+  private async start(choice: RenderChoice): Promise<void> {
+    if (this.running || this.ended) return;
+    if (this.recording) {
+      this.host.announce('A take is recording: stop it to render.');
+      return;
+    }
+    const viewport = this.host.viewport;
+    const source = this.readSource();
+    if (!source || !viewport.hasScene) {
+      this.refuse('There is nothing to render yet: record a take first.');
+      return;
+    }
+    const frame = frameOfPath(source.cameraPath) ?? viewport.rig.frame;
+    const planned = planRender({
+      durationMs: source.move.durationMs,
+      fps: choice.fps,
+      resolution: choice.resolution,
+      container: choice.container,
+      aspect: frame.aspect.ratio,
+      maxDrawingSize: viewport.maxDrawingSize,
+    });
+    if (!planned.ok) {
+      this.refuse(planned.message);
+      return;
+    }
+    const plan = planned.plan;
+    const controller = new AbortController();
+    const running = { controller, done: Promise.resolve(), frames: plan.frames, framesDone: 0 };
+    this.running = running;
+    this.panel.setRunning(true);
+    this.panel.setProgress(0, plan.frames);
+    this.panel.setMessage('Preparing the encoder…');
+    this.host.onRenderingChange(true);
+    running.done = this.run(source, plan, frame, controller, running).finally(() => {
+      this.running = null;
+      this.panel.setRunning(false);
+      this.host.onRenderingChange(false);
+    });
+    await running.done;
+  }
+
+  private async run(
+    source: RenderSource,
+    plan: RenderPlan,
+    frame: FrameFormat,
+    controller: AbortController,
+    running: { framesDone: number },
+  ): Promise<void> {
+    const { signal } = controller;
+    const viewport = this.host.viewport;
+    let started = false;
+    const startedAt = performance.now();
+    try {
+      const media = await loadMedia();
+      const [encodable] = await media.canEncode([
+        { container: plan.container, width: plan.width, height: plan.height, fps: plan.fps, bitrate: plan.bitrate },
+      ]);
+      signal.throwIfAborted();
+      if (!encodable) {
+        throw new Error(`This browser cannot encode ${plan.container.label} at ${plan.width} × ${plan.height}, ${plan.fps} fps.`);
+      }
+      this.host.post('render.started', {
+        durationMs: plan.durationMs,
+        mimeType: plan.container.id === 'mp4' ? 'video/mp4' : 'video/webm',
+        frames: plan.frames,
+        fps: plan.fps,
+        width: plan.width,
+        height: plan.height,
+      });
+      started = true;
+      const words = `${plan.frames} frames at ${plan.width} × ${plan.height}, ${plan.fps} fps, ${plan.container.label}`;
+      this.panel.setMessage(`Rendering ${words}.`);
+      this.host.announce(`Rendering ${words}.`);
+      this.drawnPoses = [];
+      const announcements = startAnnouncements(performance.now());
+      const result = await renderMove(
+        viewport,
+        media,
+        { move: source.move, plan, frame },
+        {
+          signal,
+          onDrawn: (_index, t) => this.noteDrawn(t),
+          onProgress: (done, total) => {
+            running.framesDone = done;
+            this.panel.setProgress(done, total);
+            const words = progressAnnouncement(announcements, done, total, performance.now());
+            if (words) this.host.announce(words);
+          },
+        },
+      );
+      this.finish(source, result, performance.now() - startedAt);
+    } catch (e) {
+      if (signal.aborted) {
+        const reason = signal.reason === 'session_ended' ? 'session_ended' : 'user';
+        if (started) this.host.post('render.cancelled', { reason, framesDone: running.framesDone, frames: plan.frames });
+        this.panel.setMessage('Render cancelled: nothing was kept.');
+        if (reason === 'user') this.host.announce('Render cancelled.');
+        return;
+      }
+      const message = e instanceof Error && e.message ? `The render failed: ${e.message}` : 'The render failed.';
+      this.host.post('error', { code: 'render_failed', message });
+      this.panel.setMessage(message, 'error');
+      this.host.announce(message);
+    }
+  }
+
+  private finish(source: RenderSource, result: RenderedVideo, elapsedMs: number): void {
+    const index = this.finished.length + 1;
+    const extension = result.mimeType.startsWith('video/mp4') ? '.mp4' : '.webm';
+    const fileName = `render-${index}${extension}`;
+    const entry: FinishedRender = { index, result, cameraPath: source.cameraPath, fileName, videoUrl: URL.createObjectURL(result.video) };
+    this.finished.unshift(entry);
+    this.last = {
+      frames: result.frames,
+      fps: result.fps,
+      width: result.width,
+      height: result.height,
+      mimeType: result.mimeType,
+      sizeBytes: result.video.size,
+      durationMs: result.durationMs,
+      elapsedMs: Math.round(elapsedMs),
+    };
+    const label = `${result.width} × ${result.height} · ${result.fps} fps · ${(result.durationMs / 1000).toFixed(1)} s · ${formatBytes(result.video.size)}`;
+    // The sandbox has no allow-downloads: framed, the parent gets the file and offers it; the
+    // panel shows no link that would do nothing.
+    this.panel.addRender({ index, label, fileName, videoUrl: this.framed ? null : entry.videoUrl });
+    this.host.post('render.completed', {
+      durationMs: result.durationMs,
+      mimeType: result.mimeType,
+      sizeBytes: result.video.size,
+      frames: result.frames,
+      fps: result.fps,
+      width: result.width,
+      height: result.height,
+      video: result.video,
+      cameraPath: source.cameraPath,
+    });
+    const rate = result.frames / Math.max(0.001, elapsedMs / 1000);
+    this.panel.setMessage(
+      `Render ${index} finished: ${result.frames} frames in ${(elapsedMs / 1000).toFixed(1)} s (${rate.toFixed(1)} frames/s).`,
+    );
+    this.host.announce(`Render ${index} finished${this.framed ? ' and handed to the page' : ', ready to download'}.`);
+  }
+
+  private noteDrawn(t: number): void {
+    if (this.drawnPoses.length >= DRAWN_POSES_KEPT) return;
+    const { camera, rig } = this.host.viewport;
+    this.drawnPoses.push({
+      t,
+      position: camera.position.toArray(),
+      quaternion: camera.quaternion.toArray(),
+      focalLengthMm: rig.focalLengthMm,
+    });
+  }
+
+  private refuse(message: string): void {
+    this.panel.setMessage(message, 'error');
+    this.host.announce(message);
+  }
+}
+
+function encoderKey(q: { container: { id: ContainerId }; width: number; height: number; fps: number }): string {
+  return `${q.container.id}:${q.width}x${q.height}@${q.fps}`;
+}
