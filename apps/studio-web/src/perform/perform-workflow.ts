@@ -1,6 +1,7 @@
 import { Raycaster, Vector2 } from 'three';
 import type { CameraPreset } from '../api/studio-api.types';
 import { RenderWorkflow, type RenderSourceProvider } from '../render/render-workflow';
+import { prepareTakeRemux, seekableTake } from '../render/take-remux';
 import { moveFromPath } from '../viewport/camera-move';
 import type { StudioViewport } from '../viewport/studio-viewport';
 import { FramingWorkflow, type FramingState } from './framing-workflow';
@@ -39,6 +40,9 @@ export interface PerformState {
   timeline: TimelineState;
   render: RenderWorkflow['state'];
 }
+
+/** How long a finished take may take to be made seekable before the original is handed over. */
+const REMUX_BUDGET_MS = { running: 60_000, sessionEnd: 4_000 } as const;
 
 /**
  * The perform workflow: wires every input device to the camera rig, and runs recordings.
@@ -262,6 +266,7 @@ export class PerformWorkflow implements PerformActions {
       this.host.announce(message);
       return;
     }
+    prepareTakeRemux();
     this.lastSecond = -1;
     this.render.setRecording(true);
     this.framing.setRecording(true);
@@ -282,6 +287,11 @@ export class PerformWorkflow implements PerformActions {
       }
       this.releaseRendering?.();
       this.releaseRendering = null;
+      if (take) {
+        // Duration and Cues in the file, so players show its length and seek (the original if not).
+        const video = await seekableTake(take.video, this.ended ? REMUX_BUDGET_MS.sessionEnd : REMUX_BUDGET_MS.running);
+        take = { ...take, video };
+      }
       this.render.setRecording(false);
       this.framing.setRecording(false);
       this.timeline.setRecording(false);
