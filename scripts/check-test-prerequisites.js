@@ -3,6 +3,7 @@
 // building and linting, and says what to install. PostgreSQL is not checked: the suites' global
 // set-up falls back to an embedded one (test/setup/global-setup.ts).
 'use strict';
+const { spawnSync } = require('node:child_process');
 const { chromiumProblem } = require('./chromium');
 const { answers, redisServerOnPath, MissingRedisError } = require('./local-services');
 
@@ -10,6 +11,14 @@ async function main() {
   const problems = [];
   const chromium = chromiumProblem();
   if (chromium) problems.push(chromium);
+  if (spawnSync('ffprobe', ['-version'], { stdio: 'ignore' }).status !== 0) {
+    problems.push(
+      [
+        'No ffprobe on the PATH: the browser suites check rendered and recorded videos with FFmpeg.',
+        'Install it (Debian/Ubuntu: sudo apt-get install ffmpeg; macOS: brew install ffmpeg).',
+      ].join('\n'),
+    );
+  }
   const redisProbe = Number(process.env.LOCAL_REDIS_PROBE_PORT || 6379);
   if (!process.env.REDIS_URL && !(await answers(redisProbe)) && !redisServerOnPath(process.env))
     problems.push(new MissingRedisError().message);

@@ -3,7 +3,9 @@ import sharp from 'sharp';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { artifactPath } from '../support/browser';
 import { setUpEmbedStack } from '../support/embed-stack';
-import { EmbeddedStudio, embedStudio, StudioMode, waitForEvent, waitForVersion } from '../support/studio-frame';
+import { frameClock, installFrameClock } from '../support/frame-clock';
+import { EmbeddedStudio, embedStudio, imageStats, postedBlob, StudioMode, waitForEvent, waitForVersion } from '../support/studio-frame';
+import { decodeFrame, probeVideo } from '../support/video-probe';
 
 type Vec3 = [number, number, number];
 
@@ -62,9 +64,10 @@ describe('a splat world in the studio, in a real browser', () => {
     await Promise.all(contexts.splice(0).map((c) => c.close()));
   });
 
-  async function open(mode: StudioMode): Promise<EmbeddedStudio & { page: Page }> {
+  async function open(mode: StudioMode, options: { clockFps?: number } = {}): Promise<EmbeddedStudio & { page: Page }> {
     const context = await stack.browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
     contexts.push(context);
+    if (options.clockFps) await installFrameClock(context, stack.embedOrigin, options.clockFps);
     const page = await context.newPage();
     await page.goto(stack.partner.origin);
     const session = await createEmbedSession(stack.api, stack.org, { sceneId, origin: stack.partner.origin, mode });
@@ -200,4 +203,46 @@ describe('a splat world in the studio, in a real browser', () => {
     expect(path).toMatchObject({ format: 'scene-studio.camera-path', sceneVersion: 1, coordinateSystem: 'gltf' });
     expect(path.samples.length).toBeGreaterThan(2);
   });
+
+  it('renders a camera move of the splat world offline: every frame drawn once Spark sorted it for that view, 24 frames by ffprobe', async () => {
+    // A take of exactly 1 s (24 frames of 1/24 s on the test's clock) orbiting the world.
+    const { page, frame } = await open('perform', { clockFps: 24 });
+    await waitForSplats(frame, 1);
+    await frameClock.hold(frame);
+    await frame.getByRole('button', { name: 'Start recording' }).click();
+    await waitForEvent(page, 'recording.started', RENDER_TIMEOUT);
+    await page.keyboard.down('ArrowLeft');
+    try {
+      await frameClock.advance(frame, 24, 180_000);
+    } finally {
+      await page.keyboard.up('ArrowLeft');
+    }
+    await frame.getByRole('button', { name: 'Stop recording' }).click();
+    expect((await waitForEvent(page, 'recording.completed', RENDER_TIMEOUT)).payload.durationMs).toBe(1000);
+    await frameClock.release(frame);
+
+    const rate = frame.getByLabel('Frame rate');
+    await rate.scrollIntoViewIfNeeded();
+    await rate.selectOption('24');
+    await frame.getByLabel('Resolution').selectOption('720p');
+    await frame.getByLabel('Format').selectOption('webm');
+    await frame.getByRole('button', { name: 'Render', exact: true }).click();
+    const completed = await waitForEvent(page, 'render.completed', 300_000);
+    expect(completed.payload).toMatchObject({ frames: 24, fps: 24, width: 1280, height: 720, durationMs: 1000 });
+
+    const drawn = (await frame.evaluate(() => (window as any).__studio.state().perform.render.drawnPoses)) as { splats: number }[];
+    expect(drawn).toHaveLength(24);
+    for (const d of drawn) expect(d.splats).toBeGreaterThan(0);
+    const bytes = await postedBlob(page, 'render.completed');
+    const probed = await probeVideo(bytes);
+    expect(probed).toMatchObject({ codec: 'vp9', width: 1280, height: 720, framesRead: 24 });
+    expect(probed.durationS).toBeCloseTo(1.0, 2);
+    for (const index of [0, 23]) {
+      const png = await decodeFrame(bytes, index);
+      await sharp(png).toFile(artifactPath(`splat-render-frame-${index}.png`));
+      const stats = await imageStats(png);
+      expect(stats.lumaStdDev).toBeGreaterThan(2);
+      expect(stats.distinctColors).toBeGreaterThan(50);
+    }
+  }, 600_000);
 });

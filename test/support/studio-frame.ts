@@ -175,3 +175,20 @@ export async function imageStats(png: Buffer): Promise<{ width: number; height: 
     distinctColors: colors.size,
   };
 }
+
+/** The bytes of the Blob `field` of the last `type` event the parent received (a take's or a render's video). */
+export async function postedBlob(page: Page, type: string, field = 'video'): Promise<Buffer> {
+  const base64 = await page.evaluate(
+    async ([t, f]) => {
+      const events = ((window as any).studioEvents as { type: string; payload: Record<string, unknown> }[]).filter((e) => e.type === t);
+      const blob = events[events.length - 1]?.payload[f];
+      if (!(blob instanceof Blob)) throw new Error(`no ${t} event with a Blob in ${f}`);
+      const bytes = new Uint8Array(await blob.arrayBuffer());
+      let binary = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      return btoa(binary);
+    },
+    [type, field] as const,
+  );
+  return Buffer.from(base64, 'base64');
+}

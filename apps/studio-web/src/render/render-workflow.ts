@@ -53,6 +53,8 @@ export interface DrawnPose {
   position: [number, number, number];
   quaternion: [number, number, number, number];
   focalLengthMm: number;
+  /** Splats Spark drew in that frame (0 for a mesh scene). */
+  splats: number;
 }
 
 export interface RenderState {
@@ -382,6 +384,7 @@ export class RenderWorkflow {
       position: camera.position.toArray(),
       quaternion: camera.quaternion.toArray(),
       focalLengthMm: rig.focalLengthMm,
+      splats: this.host.viewport.splatStats.drawn,
     });
   }
 
