@@ -23,6 +23,11 @@
 //  Then (c): frames per second while orbiting the world for `--orbit-seconds`, in the studio
 //  and in the baseline page (the camera turning about the same target at the same rate).
 //  Target: first splat frame < 3 s; the ≥ 20 fps orbit target is for a real GPU, not SwiftShader.
+//  With `--render` (and optionally `--splats N`, `--render-seconds`, `--render-fps`,
+//  `--render-container mp4|webm`, `--render-rounds`) it measures the offline render instead (bench/lib/studio-render.js):
+//  an exact take orbiting the scene, rendered at 720p and 1080p, frames of video per second against
+//  a baseline page that draws the same poses of the same scene and encodes them with a bare
+//  WebCodecs loop. Printed, not judged: there is no throughput target.
 // The figures are printed, not asserted: the exit code is 0 whatever they are. Method, machine
 // and results: docs/performance.md.
 
@@ -35,6 +40,7 @@ const { extname, join, relative } = require('node:path');
 const { gzipSync } = require('node:zlib');
 const h = require('./lib/harness');
 const { cpuMeter, descendantCpuSeconds, waitForQuiet } = require('./lib/machine');
+const { downloadSceneForBaseline, measureRenders, renderBaselineSource, renderReport } = require('./lib/studio-render');
 
 const { fmt, log, percentile } = h;
 
@@ -62,12 +68,18 @@ const options = h.parseArgs(process.argv.slice(2), {
   out: '',
   splats: 0,
   orbitSeconds: 5,
+  render: false,
+  renderSeconds: 2,
+  renderFps: 30,
+  renderContainer: 'mp4',
+  renderRounds: 3,
 });
 const SPLATS = Number(options.splats) || 0;
 if (!['edit', 'perform', 'edit_and_perform'].includes(options.mode)) throw new Error('--mode must be edit, perform or edit_and_perform');
 
 h.runBench(async () => {
   ensureStudioBuilt();
+  if (options.render) return renderBench();
   const bundle = measureBundle();
   const baselineDir = await buildBaseline();
   const harness = await startHarness(baselineDir);
@@ -124,6 +136,41 @@ h.runBench(async () => {
   return 0;
 });
 
+/** --render: one perform session, a take, renders at 720p and 1080p, the same work in a bare page. */
+async function renderBench() {
+  const baselineDir = await buildBaseline({ render: true });
+  const harness = await startHarness(baselineDir);
+  const stack = await startStack(harness.origin);
+  const sceneId = await generateScene(stack);
+  options.mode = 'perform';
+  const url = await createSession(stack, sceneId, harness.origin);
+  if (SPLATS) await downloadSplat(url, stack, baselineDir);
+  await downloadSceneForBaseline(url, stack.sceneInfo.version, baselineDir, writeFileSync, join);
+  await stack.worker.stop();
+  await stack.api.stop();
+  const browser = await launchChromium();
+  await waitForQuiet({ maxBusy: options.quietPercent / 100, timeoutMs: options.quietTimeout * 1000 });
+  const result = await measureRenders({
+    browser,
+    url,
+    harnessOrigin: harness.origin,
+    embedOrigin: new URL(url).origin,
+    freshPage,
+    meter: () => disturbanceMeter(stack),
+    splats: SPLATS,
+    fps: options.renderFps,
+    seconds: options.renderSeconds,
+    container: options.renderContainer,
+    rounds: options.renderRounds,
+  });
+  await browser.close();
+  process.stdout.write(
+    renderReport(result, { splats: SPLATS, fps: options.renderFps, container: options.renderContainer, maxOther: options.maxOther }) + '\n',
+  );
+  if (options.out) writeFileSync(options.out, JSON.stringify({ options, render: result }, null, 2));
+  return 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Build: the studio page, and the baseline page built the same way
 
@@ -141,7 +188,7 @@ function ensureStudioBuilt() {
  * same canvas size, pixel ratio 1) and draws one frame of an empty scene. Like the studio's
  * `window.__studio.firstFrameAt`, `firstFrameAt` is taken once the GPU finished that first frame.
  */
-async function buildBaseline() {
+async function buildBaseline({ render = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'scene-studio-bench-baseline-'));
   h.onCleanup(`remove ${dir}`, () => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(
@@ -150,6 +197,17 @@ async function buildBaseline() {
       '<script type="module" src="./main.js"></script></head><body style="margin:0;background:#0b0d12"></body></html>\n',
   );
   writeFileSync(join(dir, 'main.js'), SPLATS ? splatBaselineSource() : meshBaselineSource());
+  const inputs = [join(dir, 'baseline.html')];
+  if (render) {
+    // --render's baseline page: the studio's scene modules and a bare WebCodecs loop (bench/lib/studio-render.js).
+    writeFileSync(
+      join(dir, 'render.html'),
+      '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>render baseline</title>' +
+        '<script type="module" src="./render.js"></script></head><body style="margin:0;background:#0b0d12"></body></html>\n',
+    );
+    writeFileSync(join(dir, 'render.js'), renderBaselineSource(h.ROOT, SPLATS));
+    inputs.push(join(dir, 'render.html'));
+  }
   const { build } = await import('vite');
   await build({
     root: dir,
@@ -170,7 +228,7 @@ async function buildBaseline() {
       target: 'es2022',
       sourcemap: false,
       modulePreload: { polyfill: false },
-      rollupOptions: { input: join(dir, 'baseline.html') },
+      rollupOptions: { input: inputs },
       chunkSizeWarningLimit: 4096,
     },
   });
@@ -620,7 +678,8 @@ function report({ runs, bundle, canvas, budgetScript, scene, repeated, orbit }) 
   fileRows.push(['total', kb(bundle.rawTotal), kb(bundle.gzipTotal), '']);
   const onLoadGzip = bundle.files.filter((f) => f.onLoad).reduce((a, f) => a + f.gzip, 0);
   // Spark's chunk has its own budget (scripts/check-bundle-budget.js): only splat worlds load it.
-  const initialGzip = bundle.files.filter((f) => !/^splat-layer-/.test(f.file)).reduce((a, f) => a + f.gzip, 0);
+  // So has the encoder's (media-encoding-*.js), fetched for takes and renders only.
+  const initialGzip = bundle.files.filter((f) => !/^(splat-layer|media-encoding)-/.test(f.file)).reduce((a, f) => a + f.gzip, 0);
   const transfer = s.find((r) => r.scriptTransfer)?.scriptTransfer;
 
   const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
@@ -664,7 +723,7 @@ function report({ runs, bundle, canvas, budgetScript, scene, repeated, orbit }) 
           ]
         : []),
       [
-        'studio bundle without the lazy splat chunk, gzipped',
+        'studio bundle without the lazy splat and media chunks, gzipped',
         kb(initialGzip),
         `≤ ${kb(BUDGET_BYTES)}`,
         verdict(initialGzip <= BUDGET_BYTES),
