@@ -176,10 +176,11 @@ describe('offline render of a camera move, in a real browser', () => {
     const canvas = await frame.evaluate(() => (window as any).__studio.canvasStats());
     expect([canvas.width, canvas.height]).toEqual([live.canvas.width, live.canvas.height]);
     expect((await frame.evaluate(() => (window as any).__studio.quality())).pinned).toBe(false);
+    await frame.waitForFunction(() => document.getElementById('studio-live')?.textContent === 'Render 2 finished and handed to the page.');
     expect(await frame.locator('#renders li').count()).toBe(2);
     // Framed: no download link the sandbox would refuse; the parent has the files.
     expect(await frame.locator('#renders a[download]').count()).toBe(0);
-  });
+  }, 600_000);
 
   it('cancels mid-render: render.cancelled, no render.completed, nothing listed, the view restored; takes wait while it runs', async () => {
     const { page, frame } = await open();
@@ -196,8 +197,14 @@ describe('offline render of a camera move, in a real browser', () => {
 
     const live = { camera: await debugCamera(frame), canvas: await frame.evaluate(() => (window as any).__studio.canvasStats()) };
     await chooseRender(frame, { fps: 60, resolution: '720p', container: 'webm' });
-    await frame.getByRole('button', { name: 'Render', exact: true }).click();
+    // By keyboard: Render, then focus moves to Cancel render (the pressed button turns off).
+    await frame.getByRole('button', { name: 'Render', exact: true }).focus();
+    await page.keyboard.press('Enter');
     await waitForEvent(page, 'render.started', 60_000);
+    await frame.waitForFunction(() => document.activeElement?.id === 'render-cancel');
+    await frame.waitForFunction(() =>
+      /^Rendering \d+ frames at 1280 × 720, 60 fps, WebM \(VP9\)\.$/.test(document.getElementById('studio-live')?.textContent ?? ''),
+    );
     await frame.waitForFunction(() => (window as any).__studio.state().perform.render.framesDone >= 3, undefined, {
       timeout: RENDER_TIMEOUT,
     });
@@ -208,7 +215,8 @@ describe('offline render of a camera move, in a real browser', () => {
     await record.click({ force: true });
     await frame.locator('canvas').press('KeyR');
 
-    await frame.getByRole('button', { name: 'Cancel render' }).click();
+    await frame.getByRole('button', { name: 'Cancel render' }).focus();
+    await page.keyboard.press('Enter');
     const cancelled = await waitForEvent(page, 'render.cancelled', 60_000);
     expect(cancelled.payload).toMatchObject({ reason: 'user', frames: expect.any(Number) });
     expect(cancelled.payload.framesDone).toBeGreaterThanOrEqual(3);
@@ -225,7 +233,35 @@ describe('offline render of a camera move, in a real browser', () => {
     expect([canvas.width, canvas.height]).toEqual([live.canvas.width, live.canvas.height]);
     expect((await frame.evaluate(() => (window as any).__studio.quality())).pinned).toBe(false);
     expect(await frame.getByRole('button', { name: 'Start recording' }).getAttribute('aria-disabled')).toBe('false');
-  });
+    await frame.waitForFunction(() => document.activeElement?.id === 'render-start');
+  }, 300_000);
+
+  it('a render running when the session ends is cancelled (reason session_ended) before session.ended; nothing is offered in the frame', async () => {
+    const { page, frame } = await open();
+    await frame.getByRole('button', { name: 'Start recording' }).click();
+    await waitForEvent(page, 'recording.started', 30_000);
+    const drawn = await frame.evaluate(() => (window as any).__studio.renderedFrames() as number);
+    await frame.waitForFunction((n) => (window as any).__studio.renderedFrames() > n + 5, drawn, { timeout: 30_000 });
+    await frame.getByRole('button', { name: 'Stop recording' }).click();
+    await waitForEvent(page, 'recording.completed', 30_000);
+    await chooseRender(frame, { fps: 60, resolution: '720p', container: 'mp4' });
+    await frame.getByRole('button', { name: 'Render', exact: true }).click();
+    await waitForEvent(page, 'render.started', 60_000);
+    await frame.waitForFunction(() => (window as any).__studio.state().perform.render.framesDone >= 2, undefined, {
+      timeout: RENDER_TIMEOUT,
+    });
+
+    const sessionId = (await studioEvents(page)).find((e) => e.type === 'ready')!.payload.embedSessionId as string;
+    expect((await stack.api.http().delete(`/v1/embed-sessions/${sessionId}`).set(stack.org.auth)).status).toBe(204);
+    await waitForEvent(page, 'session.ended', 20_000);
+    const events = await studioEvents(page);
+    const types = events.map((e) => e.type);
+    expect(types).not.toContain('render.completed');
+    expect(events.find((e) => e.type === 'render.cancelled')!.payload).toMatchObject({ reason: 'session_ended' });
+    expect(types.indexOf('render.cancelled')).toBeLessThan(types.indexOf('session.ended'));
+    await frame.getByText('handed to the page around this studio').waitFor({ timeout: 10_000 });
+    expect(await frame.locator('a[download]').count()).toBe(0);
+  }, 300_000);
 
   it("a live take's WebM carries its duration and Cues: ffprobe reads the length, FFmpeg and the browser seek in it", async () => {
     const { page, frame } = await open();
@@ -274,7 +310,7 @@ describe('offline render of a camera move, in a real browser', () => {
     expect(seek.duration).toBeCloseTo(probed.durationS!, 1);
     expect(seek.seekable).toBeGreaterThan(0);
     expect(seek.currentTime).toBeCloseTo(middle, 1);
-  });
+  }, 120_000);
 });
 
 /** Mean absolute difference of two same-sized PNGs' RGB bytes. */
