@@ -263,6 +263,27 @@ describe('offline render of a camera move, in a real browser', () => {
     expect(await frame.locator('a[download]').count()).toBe(0);
   }, 300_000);
 
+  it('opened on its own (not framed), the studio offers a finished render as a download', async () => {
+    const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' });
+    contexts.push(context);
+    const page = await context.newPage();
+    const session = await createEmbedSession(stack.api, stack.org, { sceneId, origin: stack.partner.origin, mode: 'perform' });
+    await page.goto(session.body.url as string);
+    await page.waitForFunction(() => (window as any).__studio?.firstFrameAt != null, undefined, { timeout: 30_000 });
+    await page.getByRole('button', { name: 'Start recording' }).click();
+    const drawn = await page.evaluate(() => (window as any).__studio.renderedFrames() as number);
+    await page.waitForFunction((n) => (window as any).__studio.renderedFrames() > n + 3, drawn, { timeout: 30_000 });
+    await page.getByRole('button', { name: 'Stop recording' }).click();
+    await page.waitForFunction(() => (window as any).__studio.state().perform.lastTake !== null, undefined, { timeout: 30_000 });
+    await chooseRender(page.mainFrame(), { fps: 24, resolution: '720p', container: 'webm' });
+    await page.getByRole('button', { name: 'Render', exact: true }).click();
+    const link = page.locator('#renders a[download]');
+    await link.waitFor({ timeout: RENDER_TIMEOUT });
+    expect(await link.getAttribute('download')).toBe('render-1.webm');
+    expect(await link.getAttribute('href')).toMatch(/^blob:/);
+    expect(await link.getAttribute('aria-label')).toBe('Download render 1 (render-1.webm)');
+  }, 300_000);
+
   it("a live take's WebM carries its duration and Cues: ffprobe reads the length, FFmpeg and the browser seek in it", async () => {
     const { page, frame } = await open();
     await frame.getByRole('button', { name: 'Start recording' }).click();
