@@ -15,6 +15,9 @@ export interface RenderChoice {
   container: ContainerId;
 }
 
+/** Whether a resolution, container and frame rate can be rendered here. */
+export type Availability = (resolution: ResolutionId, container: ContainerId, fps: RenderFrameRate) => boolean;
+
 export interface RenderPanelHooks {
   start(choice: RenderChoice): void;
   cancel(): void;
@@ -55,7 +58,7 @@ export class RenderPanel {
   ]);
   private readonly status = h('p', { className: 'hint', attrs: { id: 'render-status' } });
   private readonly list = h('ul', { className: 'take-list', attrs: { id: 'renders', 'aria-label': 'Renders' } });
-  private available: ((resolution: ResolutionId, container: ContainerId) => boolean) | null = null;
+  private available: Availability | null = null;
   private blocked: string | null = null;
   private message: { text: string; tone: 'info' | 'error' } = { text: '', tone: 'info' };
   private running = false;
@@ -67,6 +70,7 @@ export class RenderPanel {
       RENDER_FRAME_RATES.map((r) => ({ value: String(r), text: `${r} fps` })),
     );
     this.fps.value = String(DEFAULT_RENDER.fps);
+    this.fps.addEventListener('change', () => this.applyAvailability());
     this.resolution = select(
       'render-resolution',
       RESOLUTIONS.map((r) => ({ value: r.id, text: r.label })),
@@ -142,8 +146,8 @@ export class RenderPanel {
     this.applyAvailability();
   }
 
-  /** Which resolution and container pairs can be encoded here; null while that is being found out. */
-  setAvailability(available: ((resolution: ResolutionId, container: ContainerId) => boolean) | null): void {
+  /** What can be encoded here; null while that is being found out. */
+  setAvailability(available: Availability | null): void {
     this.available = available;
     this.applyAvailability();
   }
@@ -213,9 +217,10 @@ export class RenderPanel {
 
   private applyAvailability(): void {
     const container = this.container.value as ContainerId;
+    const fps = Number(this.fps.value) as RenderFrameRate;
     for (const option of Array.from(this.resolution.options)) {
       const preset = RESOLUTIONS.find((r) => r.id === option.value)!;
-      const ok = this.available ? this.available(preset.id, container) : true;
+      const ok = this.available ? this.available(preset.id, container, fps) : true;
       option.disabled = !ok;
       const size = option.dataset.size ? ` (${option.dataset.size})` : '';
       option.textContent = `${preset.label}${size}${ok ? '' : ', not available here'}`;
@@ -230,7 +235,7 @@ export class RenderPanel {
     }
     for (const option of Array.from(this.container.options)) {
       const id = option.value as ContainerId;
-      const ok = this.available ? RESOLUTIONS.some((r) => this.available!(r.id, id)) : true;
+      const ok = this.available ? RESOLUTIONS.some((r) => this.available!(r.id, id, fps)) : true;
       option.disabled = !ok;
       option.textContent = `${CONTAINERS.find((c) => c.id === id)!.label}${ok ? '' : ', not available here'}`;
     }

@@ -214,8 +214,9 @@ export class RenderWorkflow {
       try {
         media = await loadMedia();
       } catch {
-        this.panel.setMessage('The video encoder could not be loaded. Check the connection and try again.', 'error');
-        this.panel.setAvailability(() => false);
+        // Offer everything: Render loads the chunk again and says what failed if it still cannot.
+        this.panel.setMessage('The video encoder could not be loaded yet. Check the connection; Render tries again.', 'error');
+        this.panel.setAvailability(() => true);
         return;
       }
       const results = await media.canEncode(queries);
@@ -223,12 +224,10 @@ export class RenderWorkflow {
     }
     if (frame !== this.shownFrame) return;
     const maxSize = this.host.viewport.maxDrawingSize;
-    this.panel.setAvailability((resolution, container) => {
+    this.panel.setAvailability((resolution, container, fps) => {
       const size = outputSize(resolution, frame.aspect.ratio);
-      const preset = CONTAINERS.find((c) => c.id === container)!;
       if (Math.max(size.width, size.height) > maxSize) return false;
-      // Offered when some frame rate works; the chosen rate is checked again at Render.
-      return RENDER_FRAME_RATES.some((fps) => this.encodable.get(encoderKey({ container: preset, fps, ...size })) === true);
+      return this.encodable.get(encoderKey({ container: { id: container }, fps, ...size })) === true;
     });
   }
 
