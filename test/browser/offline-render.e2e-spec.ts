@@ -209,6 +209,7 @@ describe('offline render of a camera move, in a real browser', () => {
       timeout: RENDER_TIMEOUT,
     });
 
+    await page.locator('#studio-under-test').screenshot({ path: artifactPath('render-running.png') });
     // A take cannot start while rendering (the R key and the button alike).
     const record = frame.getByRole('button', { name: 'Start recording' });
     expect(await record.getAttribute('aria-disabled')).toBe('true');
@@ -262,6 +263,36 @@ describe('offline render of a camera move, in a real browser', () => {
     await frame.getByText('handed to the page around this studio').waitFor({ timeout: 10_000 });
     expect(await frame.locator('a[download]').count()).toBe(0);
   }, 300_000);
+
+  it('at the minimum frame (perform, 640×360) the Render section fits the side panel and works from the keyboard', async () => {
+    const context = await stack.browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(stack.partner.origin);
+    const session = await createEmbedSession(stack.api, stack.org, { sceneId, origin: stack.partner.origin, mode: 'perform' });
+    const { frame } = await embedStudio(page, session.body.url as string, { width: 640, height: 360 });
+    await waitForVersion(frame, 1, 30_000);
+    const panel = frame.locator('#side-panel');
+    const render = frame.locator('#render-start');
+    await render.scrollIntoViewIfNeeded();
+    // Off, and saying why, until there is a take.
+    expect(await render.isDisabled()).toBe(true);
+    expect(await frame.locator('#render-source').innerText()).toBe('Source: none yet. Record a take: the newest take is rendered.');
+    const box = (await panel.boundingBox())!;
+    for (const id of ['render-fps', 'render-container', 'render-resolution', 'render-start']) {
+      const control = (await frame.locator(`#${id}`).boundingBox())!;
+      expect(control.x).toBeGreaterThanOrEqual(box.x - 0.5);
+      expect(control.x + control.width).toBeLessThanOrEqual(box.x + box.width + 0.5);
+    }
+    expect(await panel.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    await page.locator('#studio-under-test').screenshot({ path: artifactPath('render-section-640x360.png') });
+    // Reached by Tab from the frame rate: format, resolution (the button is off without a take).
+    await frame.locator('#render-fps').focus();
+    await page.keyboard.press('Tab');
+    expect(await frame.evaluate(() => document.activeElement?.id)).toBe('render-container');
+    await page.keyboard.press('Tab');
+    expect(await frame.evaluate(() => document.activeElement?.id)).toBe('render-resolution');
+  }, 120_000);
 
   it('opened on its own (not framed), the studio offers a finished render as a download', async () => {
     const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' });

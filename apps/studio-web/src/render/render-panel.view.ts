@@ -94,14 +94,21 @@ export class RenderPanel {
     );
     this.cancelButton = h(
       'button',
-      { className: 'button', attrs: { type: 'button', id: 'render-cancel', hidden: true }, on: { click: () => this.hooks.cancel() } },
-      [icon([...ICONS.stop]), 'Cancel render'],
+      {
+        className: 'button',
+        // "Cancel" fits beside Render in the narrowest panel; the name says what it cancels.
+        attrs: { type: 'button', id: 'render-cancel', hidden: true, 'aria-label': 'Cancel render' },
+        on: { click: () => this.hooks.cancel() },
+      },
+      [icon([...ICONS.stop]), 'Cancel'],
     );
 
+    // Frame rate and format side by side; the resolution, whose options name their pixel size,
+    // gets the panel's whole width (250 px at the smallest frame).
     const fields = h('div', { className: 'render-fields' }, [
       field('render-fps', 'Frame rate', this.fps),
-      field('render-resolution', 'Resolution', this.resolution),
       field('render-container', 'Format', this.container),
+      field('render-resolution', 'Resolution', this.resolution),
     ]);
     this.elements = [
       this.source,
