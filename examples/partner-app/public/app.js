@@ -29,15 +29,17 @@ window.addEventListener('message', (event) => {
   const li = document.createElement('li');
   const { video, cameraPath, ...shown } = msg.payload ?? {};
   li.textContent = `${new Date().toLocaleTimeString()}  ${msg.type}  ${JSON.stringify(shown)}`;
-  // A finished take arrives with the video and its camera path: offer both as downloads here,
-  // since the studio's sandbox cannot download.
-  if (msg.type === 'recording.completed' && video instanceof Blob) {
+  // A finished take or render arrives with the video and its camera path: offer both as
+  // downloads here, since the studio's sandbox cannot download.
+  if ((msg.type === 'recording.completed' || msg.type === 'render.completed') && video instanceof Blob) {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const kind = msg.type === 'render.completed' ? 'render' : 'take';
+    const extension = video.type.startsWith('video/mp4') ? 'mp4' : 'webm';
     for (const [blob, name, label] of [
-      [video, `take-${stamp}.webm`, 'video'],
+      [video, `${kind}-${stamp}.${extension}`, 'video'],
       [
         new Blob([JSON.stringify(cameraPath ?? {}, null, 2)], { type: 'application/json' }),
-        `take-${stamp}.camera-path.json`,
+        `${kind}-${stamp}.camera-path.json`,
         'camera path',
       ],
     ]) {
