@@ -1,6 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { BrowserContext, Frame, Page } from 'playwright-core';
 import sharp from 'sharp';
+import type { CameraPathDocument } from '../../apps/studio-web/src/perform/camera-path';
+import { moveFromDocument } from '../../apps/studio-web/src/perform/timeline/camera-move-document';
 import { moveFromPath } from '../../apps/studio-web/src/viewport/camera-move';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { artifactPath } from '../support/browser';
@@ -182,6 +184,74 @@ describe('offline render of a camera move, in a real browser', () => {
     expect(await frame.locator('#renders a[download]').count()).toBe(0);
   }, 600_000);
 
+  it("renders the timeline's keyframed move in the move's own frame (2.39:1): 24 frames of 1280 × 536, each at the move's pose", async () => {
+    const { page, frame } = await open();
+    const doc: CameraPathDocument = {
+      format: 'scene-studio.camera-path',
+      formatVersion: 1,
+      sceneVersion: 1,
+      recordedAt: '2026-11-26T10:00:00.000Z',
+      durationMs: 1000,
+      video: { mimeType: '', aspect: 2.39 },
+      coordinateSystem: 'gltf',
+      sensor: { widthMm: 36, heightMm: 24, filmGaugeMm: 36 },
+      samples: [],
+      markers: [],
+      keyframes: [
+        {
+          t: 0,
+          position: [0, 12, 40],
+          quaternion: [0, 0, 0, 1],
+          focalLengthMm: 24,
+          focusDistanceM: 40,
+          fNumber: 2.8,
+          rollDeg: 0,
+          easing: 'ease-in-out',
+        },
+        {
+          t: 1000,
+          position: [10, 8, 25],
+          quaternion: [0, 0.258819, 0, 0.965926],
+          focalLengthMm: 50,
+          focusDistanceM: 20,
+          fNumber: 4,
+          rollDeg: 0,
+          easing: 'linear',
+        },
+      ],
+      smoothing: 0,
+    };
+    await frame
+      .getByLabel('Import camera path')
+      .setInputFiles({ name: 'move.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });
+    await frame.waitForFunction(() => (window as any).__studio.state().perform.timeline.keyframes.length === 2);
+
+    await chooseRender(frame, { fps: 24, resolution: '720p', container: 'webm' });
+    const source = frame.getByLabel('Source', { exact: true });
+    expect(await source.inputValue()).toBe('timeline');
+    expect(await frame.locator('#render-source').innerText()).toBe('2 keyframes · 1.0 s');
+    expect(await frame.locator('#render-resolution option[value="720p"]').innerText()).toBe('720p (1280 × 536)');
+    await frame.getByRole('button', { name: 'Render', exact: true }).click();
+    const completed = await waitForEvent(page, 'render.completed', RENDER_TIMEOUT);
+    expect(completed.payload).toMatchObject({ frames: 24, fps: 24, width: 1280, height: 536, durationMs: 1000 });
+    const path = completed.payload.cameraPath as CameraPathDocument;
+    expect(path.keyframes).toEqual(doc.keyframes);
+    expect(path.video.aspect).toBe(2.39);
+
+    const move = moveFromDocument(path);
+    const drawn = (await renderState(frame)).drawnPoses as { t: number; position: number[]; quaternion: number[]; focalLengthMm: number }[];
+    expect(drawn).toHaveLength(24);
+    drawn.forEach((d, i) => {
+      const pose = move.poseAt((i * 1000) / 24);
+      d.position.forEach((v, k) => expect(v).toBeCloseTo(pose.position[k], 6));
+      expect(angleDeg(d.quaternion, pose.quaternion)).toBeLessThan(1e-3);
+      expect(d.focalLengthMm).toBeCloseTo(pose.focalLengthMm, 6);
+    });
+    const probed = await probeVideo(await postedBlob(page, 'render.completed'));
+    expect(probed).toMatchObject({ codec: 'vp9', width: 1280, height: 536, framesRead: 24 });
+    expect(probed.durationS).toBeCloseTo(1.0, 2);
+  }, 300_000);
+
   it('cancels mid-render: render.cancelled, no render.completed, nothing listed, the view restored; takes wait while it runs', async () => {
     const { page, frame } = await open();
     await frame.getByRole('button', { name: 'Start recording' }).click();
@@ -277,9 +347,10 @@ describe('offline render of a camera move, in a real browser', () => {
     await render.scrollIntoViewIfNeeded();
     // Off, and saying why, until there is a take.
     expect(await render.isDisabled()).toBe(true);
-    expect(await frame.locator('#render-source').innerText()).toBe('Source: none yet. Record a take: the newest take is rendered.');
+    expect(await frame.getByLabel('Source', { exact: true }).inputValue()).toBe('timeline');
+    expect(await frame.locator('#render-source').innerText()).toBe('The timeline has no keyframes yet.');
     const box = (await panel.boundingBox())!;
-    for (const id of ['render-fps', 'render-container', 'render-resolution', 'render-start']) {
+    for (const id of ['render-source-choice', 'render-fps', 'render-container', 'render-resolution', 'render-start']) {
       const control = (await frame.locator(`#${id}`).boundingBox())!;
       expect(control.x).toBeGreaterThanOrEqual(box.x - 0.5);
       expect(control.x + control.width).toBeLessThanOrEqual(box.x + box.width + 0.5);

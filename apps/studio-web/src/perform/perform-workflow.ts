@@ -1,6 +1,6 @@
 import { Raycaster, Vector2 } from 'three';
 import type { CameraPreset } from '../api/studio-api.types';
-import { RenderWorkflow, type RenderSourceProvider } from '../render/render-workflow';
+import { RenderWorkflow, type RenderSource } from '../render/render-workflow';
 import { prepareTakeRemux, seekableTake } from '../render/take-remux';
 import { moveFromPath } from '../viewport/camera-move';
 import type { StudioViewport } from '../viewport/studio-viewport';
@@ -84,11 +84,28 @@ export class PerformWorkflow implements PerformActions {
       announce: (text) => host.announce(text),
       onRenderingChange: (rendering) => {
         this.panel.setRecordBlocked(rendering);
-        // The frame (sensor, aspect) is the render's until it ends, as during a take.
+        // The frame (sensor, aspect) and the timeline's keyframes hold still while a render runs,
+        // as during a take.
         this.framing.setRecording(rendering || this.recorder.recording);
+        this.timeline.setRecording(rendering || this.recorder.recording);
       },
     });
-    this.render.setSource(() => this.newestTakeSource());
+    this.render.setSources([
+      {
+        id: 'timeline',
+        name: 'Timeline (camera move)',
+        empty: 'The timeline has no keyframes yet.',
+        read: () => this.timelineSource(),
+        revision: () => this.timeline.revision,
+      },
+      {
+        id: 'take',
+        name: 'Newest take',
+        empty: 'No take yet: record one to render its camera move.',
+        read: () => this.newestTakeSource(),
+        revision: () => this.takes.length,
+      },
+    ]);
     this.panel = new PerformPanel(
       rig,
       {
@@ -166,11 +183,6 @@ export class PerformWorkflow implements PerformActions {
   /** The timeline's move and its file, for the offline render; null while it has no keyframes. */
   currentMove(): CurrentMove | null {
     return this.timeline.currentMove();
-  }
-
-  /** What the Render section renders: the timeline hands its keyframed move in here. */
-  setRenderSource(provider: RenderSourceProvider): void {
-    this.render.setSource(provider);
   }
 
   /** Finished takes, newest first: they outlive the session on the ended screen. */
@@ -322,11 +334,21 @@ export class PerformWorkflow implements PerformActions {
     return this.stopping;
   }
 
-  private newestTakeSource(): ReturnType<RenderSourceProvider> {
+  private newestTakeSource(): RenderSource | null {
     const take = this.takes[0]?.take;
     if (!take) return null;
-    const seconds = Math.round(take.durationMs / 100) / 10;
-    return { move: moveFromPath(take.path), cameraPath: take.path, label: `Take ${take.index} · ${seconds.toFixed(1)} s` };
+    return { move: moveFromPath(take.path), cameraPath: take.path, label: `Take ${take.index} · ${seconds(take.durationMs)}` };
+  }
+
+  private timelineSource(): RenderSource | null {
+    const current = this.timeline.currentMove();
+    if (!current) return null;
+    const n = current.document.keyframes?.length ?? 0;
+    return {
+      move: current.move,
+      cameraPath: current.document,
+      label: `${n} keyframe${n === 1 ? '' : 's'} · ${seconds(current.move.durationMs)}`,
+    };
   }
 
   private tickTimer(): void {
@@ -354,4 +376,8 @@ export class PerformWorkflow implements PerformActions {
     const hit = raycaster.intersectObject(model, true)[0];
     return hit ? hit.distance : null;
   }
+}
+
+function seconds(ms: number): string {
+  return `${(Math.round(ms / 100) / 10).toFixed(1)} s`;
 }

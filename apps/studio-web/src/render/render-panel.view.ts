@@ -23,6 +23,17 @@ export interface RenderPanelHooks {
   cancel(): void;
   /** The section was first seen or focused: the moment to ask what this browser can encode. */
   shown(): void;
+  /** The pointer or focus came to the section, or another source was chosen: re-read the sources. */
+  refresh(): void;
+}
+
+/** One entry of the Source select, as the panel shows it. */
+export interface SourceListing {
+  id: string;
+  name: string;
+  /** What it holds now ("Take 2 · 2.0 s"), or null when it has no move (then `empty` says why). */
+  description: string | null;
+  empty: string;
 }
 
 /** A finished render as the panel lists it; `videoUrl` only when the page may offer downloads. */
@@ -41,7 +52,13 @@ export interface RenderListing {
 export class RenderPanel {
   /** The section's content, in order (the perform panel wraps it in its section). */
   readonly elements: HTMLElement[];
+  private readonly sourceChoice = h('select', {
+    className: 'select',
+    attrs: { id: 'render-source-choice', 'aria-describedby': 'render-source' },
+  });
   private readonly source = h('p', { className: 'readout', attrs: { id: 'render-source' } });
+  /** The user's pick of the Source select; until then the first source that has a move. */
+  private chosenSource: string | null = null;
   private readonly fps: HTMLSelectElement;
   private readonly resolution: HTMLSelectElement;
   private readonly container: HTMLSelectElement;
@@ -65,6 +82,10 @@ export class RenderPanel {
   private seen = false;
 
   constructor(private readonly hooks: RenderPanelHooks) {
+    this.sourceChoice.addEventListener('change', () => {
+      this.chosenSource = this.sourceChoice.value;
+      this.hooks.refresh();
+    });
     this.fps = select(
       'render-fps',
       RENDER_FRAME_RATES.map((r) => ({ value: String(r), text: `${r} fps` })),
@@ -111,6 +132,7 @@ export class RenderPanel {
       field('render-resolution', 'Resolution', this.resolution),
     ]);
     this.elements = [
+      field('render-source-choice', 'Source', this.sourceChoice),
       this.source,
       fields,
       h('div', { className: 'render-actions' }, [this.startButton, this.cancelButton]),
@@ -124,7 +146,13 @@ export class RenderPanel {
       if (entries.some((e) => e.isIntersecting)) this.markShown(observer);
     });
     observer.observe(fields);
-    fields.addEventListener('focusin', () => this.markShown(observer));
+    for (const element of this.elements) {
+      element.addEventListener('focusin', () => {
+        this.markShown(observer);
+        this.hooks.refresh();
+      });
+      element.addEventListener('pointerenter', () => this.hooks.refresh());
+    }
     this.setAvailability(null);
   }
 
@@ -136,10 +164,21 @@ export class RenderPanel {
     };
   }
 
-  /** The move the Render button renders, or null (the reason the button is off). */
-  setSource(label: string | null): void {
-    this.source.textContent = label ? `Source: ${label}` : 'Source: none yet. Record a take: the newest take is rendered.';
-    this.source.dataset.empty = String(label === null);
+  /** Which source Render renders: the one chosen, else the first that has a move. */
+  get sourceId(): string {
+    return this.sourceChoice.value;
+  }
+
+  /** The sources and what each holds now; the readout describes the one selected. */
+  setSources(sources: readonly SourceListing[]): void {
+    const ids = sources.map((s) => s.id).join();
+    if (ids !== Array.from(this.sourceChoice.options, (o) => o.value).join()) {
+      this.sourceChoice.replaceChildren(...sources.map((s) => h('option', { attrs: { value: s.id }, text: s.name })));
+    }
+    const chosen = sources.find((s) => s.id === this.chosenSource) ?? sources.find((s) => s.description !== null) ?? sources[0];
+    if (chosen) this.sourceChoice.value = chosen.id;
+    this.source.textContent = chosen ? (chosen.description ?? chosen.empty) : 'Nothing can be rendered here.';
+    this.source.dataset.empty = String(!chosen || chosen.description === null);
     this.update();
   }
 
@@ -254,7 +293,7 @@ export class RenderPanel {
     const checking = this.seen && this.available === null;
     const nothingEncodable = this.available !== null && Array.from(this.resolution.options).every((o) => o.disabled);
     this.startButton.disabled = this.running || this.blocked !== null || noSource || checking || nothingEncodable;
-    for (const input of [this.fps, this.resolution, this.container]) input.disabled = this.running;
+    for (const input of [this.sourceChoice, this.fps, this.resolution, this.container]) input.disabled = this.running;
     const shown = this.running
       ? this.message
       : this.blocked

@@ -27,8 +27,20 @@ export interface RenderSource {
   label: string;
 }
 
-/** Supplies the move to render when asked (the newest take today, the timeline's move later). */
-export type RenderSourceProvider = () => RenderSource | null;
+/**
+ * One place a move to render can come from (the timeline, the newest take): the Source select
+ * lists them, and `read()` is asked for the move when the section is used and at Render.
+ */
+export interface RenderSourceOption {
+  id: string;
+  /** The select's text: "Timeline", "Newest take". */
+  name: string;
+  /** Said when it has no move: "No take yet: record one." */
+  empty: string;
+  read(): RenderSource | null;
+  /** A number that changes whenever the move does: watched every frame, so keep it cheap. */
+  revision(): number;
+}
 
 export interface RenderHost {
   viewport: StudioViewport;
@@ -87,9 +99,11 @@ const DRAWN_POSES_KEPT = 10_000;
  */
 export class RenderWorkflow {
   readonly panel: RenderPanel;
-  private provider: RenderSourceProvider = () => null;
+  private sources: readonly RenderSourceOption[] = [];
   private sourceFrame: FrameFormat | null = null;
   private shownFrame: FrameFormat | null = null;
+  /** What the sources and the rig's frame were when the panel last described them. */
+  private seen = { revisions: '', frame: null as FrameFormat | null };
   private readonly encodable = new Map<string, boolean>();
   private probed = false;
   private running: { controller: AbortController; done: Promise<void>; frames: number; framesDone: number } | null = null;
@@ -109,10 +123,17 @@ export class RenderWorkflow {
         this.probed = true;
         void this.refreshAvailability();
       },
+      refresh: () => {
+        if (!this.running) this.sourceChanged();
+      },
     });
-    // The aspect select changes the sizes offered (a move's own frame, when it has one, wins).
+    // A move edited on the timeline, a take, the aspect select: the panel describes what Render
+    // would render now (its length, the sizes for its frame).
     this.unsubscribe = host.viewport.addFrameListener(() => {
-      if ((this.sourceFrame ?? host.viewport.rig.frame) !== this.shownFrame) this.frameChanged();
+      if (this.running) return;
+      const revisions = this.sources.map((o) => o.revision()).join();
+      const frame = host.viewport.rig.frame;
+      if (revisions !== this.seen.revisions || frame !== this.seen.frame) this.sourceChanged();
     });
     this.sourceChanged();
   }
@@ -136,17 +157,21 @@ export class RenderWorkflow {
     };
   }
 
-  /** Where the move to render comes from; the panel re-reads it at once. */
-  setSource(provider: RenderSourceProvider): void {
-    this.provider = provider;
+  /** Where moves to render come from, in the Source select's order; the panel re-reads them at once. */
+  setSources(sources: readonly RenderSourceOption[]): void {
+    this.sources = sources;
     this.sourceChanged();
   }
 
-  /** The provider's move changed (a take finished, the timeline was edited). */
+  /** A source's move changed (a take finished); the section also re-reads them whenever it is used. */
   sourceChanged(): void {
-    const source = this.readSource();
+    this.seen = { revisions: this.sources.map((o) => o.revision()).join(), frame: this.host.viewport.rig.frame };
+    const read = this.sources.map((option) => ({ option, source: readSource(option) }));
+    this.panel.setSources(
+      read.map(({ option, source }) => ({ id: option.id, name: option.name, empty: option.empty, description: source?.label ?? null })),
+    );
+    const source = read.find((r) => r.option.id === this.panel.sourceId)?.source ?? null;
     this.sourceFrame = source ? frameOfPath(source.cameraPath) : null;
-    this.panel.setSource(source?.label ?? null);
     this.frameChanged();
   }
 
@@ -176,15 +201,6 @@ export class RenderWorkflow {
 
   revokeDownloads(): void {
     for (const r of this.finished) URL.revokeObjectURL(r.videoUrl);
-  }
-
-  private readSource(): RenderSource | null {
-    try {
-      return this.provider();
-    } catch {
-      // A move that cannot be built (an empty path) is no source.
-      return null;
-    }
   }
 
   private frameChanged(): void {
@@ -238,9 +254,15 @@ export class RenderWorkflow {
       return;
     }
     const viewport = this.host.viewport;
-    const source = this.readSource();
+    this.sourceChanged();
+    const option = this.sources.find((o) => o.id === this.panel.sourceId);
+    const source = option ? readSource(option) : null;
     if (!source || !viewport.hasScene) {
-      this.refuse('There is nothing to render yet: record a take first.');
+      this.refuse(option ? option.empty : 'There is nothing to render.');
+      return;
+    }
+    if (viewport.splatStats.level === 'preview') {
+      this.refuse('The world is still loading (a coarse preview is shown): render once the whole world is in.');
       return;
     }
     const frame = frameOfPath(source.cameraPath) ?? viewport.rig.frame;
@@ -390,6 +412,15 @@ export class RenderWorkflow {
   private refuse(message: string): void {
     this.panel.setMessage(message, 'error');
     this.host.announce(message);
+  }
+}
+
+function readSource(option: RenderSourceOption): RenderSource | null {
+  try {
+    return option.read();
+  } catch {
+    // A move that cannot be built (a path without samples) is no move.
+    return null;
   }
 }
 

@@ -341,6 +341,9 @@ export class StudioViewport {
     if (this.capture) throw new Error('The viewport is already rendering.');
     if (this.disposed || !this.model) throw new Error('There is no scene to render.');
     this.capture = { width, height };
+    // A preview the world just replaced is kept only so the live view never shows an empty
+    // frame; a render draws the world alone.
+    this.dropRetiring();
     const restoreRig = this.rig.snapshot();
     const unpin = this.quality.pin();
     if (frame) this.rig.setFrame(frame.sensor.id, frame.aspect.id);

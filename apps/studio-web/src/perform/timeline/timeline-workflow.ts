@@ -101,6 +101,11 @@ export class TimelineWorkflow {
     void this.refreshSaved();
   }
 
+  /** Counts changes to the move itself (keyframes, smoothing, duration): the offline render watches it. */
+  get revision(): number {
+    return this.timeline.revision;
+  }
+
   get state(): TimelineState {
     const t = this.timeline;
     return {
