@@ -60,7 +60,10 @@ const camera = new PerspectiveCamera(40, 16 / 9, 0.1, 2000);
 camera.far = Math.max(1000, radius * 8);
 camera.near = Math.max(0.05, camera.far / 100000);
 
-window.__renderBaseline = async ({ width, height, codec, bitrate, fps, filmGauge, aspect, poses }) => {
+window.__renderBaseline = async ({ width, height, display, codec, bitrate, fps, filmGauge, aspect, poses }) => {
+  // Shown on the page at the studio canvas's size: the compositor scales it as much as the studio's.
+  canvas.style.width = display.width + 'px';
+  canvas.style.height = display.height + 'px';
   renderer.setSize(width, height, false);
   camera.aspect = aspect;
   camera.filmGauge = filmGauge;
@@ -198,7 +201,14 @@ async function renderInStudio(page, { resolution, fps, container, meter }) {
   const result = await page.evaluate(() => {
     const r = window.__studio.state().perform.render;
     const c = window.__studio.camera();
-    return { last: r.last, poses: r.drawnPoses, filmGauge: c.filmGauge, aspect: c.aspect };
+    const box = document.querySelector('canvas').getBoundingClientRect();
+    return {
+      last: r.last,
+      poses: r.drawnPoses,
+      filmGauge: c.filmGauge,
+      aspect: c.aspect,
+      display: { width: box.width, height: box.height },
+    };
   });
   return { ...result, codec: /codecs="([^"]+)"/.exec(result.last.mimeType)?.[1], othersCores };
 }
@@ -208,6 +218,7 @@ async function renderInBaseline(page, studioRun, fps, meter) {
   const bare = await page.evaluate((job) => window.__renderBaseline(job), {
     width: studioRun.last.width,
     height: studioRun.last.height,
+    display: studioRun.display,
     codec: studioRun.codec,
     bitrate: Math.round(studioRun.last.width * studioRun.last.height * fps * 0.15),
     fps,
