@@ -377,6 +377,12 @@ describe('offline render of a camera move, in a real browser', () => {
     await page.waitForFunction((n) => (window as any).__studio.renderedFrames() > n + 3, drawn, { timeout: 30_000 });
     await page.getByRole('button', { name: 'Stop recording' }).click();
     await page.waitForFunction(() => (window as any).__studio.state().perform.lastTake !== null, undefined, { timeout: 30_000 });
+    // The take too: not framed, the page may download, so its files are links.
+    const take = page.locator('#recordings li[data-take="1"]');
+    expect(await take.getByRole('link', { name: 'Download take 1 video (WebM)' }).getAttribute('href')).toMatch(/^blob:/);
+    expect(await take.getByRole('link', { name: 'Download take 1 camera path (JSON)' }).getAttribute('download')).toBe(
+      'take-1-camera-path.json',
+    );
     await chooseRender(page.mainFrame(), { fps: 24, resolution: '720p', container: 'webm' });
     await page.getByRole('button', { name: 'Render', exact: true }).click();
     const link = page.locator('#renders a[download]');

@@ -87,6 +87,11 @@ export class PerformPanel {
     attrs: { hidden: true },
     text: 'Each take is also handed to the page embedding the studio, which offers it for download.',
   });
+  /**
+   * Framed, the partner's sandbox (no allow-downloads) refuses any download started here: takes
+   * are listed without links, and the hint says where they went. Opened on its own, they are links.
+   */
+  private readonly framed = window.parent !== window;
   private readonly gamepadStatus = h('p', { className: 'device-status', attrs: { id: 'gamepad-status' } });
   private readonly spaceMouseButton: HTMLButtonElement;
   private readonly spaceMouseStatus = h('p', { className: 'device-status', attrs: { id: 'spacemouse-status' } });
@@ -262,7 +267,7 @@ export class PerformPanel {
   addTake(links: TakeLinks): void {
     const { take } = links;
     this.takesEmpty.hidden = true;
-    this.takesHint.hidden = false;
+    this.takesHint.hidden = !this.framed;
     const name = `take-${take.index}`;
     const item = h('li', { className: 'take', attrs: { 'data-take': take.index } }, [
       h('p', { className: 'take-title' }, [
@@ -272,28 +277,30 @@ export class PerformPanel {
           text: ` · ${formatDuration(take.durationMs)} · ${formatBytes(take.video.size)} · ${take.path.markers.length} marker${take.path.markers.length === 1 ? '' : 's'}`,
         }),
       ]),
-      h('div', { className: 'take-links' }, [
-        h(
-          'a',
-          {
-            className: 'button button-small',
-            attrs: { href: links.videoUrl, download: `${name}.webm`, 'aria-label': `Download take ${take.index} video (WebM)` },
-          },
-          [icon([...ICONS.download]), 'Video'],
-        ),
-        h(
-          'a',
-          {
-            className: 'button button-small',
-            attrs: {
-              href: links.pathUrl,
-              download: `${name}-camera-path.json`,
-              'aria-label': `Download take ${take.index} camera path (JSON)`,
-            },
-          },
-          [icon([...ICONS.download]), 'Camera path'],
-        ),
-      ]),
+      this.framed
+        ? null
+        : h('div', { className: 'take-links' }, [
+            h(
+              'a',
+              {
+                className: 'button button-small',
+                attrs: { href: links.videoUrl, download: `${name}.webm`, 'aria-label': `Download take ${take.index} video (WebM)` },
+              },
+              [icon([...ICONS.download]), 'Video'],
+            ),
+            h(
+              'a',
+              {
+                className: 'button button-small',
+                attrs: {
+                  href: links.pathUrl,
+                  download: `${name}-camera-path.json`,
+                  'aria-label': `Download take ${take.index} camera path (JSON)`,
+                },
+              },
+              [icon([...ICONS.download]), 'Camera path'],
+            ),
+          ]),
     ]);
     this.takesList.prepend(item);
   }
