@@ -7,6 +7,7 @@ import { deviation, takeTolerance } from '../../apps/studio-web/src/perform/time
 import type { MovePose } from '../../apps/studio-web/src/viewport/camera-move';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { artifactPath } from '../support/browser';
+import { authorThreeKeyframes as authorThree, distance, seek, timeline, TimelineState } from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
 import { pollUntil } from '../support/poll';
 import { EmbeddedStudio, embedStudio, StudioMode, studioEvents, waitForEvent, waitForVersion } from '../support/studio-frame';
@@ -22,25 +23,12 @@ interface DebugCamera {
   fNumber: number;
 }
 
-interface TimelineState {
-  keyframes: CameraPathKeyframe[];
-  selected: number | null;
-  smoothing: number;
-  durationMs: number;
-  playheadMs: number;
-  playing: boolean;
-  editable: boolean;
-  savedMoves: { cameraPathId: string; name: string }[];
-}
-
 /** Software WebGL (SwiftShader) draws 5–7 frames a second: waits get generous deadlines. */
 const RENDER_TIMEOUT = 30_000;
 /** A test that plays a move and waits on software WebGL frames throughout. */
 const PLAYBACK_TEST_MS = 180_000;
 
 const camera = (frame: Frame) => frame.evaluate(() => (window as any).__studio.camera() as DebugCamera);
-const timeline = (frame: Frame) => frame.evaluate(() => (window as any).__studio.state().perform.timeline as TimelineState);
-const distance = (a: readonly number[], b: readonly number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 /** The angle between two orientations, in degrees (q and −q are the same one; files round them to 1e-6). */
 const angleDeg = (a: readonly number[], b: readonly number[]) => {
   const dot = Math.abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]) / (Math.hypot(...a) * Math.hypot(...b));
@@ -100,33 +88,9 @@ describe('camera moves on a timeline, in a real browser', () => {
     return { ...embedded, page };
   }
 
-  async function seek(frame: Frame, ms: number): Promise<void> {
-    await frame.locator('#timeline-scrub').fill(String(ms));
-    await frame.waitForFunction((t) => (window as any).__studio.state().perform.timeline.playheadMs === t, ms);
-  }
-
-  /**
-   * Three keyframes at three of the scene's presets, 3 s apart, in a 6 s move: the playhead
-   * first, then the camera, then "Add keyframe" (the last one by its key, I).
-   */
+  /** Three keyframes 3 s apart in a 6 s move, each a different shot. */
   async function authorThreeKeyframes(page: Page, frame: Frame): Promise<TimelineState> {
-    await frame.locator('#timeline-duration').fill('6');
-    await frame.locator('#timeline-duration').press('Enter');
-    await frame.waitForFunction(() => (window as any).__studio.state().perform.timeline.durationMs === 6000);
-    const presets = frame.locator('#camera-presets button');
-    for (const [i, t] of [0, 3000, 6000].entries()) {
-      await seek(frame, t);
-      await presets.nth(i).click();
-      const preset = await frame.evaluate(() => (window as any).__studio.state().perform.framing.activeView as string);
-      await frame.waitForFunction((name) => (window as any).__studio.state().perform.framing.activeView === name, preset);
-      if (i < 2) {
-        await frame.getByRole('button', { name: 'Add keyframe at playhead' }).click();
-      } else {
-        await page.keyboard.press('KeyI');
-      }
-      await frame.waitForFunction((n) => (window as any).__studio.state().perform.timeline.keyframes.length === n, i + 1);
-    }
-    const state = await timeline(frame);
+    const state = await authorThree(page, frame, 6);
     expect(state.keyframes.map((k) => [k.t, k.easing])).toEqual([
       [0, 'ease-in-out'],
       [3000, 'ease-in-out'],

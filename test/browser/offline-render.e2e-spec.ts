@@ -6,6 +6,7 @@ import { moveFromDocument } from '../../apps/studio-web/src/perform/timeline/cam
 import { moveFromPath } from '../../apps/studio-web/src/viewport/camera-move';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { artifactPath } from '../support/browser';
+import { chooseRender } from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
 import { frameClock, installFrameClock } from '../support/frame-clock';
 import {
@@ -91,14 +92,6 @@ describe('offline render of a camera move, in a real browser', () => {
     const completed = await waitForEvent(page, 'recording.completed', 60_000);
     await frameClock.release(frame);
     return completed;
-  }
-
-  async function chooseRender(frame: Frame, choice: { fps: number; resolution: string; container: string }): Promise<void> {
-    const fps = frame.getByLabel('Frame rate');
-    await fps.scrollIntoViewIfNeeded();
-    await fps.selectOption(String(choice.fps));
-    await frame.getByLabel('Resolution').selectOption(choice.resolution);
-    await frame.getByLabel('Format').selectOption(choice.container);
   }
 
   it('renders a 2 s move at 30 fps to MP4 (H.264) and WebM (VP9): 60 frames and 2.0 s by ffprobe, each frame at the pose of i / 30 s', async () => {

@@ -177,10 +177,15 @@ export async function imageStats(png: Buffer): Promise<{ width: number; height: 
 }
 
 /** The bytes of the Blob `field` of the last `type` event the parent received (a take's or a render's video). */
-export async function postedBlob(page: Page, type: string, field = 'video'): Promise<Buffer> {
+export async function postedBlob(
+  page: Page,
+  type: string,
+  field = 'video',
+  list: 'studioEvents' | 'partnerEvents' = 'studioEvents',
+): Promise<Buffer> {
   const base64 = await page.evaluate(
-    async ([t, f]) => {
-      const events = ((window as any).studioEvents as { type: string; payload: Record<string, unknown> }[]).filter((e) => e.type === t);
+    async ([t, f, l]) => {
+      const events = ((window as any)[l] as { type: string; payload: Record<string, unknown> }[]).filter((e) => e.type === t);
       const blob = events[events.length - 1]?.payload[f];
       if (!(blob instanceof Blob)) throw new Error(`no ${t} event with a Blob in ${f}`);
       const bytes = new Uint8Array(await blob.arrayBuffer());
@@ -188,7 +193,7 @@ export async function postedBlob(page: Page, type: string, field = 'video'): Pro
       for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
       return btoa(binary);
     },
-    [type, field] as const,
+    [type, field, list] as const,
   );
   return Buffer.from(base64, 'base64');
 }

@@ -1,0 +1,58 @@
+import { Frame, Page } from 'playwright-core';
+import type { CameraPathKeyframe } from '../../apps/studio-web/src/perform/camera-path';
+
+/** The timeline as the studio's debug hook shows it (`state().perform.timeline`). */
+export interface TimelineState {
+  keyframes: CameraPathKeyframe[];
+  selected: number | null;
+  smoothing: number;
+  durationMs: number;
+  playheadMs: number;
+  playing: boolean;
+  editable: boolean;
+  savedMoves: { cameraPathId: string; name: string }[];
+}
+
+export const timeline = (frame: Frame) => frame.evaluate(() => (window as any).__studio.state().perform.timeline as TimelineState);
+
+export const distance = (a: readonly number[], b: readonly number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+/** Moves the timeline's playhead with its scrub bar, as a hand would. */
+export async function seek(frame: Frame, ms: number): Promise<void> {
+  await frame.locator('#timeline-scrub').fill(String(ms));
+  await frame.waitForFunction((t) => (window as any).__studio.state().perform.timeline.playheadMs === t, ms);
+}
+
+/**
+ * Three keyframes at three of the scene's presets, evenly spaced over a move of `durationS`:
+ * the playhead first, then the camera, then "Add keyframe" (the last one by its key, I).
+ */
+export async function authorThreeKeyframes(page: Page, frame: Frame, durationS = 6): Promise<TimelineState> {
+  await frame.locator('#timeline-duration').fill(String(durationS));
+  await frame.locator('#timeline-duration').press('Enter');
+  await frame.waitForFunction((ms) => (window as any).__studio.state().perform.timeline.durationMs === ms, durationS * 1000);
+  const presets = frame.locator('#camera-presets button');
+  const times = [0, durationS * 500, durationS * 1000];
+  for (const [i, t] of times.entries()) {
+    await seek(frame, t);
+    await presets.nth(i).click();
+    const preset = await frame.evaluate(() => (window as any).__studio.state().perform.framing.activeView as string);
+    await frame.waitForFunction((name) => (window as any).__studio.state().perform.framing.activeView === name, preset);
+    if (i < 2) {
+      await frame.getByRole('button', { name: 'Add keyframe at playhead' }).click();
+    } else {
+      await page.keyboard.press('KeyI');
+    }
+    await frame.waitForFunction((n) => (window as any).__studio.state().perform.timeline.keyframes.length === n, i + 1);
+  }
+  return timeline(frame);
+}
+
+/** Sets the Render section's frame rate, resolution and format. */
+export async function chooseRender(frame: Frame, choice: { fps: number; resolution: string; container: string }): Promise<void> {
+  const fps = frame.getByLabel('Frame rate');
+  await fps.scrollIntoViewIfNeeded();
+  await fps.selectOption(String(choice.fps));
+  await frame.getByLabel('Resolution').selectOption(choice.resolution);
+  await frame.getByLabel('Format').selectOption(choice.container);
+}
