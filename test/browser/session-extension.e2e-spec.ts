@@ -4,7 +4,8 @@ import { setUpEmbedStack } from '../support/embed-stack';
 import { embedStudio, studioEvents, waitForEvent } from '../support/studio-frame';
 
 /**
- * A session that is about to expire: the studio warns the parent (`session.expiring`), the
+ * A session that is about to expire: the studio warns the parent (`session.expiring`) and shows a
+ * banner, the
  * partner extends it through the api, and the open studio learns the new expiry by server push
  * (`session.extended`), with no reload and the same URL.
  */
@@ -36,6 +37,10 @@ describe('extending an open studio’s session, in a real browser', () => {
     expect(warning.payload).toEqual({ expiresAt: session.body.expiresAt, secondsLeft: expect.any(Number) });
     expect(warning.payload.secondsLeft).toBeGreaterThan(240);
     expect(warning.payload.secondsLeft).toBeLessThanOrEqual(300);
+    // The person in the studio sees it too: a banner says how long is left and what happens then.
+    const banner = frame.locator('#expiry-banner');
+    await banner.waitFor({ state: 'visible' });
+    expect(await banner.innerText()).toMatch(/^This session ends in about [45] minutes\. A take still recording then is finished/);
 
     const extended = await stack.api
       .http()
@@ -45,6 +50,7 @@ describe('extending an open studio’s session, in a real browser', () => {
     expect(extended.status).toBe(200);
     const news = await waitForEvent(page, 'session.extended', 10_000);
     expect(news.payload).toEqual({ expiresAt: extended.body.expiresAt });
+    await banner.waitFor({ state: 'hidden' });
     // Same document, still active, and no second warning for the new expiry (an hour away).
     expect(navigations).toEqual([]);
     expect(await frame.evaluate(() => (window as any).__studio.state().phase)).toBe('active');

@@ -39,6 +39,8 @@ export interface SessionLifecycleHooks {
   close(): Promise<HTMLElement | null>;
   /** The page is going away. */
   unload(): void;
+  /** Seconds left when the expiry warns (with `session.expiring`); null once the session was extended. */
+  expiring?(secondsLeft: number | null): void;
 }
 
 /**
@@ -171,6 +173,7 @@ export class SessionLifecycle {
     // warning would otherwise loop. The thresholds still ahead still warn.
     this.scheduleExpiryWarnings(expiresAt, false);
     this.bridge.post('session.extended', { expiresAt });
+    this.hooks.expiring?.(null);
     this.live.announce('This session was extended.');
   }
 
@@ -188,6 +191,7 @@ export class SessionLifecycle {
       if (this.phase !== 'active' || this.session?.expiresAt !== expiresAt) return;
       const secondsLeft = Math.max(0, Math.round((at - Date.now()) / 1000));
       this.bridge.post('session.expiring', { expiresAt, secondsLeft });
+      this.hooks.expiring?.(secondsLeft);
       this.live.announce(
         `This session ends in ${secondsLeft >= 60 ? `${Math.round(secondsLeft / 60)} minutes` : `${secondsLeft} seconds`}.`,
       );

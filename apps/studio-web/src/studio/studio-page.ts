@@ -14,6 +14,7 @@ import { h } from '../ui/dom';
 import { HelpPanel } from '../ui/help-panel.view';
 import { LiveAnnouncer } from '../ui/live-announcer';
 import { SizeNotice, type MinimumSize } from '../ui/size-notice.view';
+import { expiryWarningText } from '../ui/expiry-warning';
 import { applyTheme, normalizeTheme } from '../ui/theme';
 import { QUALITY_OVERRIDE_KEY, qualityOverrides } from '../viewport/adaptive-quality';
 import { formatLensReadout } from '../viewport/lens';
@@ -61,6 +62,7 @@ export class StudioPage {
       onStreamLost: () => this.shell?.setConnection(false),
       close: () => this.close(),
       unload: () => this.perform?.revokeDownloads(),
+      expiring: (secondsLeft) => this.shell?.setExpiryWarning(secondsLeft === null ? null : expiryWarningText(secondsLeft)),
     });
     this.scene = new StudioScene({
       post: (type, payload) => this.lifecycle.bridge.post(type, payload),

@@ -33,6 +33,11 @@ export class StudioShell {
   readonly helpButton: HTMLButtonElement;
   private readonly overlay = h('div', { className: 'viewport-overlay', attrs: { hidden: true } });
   private readonly lensReadout = h('div', { className: 'lens-readout', attrs: { 'aria-hidden': 'true', hidden: true } });
+  /** Under the header before the session expires; the live region says it too, so not read twice. */
+  private readonly expiryBanner = h('div', {
+    className: 'expiry-banner',
+    attrs: { id: 'expiry-banner', 'aria-hidden': 'true', hidden: true },
+  });
   /** Over the viewport while a splat world's preview stands in for it (the live region says when it arrives). */
   private readonly detailNote = h('div', { className: 'detail-note', attrs: { 'aria-hidden': 'true', hidden: true } });
   private readonly recBadge = h('span', { className: 'rec-badge', attrs: { hidden: true, 'aria-hidden': 'true' } });
@@ -116,6 +121,7 @@ export class StudioShell {
 
     this.element = h('div', { className: 'studio-layout' }, [
       header,
+      this.expiryBanner,
       h('main', { className: 'studio-main' }, [this.viewportArea, this.side]),
     ]);
     this.setPanelOpen(true);
@@ -184,6 +190,11 @@ export class StudioShell {
           : null,
       ]),
     );
+  }
+
+  setExpiryWarning(text: string | null): void {
+    this.expiryBanner.hidden = text === null;
+    this.expiryBanner.textContent = text ?? '';
   }
 
   setDetailNote(text: string | null): void {
