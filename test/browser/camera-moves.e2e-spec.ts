@@ -7,7 +7,7 @@ import { deviation, takeTolerance } from '../../apps/studio-web/src/perform/time
 import type { MovePose } from '../../apps/studio-web/src/viewport/camera-move';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { artifactPath } from '../support/browser';
-import { authorThreeKeyframes as authorThree, distance, seek, timeline, TimelineState } from '../support/camera-moves';
+import { authorThreeKeyframes as authorThree, distance, seek, timeline, TimelineState, scopeMoveDocument } from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
 import { pollUntil } from '../support/poll';
 import { EmbeddedStudio, embedStudio, StudioMode, studioEvents, waitForEvent, waitForVersion } from '../support/studio-frame';
@@ -380,51 +380,15 @@ describe('camera moves on a timeline, in a real browser', () => {
 
   it('imports a camera-path file, and exports it to the parent page as an equivalent document', async () => {
     const { page, frame } = await open();
-    const doc: CameraPathDocument = {
-      format: 'scene-studio.camera-path',
-      formatVersion: 1,
-      sceneVersion: 1,
-      recordedAt: '2026-11-26T10:00:00.000Z',
-      durationMs: 5000,
-      video: { mimeType: '', aspect: 2.39 },
-      coordinateSystem: 'gltf',
-      sensor: { widthMm: 36, heightMm: 24, filmGaugeMm: 36 },
-      samples: [],
-      markers: [],
-      keyframes: [
-        {
-          t: 0,
-          position: [0, 12, 40],
-          quaternion: [0, 0, 0, 1],
-          focalLengthMm: 24,
-          focusDistanceM: 40,
-          fNumber: 2.8,
-          rollDeg: 0,
-          easing: 'ease-in',
-        },
-        {
-          t: 2200,
-          position: [10, 8, 25],
-          quaternion: [0, 0.258819, 0, 0.965926],
-          focalLengthMm: 50,
-          focusDistanceM: 20,
-          fNumber: 4,
-          rollDeg: 0,
-          easing: 'linear',
-        },
-        {
-          t: 4800,
-          position: [-5, 4, 12],
-          quaternion: [0, -0.130526, 0, 0.991445],
-          focalLengthMm: 85,
-          focusDistanceM: 10,
-          fNumber: 4,
-          rollDeg: 0,
-          easing: 'hold',
-        },
+    const doc = scopeMoveDocument(
+      [
+        { t: 0, easing: 'ease-in' },
+        { t: 2200, easing: 'linear' },
+        { t: 4800, easing: 'hold' },
       ],
-      smoothing: 0.3,
-    };
+      5000,
+      0.3,
+    );
     const importInput = frame.getByLabel('Import camera path');
     // A file the studio cannot read is refused, saying why, and nothing changes.
     await importInput.setInputFiles({

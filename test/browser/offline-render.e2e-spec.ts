@@ -6,7 +6,7 @@ import { moveFromDocument } from '../../apps/studio-web/src/perform/timeline/cam
 import { moveFromPath } from '../../apps/studio-web/src/viewport/camera-move';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { artifactPath } from '../support/browser';
-import { chooseRender } from '../support/camera-moves';
+import { chooseRender, scopeMoveDocument } from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
 import { frameClock, installFrameClock } from '../support/frame-clock';
 import {
@@ -179,41 +179,14 @@ describe('offline render of a camera move, in a real browser', () => {
 
   it("renders the timeline's keyframed move in the move's own frame (2.39:1): 24 frames of 1280 × 536, each at the move's pose", async () => {
     const { page, frame } = await open();
-    const doc: CameraPathDocument = {
-      format: 'scene-studio.camera-path',
-      formatVersion: 1,
-      sceneVersion: 1,
-      recordedAt: '2026-11-26T10:00:00.000Z',
-      durationMs: 1000,
-      video: { mimeType: '', aspect: 2.39 },
-      coordinateSystem: 'gltf',
-      sensor: { widthMm: 36, heightMm: 24, filmGaugeMm: 36 },
-      samples: [],
-      markers: [],
-      keyframes: [
-        {
-          t: 0,
-          position: [0, 12, 40],
-          quaternion: [0, 0, 0, 1],
-          focalLengthMm: 24,
-          focusDistanceM: 40,
-          fNumber: 2.8,
-          rollDeg: 0,
-          easing: 'ease-in-out',
-        },
-        {
-          t: 1000,
-          position: [10, 8, 25],
-          quaternion: [0, 0.258819, 0, 0.965926],
-          focalLengthMm: 50,
-          focusDistanceM: 20,
-          fNumber: 4,
-          rollDeg: 0,
-          easing: 'linear',
-        },
+    const doc = scopeMoveDocument(
+      [
+        { t: 0, easing: 'ease-in-out' },
+        { t: 1000, easing: 'linear' },
       ],
-      smoothing: 0,
-    };
+      1000,
+      0,
+    );
     await frame
       .getByLabel('Import camera path')
       .setInputFiles({ name: 'move.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });

@@ -1,7 +1,10 @@
 import { Frame, Page } from 'playwright-core';
-import type { CameraPathKeyframe } from '../../apps/studio-web/src/perform/camera-path';
+import type { CameraPathDocument, CameraPathKeyframe, KeyframeEasing } from '../../apps/studio-web/src/perform/camera-path';
 
-/** The timeline as the studio's debug hook shows it (`state().perform.timeline`). */
+/**
+ * The timeline as the studio's debug hook shows it (`state().perform.timeline`), written out
+ * here: importing the app's type would type-check the whole studio bundle under the tests' config.
+ */
 export interface TimelineState {
   keyframes: CameraPathKeyframe[];
   selected: number | null;
@@ -55,4 +58,36 @@ export async function chooseRender(frame: Frame, choice: { fps: number; resoluti
   await fps.selectOption(String(choice.fps));
   await frame.getByLabel('Resolution').selectOption(choice.resolution);
   await frame.getByLabel('Format').selectOption(choice.container);
+}
+
+/** Three shots of the test scenes, wide to tight, for authored moves built in tests. */
+const SHOTS: Omit<CameraPathKeyframe, 't' | 'easing'>[] = [
+  { position: [0, 12, 40], quaternion: [0, 0, 0, 1], focalLengthMm: 24, focusDistanceM: 40, fNumber: 2.8, rollDeg: 0 },
+  { position: [10, 8, 25], quaternion: [0, 0.258819, 0, 0.965926], focalLengthMm: 50, focusDistanceM: 20, fNumber: 4, rollDeg: 0 },
+  { position: [-5, 4, 12], quaternion: [0, -0.130526, 0, 0.991445], focalLengthMm: 85, focusDistanceM: 10, fNumber: 4, rollDeg: 0 },
+];
+
+/**
+ * A camera-path file of an authored 2.39:1 move (as a person would import one): keyframe i is
+ * shot i at `keys[i].t` with its easing.
+ */
+export function scopeMoveDocument(
+  keys: { t: number; easing: KeyframeEasing }[],
+  durationMs: number,
+  smoothing: number,
+): CameraPathDocument {
+  return {
+    format: 'scene-studio.camera-path',
+    formatVersion: 1,
+    sceneVersion: 1,
+    recordedAt: '2026-11-26T10:00:00.000Z',
+    durationMs,
+    video: { mimeType: '', aspect: 2.39 },
+    coordinateSystem: 'gltf',
+    sensor: { widthMm: 36, heightMm: 24, filmGaugeMm: 36 },
+    samples: [],
+    markers: [],
+    keyframes: keys.map((k, i) => ({ ...SHOTS[i], ...k })),
+    smoothing,
+  };
 }

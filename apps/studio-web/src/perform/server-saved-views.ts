@@ -1,5 +1,5 @@
 import { StudioApiError } from '../api/studio-api.client';
-import type { MovePose } from '../viewport/camera-move';
+import { movePoseOf, type MovePose } from '../viewport/camera-move';
 import { filmGauge, type FrameFormat } from '../viewport/lens';
 import type { CameraPathDocument } from './camera-path';
 import type { CameraPathStore, CameraPathSummary, SavedCameraPath } from './camera-path-store';
@@ -104,15 +104,7 @@ export function viewDocument(pose: MovePose, frame: FrameFormat, sceneVersion: n
 /** The pose of a view's document (its keyframe), or null for a document that holds none. */
 export function poseOfView(document: CameraPathDocument): MovePose | null {
   const k = document.keyframes?.[0];
-  if (!k) return null;
-  return {
-    position: [...k.position],
-    quaternion: [...k.quaternion],
-    focalLengthMm: k.focalLengthMm,
-    focusDistanceM: k.focusDistanceM,
-    fNumber: k.fNumber,
-    rollDeg: k.rollDeg,
-  };
+  return k ? movePoseOf(k) : null;
 }
 
 /** `work` over `items`, at most `limit` at a time, results in the items' order. */

@@ -37,12 +37,12 @@ export function moveFromPath(path: Pick<CameraPathDocument, 'durationMs' | 'samp
     poseAt(tMs: number): MovePose {
       const t = Math.min(Math.max(tMs, 0), durationMs);
       const after = firstIndexAtOrAfter(samples, t);
-      if (after === 0) return poseOf(samples[0]);
-      if (after === -1) return poseOf(last);
+      if (after === 0) return movePoseOf(samples[0]);
+      if (after === -1) return movePoseOf(last);
       const a = samples[after - 1];
       const b = samples[after];
       const span = b.t - a.t;
-      return interpolatePose(poseOf(a), poseOf(b), span <= 0 ? 1 : (t - a.t) / span);
+      return interpolatePose(movePoseOf(a), movePoseOf(b), span <= 0 ? 1 : (t - a.t) / span);
     },
   };
 }
@@ -60,14 +60,15 @@ export function interpolatePose(a: MovePose, b: MovePose, k: number): MovePose {
   };
 }
 
-function poseOf(s: CameraPathSample): MovePose {
+/** The pose a sample or keyframe holds (its arrays copied: the move never shares the file's). */
+export function movePoseOf(p: MovePose): MovePose {
   return {
-    position: s.position,
-    quaternion: s.quaternion,
-    focalLengthMm: s.focalLengthMm,
-    focusDistanceM: s.focusDistanceM,
-    fNumber: s.fNumber,
-    rollDeg: s.rollDeg,
+    position: [...p.position],
+    quaternion: [...p.quaternion],
+    focalLengthMm: p.focalLengthMm,
+    focusDistanceM: p.focusDistanceM,
+    fNumber: p.fNumber,
+    rollDeg: p.rollDeg,
   };
 }
 

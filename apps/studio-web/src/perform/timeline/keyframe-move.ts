@@ -1,4 +1,4 @@
-import { interpolatePose, type CameraMove, type MovePose } from '../../viewport/camera-move';
+import { interpolatePose, movePoseOf, type CameraMove, type MovePose } from '../../viewport/camera-move';
 import type { CameraPathKeyframe, KeyframeEasing } from '../camera-path';
 
 /** Below this a knot interval counts as a repeated point (three.js's CatmullRomCurve3 threshold). */
@@ -85,13 +85,13 @@ export function moveFromKeyframes(keyframes: readonly CameraPathKeyframe[], smoo
     durationMs: duration,
     poseAt(tMs: number): MovePose {
       const t = Math.min(Math.max(Number.isFinite(tMs) ? tMs : 0, 0), duration);
-      if (t <= keys[0].t) return poseOf(keys[0]);
-      if (t >= last.t) return poseOf(last);
+      if (t <= keys[0].t) return movePoseOf(keys[0]);
+      if (t >= last.t) return movePoseOf(last);
       const i = segmentAt(keys, t);
       const a = keys[i];
       const b = keys[i + 1];
       const e = easeFraction(a.easing, (t - a.t) / (b.t - a.t));
-      const straight = interpolatePose(poseOf(a), poseOf(b), e);
+      const straight = interpolatePose(movePoseOf(a), movePoseOf(b), e);
       if (s === 0) return straight;
       // The neighbours beyond the ends are reflections (2·P₀ − P₁), as three.js's open curves.
       const before = keys[i - 1] ?? null;
@@ -122,17 +122,6 @@ export function moveFromKeyframes(keyframes: readonly CameraPathKeyframe[], smoo
         rollDeg: lerp(straight.rollDeg, roll, s),
       };
     },
-  };
-}
-
-function poseOf(k: CameraPathKeyframe): MovePose {
-  return {
-    position: [...k.position],
-    quaternion: [...k.quaternion],
-    focalLengthMm: k.focalLengthMm,
-    focusDistanceM: k.focusDistanceM,
-    fNumber: k.fNumber,
-    rollDeg: k.rollDeg,
   };
 }
 

@@ -1,4 +1,4 @@
-import { interpolatePose, type MovePose } from '../../viewport/camera-move';
+import { interpolatePose, movePoseOf, type MovePose } from '../../viewport/camera-move';
 import type { CameraPathKeyframe, CameraPathSample } from '../camera-path';
 import { keyframeOf } from './camera-move-document';
 
@@ -88,8 +88,8 @@ interface Segment {
 }
 
 function worstOf(points: readonly CameraPathSample[], from: number, to: number, tolerance: SimplifyTolerance): Segment {
-  const a = poseOf(points[from]);
-  const b = poseOf(points[to]);
+  const a = movePoseOf(points[from]);
+  const b = movePoseOf(points[to]);
   const span = points[to].t - points[from].t;
   let at = from;
   let error = 0;
@@ -122,17 +122,6 @@ function angleBetweenDeg(a: readonly number[], b: readonly number[]): number {
   return (2 * Math.acos(Math.min(1, dot)) * 180) / Math.PI;
 }
 
-function poseOf(s: CameraPathSample): MovePose {
-  return {
-    position: s.position,
-    quaternion: s.quaternion,
-    focalLengthMm: s.focalLengthMm,
-    focusDistanceM: s.focusDistanceM,
-    fNumber: s.fNumber,
-    rollDeg: s.rollDeg,
-  };
-}
-
 function toKeyframe(s: CameraPathSample): CameraPathKeyframe {
-  return keyframeOf(s.t, poseOf(s), 'linear');
+  return keyframeOf(s.t, movePoseOf(s), 'linear');
 }
