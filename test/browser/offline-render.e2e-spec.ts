@@ -231,15 +231,32 @@ describe('offline render of a camera move, in a real browser', () => {
     await frame.getByRole('button', { name: 'Stop recording' }).click();
     await waitForEvent(page, 'recording.completed', 30_000);
 
+    // A minute-long move (3 600 frames at 60 fps): however fast this machine draws, the cancel
+    // lands mid-render.
+    const long = scopeMoveDocument(
+      [
+        { t: 0, easing: 'linear' },
+        { t: 60_000, easing: 'linear' },
+      ],
+      60_000,
+      0,
+    );
+    await frame
+      .getByLabel('Import camera path')
+      .setInputFiles({ name: 'long.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(long)) });
+    await frame.waitForFunction(() => (window as any).__studio.state().perform.timeline.keyframes.length === 2);
+    // The import puts the rig in the move's frame (2.39:1); the live view is that, once drawn.
+    await frame.waitForFunction(() => Math.abs((window as any).__studio.camera().aspect - 2.39) < 1e-6);
     const live = { camera: await debugCamera(frame), canvas: await frame.evaluate(() => (window as any).__studio.canvasStats()) };
     await chooseRender(frame, { fps: 60, resolution: '720p', container: 'webm' });
+    await frame.getByLabel('Source', { exact: true }).selectOption('timeline');
     // By keyboard: Render, then focus moves to Cancel render (the pressed button turns off).
     await frame.getByRole('button', { name: 'Render', exact: true }).focus();
     await page.keyboard.press('Enter');
     await waitForEvent(page, 'render.started', 60_000);
     await frame.waitForFunction(() => document.activeElement?.id === 'render-cancel');
     await frame.waitForFunction(() =>
-      /^Rendering \d+ frames at 1280 × 720, 60 fps, WebM \(VP9\)\.$/.test(document.getElementById('studio-live')?.textContent ?? ''),
+      /^Rendering \d+ frames at 1280 × 536, 60 fps, WebM \(VP9\)\.$/.test(document.getElementById('studio-live')?.textContent ?? ''),
     );
     await frame.waitForFunction(() => (window as any).__studio.state().perform.render.framesDone >= 3, undefined, {
       timeout: RENDER_TIMEOUT,
