@@ -155,7 +155,14 @@ export class FramingWorkflow {
 
   private async removeView(id: string): Promise<void> {
     const view = this.views.find((v) => v.id === id);
-    await this.store.remove(id);
+    try {
+      await this.store.remove(id);
+    } catch {
+      // The server did not answer: the view is still there (the list says so), and the user hears why.
+      this.host.announce(view ? `The view ${view.name} could not be deleted. Try again.` : 'The view could not be deleted. Try again.');
+      await this.refreshViews();
+      return;
+    }
     await this.refreshViews();
     if (view) this.host.announce(`View deleted: ${view.name}.`);
   }
