@@ -114,8 +114,16 @@ describe('saved views, kept on the server per scene, in a real browser', () => {
     expect((await camera(second.frame)).focalLengthMm).not.toBeCloseTo(85, 3);
     await go.click();
     await second.frame.waitForFunction((name) => (window as any).__studio.state().perform.framing.activeView === name, VIEW);
+    // The camera object takes the rig's pose when a frame is drawn: wait for that frame.
+    await second.frame.waitForFunction(() => Math.abs((window as any).__studio.camera().focalLengthMm - 85) < 1e-6, undefined, {
+      timeout: RENDER_TIMEOUT,
+    });
     const back = await camera(second.frame);
-    back.position.forEach((v, i) => expect(v).toBeCloseTo(saved.position[i], 4));
+    // Where the view was saved (the server's keyframe: the rig's pose at the save, which the
+    // last frame drawn before it may trail by a step), and near where session 1 last drew.
+    const keyframe = document.keyframes[0] as { position: number[] };
+    back.position.forEach((v, i) => expect(v).toBeCloseTo(keyframe.position[i], 3));
+    back.position.forEach((v, i) => expect(Math.abs(v - saved.position[i])).toBeLessThan(1));
     expect(back.focalLengthMm).toBeCloseTo(85, 6);
 
     // A session of another scene: its own views only (its list, as the server returns it after a save).
