@@ -16,7 +16,8 @@ export function pose(i: number): { position: number[]; quaternion: number[] } {
   };
 }
 
-function base(durationMs: number, overrides: Doc): Doc {
+/** A document of `durationMs` with nothing in it yet: `overrides` fill it. */
+export function pathDocument(durationMs: number, overrides: Doc): Doc {
   return {
     format: 'scene-studio.camera-path',
     formatVersion: 1,
@@ -35,7 +36,7 @@ function base(durationMs: number, overrides: Doc): Doc {
 /** A recorded take: a sample every 16.7 ms, as the studio's recorder writes them. */
 export function takeDocument(samples = 3, overrides: Doc = {}): Doc {
   const list = Array.from({ length: samples }, (_, i) => ({ t: Math.round(i * 166.67) / 10, ...pose(i), ...lens, verticalFovDeg: 37.849 }));
-  return base(Math.ceil(samples * 16.667), {
+  return pathDocument(Math.ceil(samples * 16.667), {
     samples: list,
     markers: samples > 1 ? [{ t: 16.7, label: 'Marker 1', ...pose(1) }] : [],
     ...overrides,
@@ -45,10 +46,14 @@ export function takeDocument(samples = 3, overrides: Doc = {}): Doc {
 /** An authored move: `keyframes` keyframes one second apart. */
 export function moveDocument(keyframes = 3, overrides: Doc = {}): Doc {
   const list = Array.from({ length: keyframes }, (_, i) => ({ t: i * 1000, ...pose(i * 100), ...lens, easing: 'ease-in-out' }));
-  return base((keyframes - 1) * 1000, { video: { mimeType: '', aspect: 1.777778 }, keyframes: list, smoothing: 0.5, ...overrides });
+  return pathDocument((keyframes - 1) * 1000, { video: { mimeType: '', aspect: 1.777778 }, keyframes: list, smoothing: 0.5, ...overrides });
 }
 
 /** A view: one keyframe, no duration. */
 export function viewDocument(overrides: Doc = {}): Doc {
-  return base(0, { video: { mimeType: '', aspect: 1.777778 }, keyframes: [{ t: 0, ...pose(0), ...lens, easing: 'linear' }], ...overrides });
+  return pathDocument(0, {
+    video: { mimeType: '', aspect: 1.777778 },
+    keyframes: [{ t: 0, ...pose(0), ...lens, easing: 'linear' }],
+    ...overrides,
+  });
 }

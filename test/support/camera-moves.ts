@@ -1,5 +1,6 @@
 import { Frame, Page } from 'playwright-core';
 import type { CameraPathDocument, CameraPathKeyframe, KeyframeEasing } from '../../apps/studio-web/src/perform/camera-path';
+import { pathDocument } from '../factories/camera-path.factory';
 
 /**
  * The timeline as the studio's debug hook shows it (`state().perform.timeline`), written out
@@ -76,18 +77,9 @@ export function scopeMoveDocument(
   durationMs: number,
   smoothing: number,
 ): CameraPathDocument {
-  return {
-    format: 'scene-studio.camera-path',
-    formatVersion: 1,
-    sceneVersion: 1,
-    recordedAt: '2026-11-26T10:00:00.000Z',
-    durationMs,
+  return pathDocument(durationMs, {
     video: { mimeType: '', aspect: 2.39 },
-    coordinateSystem: 'gltf',
-    sensor: { widthMm: 36, heightMm: 24, filmGaugeMm: 36 },
-    samples: [],
-    markers: [],
     keyframes: keys.map((k, i) => ({ ...SHOTS[i], ...k })),
     smoothing,
-  };
+  }) as unknown as CameraPathDocument;
 }
