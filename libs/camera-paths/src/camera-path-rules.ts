@@ -1,10 +1,7 @@
-import { FieldError } from '@app/core';
+import { FieldError, MAX_FIELD_ERRORS } from '@app/core';
 import { UNIT_QUATERNION_TOLERANCE } from './camera-path-limits';
 import type { CameraPathDocumentDto } from './dto/camera-path-document.dto';
 import type { CameraPathKind } from './dto/camera-path.dto';
-
-/** The most errors one document reports (the HTTP layer caps DTO errors the same way). */
-const MAX_ERRORS = 100;
 
 type Timed = { t: number };
 type Oriented = { quaternion: number[] };
@@ -19,7 +16,7 @@ type Oriented = { quaternion: number[] };
 export function documentErrors(kind: CameraPathKind, doc: CameraPathDocumentDto, at = 'document'): FieldError[] {
   const errors: FieldError[] = [];
   const add = (field: string, code: string, message: string) => {
-    if (errors.length < MAX_ERRORS) errors.push({ field, code, message });
+    if (errors.length < MAX_FIELD_ERRORS) errors.push({ field, code, message });
   };
   const keyframes = doc.keyframes ?? [];
 

@@ -69,13 +69,13 @@ describe(firstRepeatedKey.name, () => {
     expect(firstRepeatedKey(text)).toBe(key);
   });
 
-  it('scans megabytes in one pass (a bound far above its tens of milliseconds, far below anything quadratic)', () => {
+  // Its speed on a take's megabytes is not judged here (no timed tests): the scan is one pass by
+  // construction. This holds it right on such a body: 20 000 objects with the same keys.
+  it('tells keys of sibling objects from a repeated key on a megabyte body', () => {
     const sample = { t: 0, position: [1.2345, 1.6, -8.1234], quaternion: [0, 0.123456, 0, 0.992349], focalLengthMm: 35 };
     const text = JSON.stringify({ samples: Array.from({ length: 20_000 }, (_, t) => ({ ...sample, t })), t: 1 });
-    const started = performance.now();
     expect(firstRepeatedKey(text)).toBeNull();
     expect(firstRepeatedKey(`${text.slice(0, -1)},"t":2}`)).toBe('t');
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
 

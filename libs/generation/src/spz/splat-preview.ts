@@ -25,61 +25,16 @@ export function previewSplats(reader: SpzReader, target: number): Splat[] {
   const cells = new CellIndex(n);
   const groupOf = new Uint32Array(n);
   for (let i = 0; i < n; i++) groupOf[i] = cells.idOf(keys[i]);
-  const groups = cells.size;
-  // Per cell, one pass over the splats (no objects per splat: a world may have millions):
-  // summed weight, weighted centre and colour, weighted second moments (covariance plus centre
-  // outer product, so the spread about the merged centre comes out at the end), and one member.
-  const weight = new Float64Array(groups);
-  const centre = new Float64Array(groups * 3);
-  const colour = new Float64Array(groups * 3);
-  const moment = new Float64Array(groups * 6);
-  const maxOpacity = new Float64Array(groups);
-  const members = new Uint32Array(groups);
-  const first = new Uint32Array(groups);
+  // One pass over the splats, one accumulator per cell (no object per splat: a world may have
+  // millions); a cell of one splat keeps that splat exactly.
+  const merged = Array.from({ length: cells.size }, () => new MergedSplat());
+  const first = new Uint32Array(cells.size);
   const s = emptySplat();
-  const r = new Float64Array(9);
   for (let i = 0; i < n; i++) {
-    const g = groupOf[i];
     reader.read(i, s);
-    const w = importance(s);
-    if (members[g]++ === 0) first[g] = i;
-    weight[g] += w;
-    maxOpacity[g] = Math.max(maxOpacity[g], s.opacity);
-    rotationInto(s.rotation, r);
-    let m = g * 6;
-    for (let a = 0; a < 3; a++) {
-      centre[g * 3 + a] += w * s.position[a];
-      colour[g * 3 + a] += w * s.color[a];
-      for (let b = a; b < 3; b++) {
-        let c = s.position[a] * s.position[b];
-        for (let k = 0; k < 3; k++) c += r[a * 3 + k] * s.scale[k] * s.scale[k] * r[b * 3 + k];
-        moment[m++] += w * c;
-      }
-    }
+    if (merged[groupOf[i]].add(s) === 1) first[groupOf[i]] = i;
   }
-  const out = new Array<Splat>(groups);
-  for (let g = 0; g < groups; g++) {
-    if (members[g] === 1) {
-      out[g] = reader.splat(first[g]);
-      continue;
-    }
-    const total = weight[g];
-    const mean = [centre[g * 3] / total, centre[g * 3 + 1] / total, centre[g * 3 + 2] / total];
-    const e = (k: number) => moment[g * 6 + k] / total;
-    const cov: Mat3 = [
-      e(0) - mean[0] * mean[0],
-      e(1) - mean[0] * mean[1],
-      e(2) - mean[0] * mean[2],
-      e(1) - mean[0] * mean[1],
-      e(3) - mean[1] * mean[1],
-      e(4) - mean[1] * mean[2],
-      e(2) - mean[0] * mean[2],
-      e(4) - mean[1] * mean[2],
-      e(5) - mean[2] * mean[2],
-    ];
-    out[g] = gaussianOf(mean, cov, total, maxOpacity[g], [colour[g * 3] / total, colour[g * 3 + 1] / total, colour[g * 3 + 2] / total]);
-  }
-  return out;
+  return merged.map((m, g) => (m.members === 1 ? reader.splat(first[g]) : m.splat()));
 }
 
 /**
@@ -190,39 +145,62 @@ function importance(s: Splat): number {
   return s.opacity * ((a * b + b * c + c * a) / 3) + 1e-12;
 }
 
-/** One splat standing for several (see `previewSplats`, which does the same without objects). */
+/** One splat standing for several (see `previewSplats`). */
 export function mergeSplats(members: readonly Splat[]): Splat {
-  let total = 0;
-  const mean = [0, 0, 0];
-  const color: [number, number, number] = [0, 0, 0];
-  for (const s of members) {
+  const merged = new MergedSplat();
+  for (const s of members) merged.add(s);
+  return merged.splat();
+}
+
+/**
+ * Splats added one at a time, merged: the summed importance, the importance-weighted centre and
+ * colour, and the weighted second moments (each member's covariance R S² Rᵀ plus its centre's
+ * outer product), from which the spread about the merged centre comes out at the end.
+ */
+class MergedSplat {
+  members = 0;
+  private weight = 0;
+  private maxOpacity = 0;
+  private readonly centre = [0, 0, 0];
+  private readonly colour = [0, 0, 0];
+  /** xx, xy, xz, yy, yz, zz. */
+  private readonly moment = [0, 0, 0, 0, 0, 0];
+  private readonly r = new Float64Array(9);
+
+  /** Adds a splat (read at once: `s` may be reused by the caller); returns the member count. */
+  add(s: Splat): number {
     const w = importance(s);
-    total += w;
-    for (let k = 0; k < 3; k++) {
-      mean[k] += w * s.position[k];
-      color[k] += w * s.color[k];
-    }
-  }
-  for (let k = 0; k < 3; k++) {
-    mean[k] /= total;
-    color[k] /= total;
-  }
-  const cov: Mat3 = [0, 0, 0, 0, 0, 0, 0, 0, 0];
-  const r = new Float64Array(9);
-  for (const s of members) {
-    const w = importance(s) / total;
-    rotationInto(s.rotation, r);
-    const d = [s.position[0] - mean[0], s.position[1] - mean[1], s.position[2] - mean[2]];
-    for (let i = 0; i < 3; i++) {
-      for (let j = 0; j < 3; j++) {
-        // R S² Rᵀ, plus the member's offset from the merged centre.
-        let c = d[i] * d[j];
-        for (let k = 0; k < 3; k++) c += r[i * 3 + k] * s.scale[k] * s.scale[k] * r[j * 3 + k];
-        cov[i * 3 + j] += w * c;
+    this.weight += w;
+    this.maxOpacity = Math.max(this.maxOpacity, s.opacity);
+    rotationInto(s.rotation, this.r);
+    let m = 0;
+    for (let a = 0; a < 3; a++) {
+      this.centre[a] += w * s.position[a];
+      this.colour[a] += w * s.color[a];
+      for (let b = a; b < 3; b++) {
+        let c = s.position[a] * s.position[b];
+        for (let k = 0; k < 3; k++) c += this.r[a * 3 + k] * s.scale[k] * s.scale[k] * this.r[b * 3 + k];
+        this.moment[m++] += w * c;
       }
     }
+    return ++this.members;
   }
-  return gaussianOf(mean, cov, total, Math.max(...members.map((s) => s.opacity)), color);
+
+  splat(): Splat {
+    const total = this.weight;
+    const mean = this.centre.map((c) => c / total);
+    const e = this.moment.map((m) => m / total);
+    const [xx, xy, xz, yy, yz, zz] = [
+      e[0] - mean[0] * mean[0],
+      e[1] - mean[0] * mean[1],
+      e[2] - mean[0] * mean[2],
+      e[3] - mean[1] * mean[1],
+      e[4] - mean[1] * mean[2],
+      e[5] - mean[2] * mean[2],
+    ];
+    const color = this.colour.map((c) => c / total) as [number, number, number];
+    return gaussianOf(mean, [xx, xy, xz, xy, yy, yz, xz, yz, zz], total, this.maxOpacity, color);
+  }
 }
 
 /**
