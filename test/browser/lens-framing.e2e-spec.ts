@@ -196,6 +196,8 @@ describe('lens and framing, in a real browser', () => {
     const inches = Math.round(focus / 0.0254);
     const feet = inches >= 120 ? `${Math.round(inches / 12)} ft` : `${Math.floor(inches / 12)} ft ${inches % 12} in`;
     expect(await readout.innerText()).toBe(`Focus ${feet}`);
+    // The slider's spoken value follows on the panel's next frame.
+    await frame.waitForFunction((v) => document.getElementById('focus-distance')?.getAttribute('aria-valuetext') === v, feet);
     expect(await frame.locator('#focus-distance').getAttribute('aria-valuetext')).toBe(feet);
     await frame.locator('label[for="unit-m"]').click();
     await frame.waitForFunction(() => (window as any).__studio.state().perform.framing.distanceUnit === 'm');
@@ -242,12 +244,15 @@ describe('lens and framing, in a real browser', () => {
     expect(await guides.isHidden()).toBe(true);
     await frame.getByLabel('Rule of thirds').check();
     await guides.waitFor();
+    // Guides are drawn on the next animation frame after their toggle.
+    await frame.waitForFunction(() => document.querySelectorAll('.guide-thirds line').length > 0);
     expect(await frame.locator('.guide-thirds line').count()).toBe(4);
     const frameBox = (await frame.locator('.viewport-frame').boundingBox())!;
     const firstThird = (await frame.locator('.guide-thirds line').first().boundingBox())!;
     expect(firstThird.x - frameBox.x).toBeCloseTo(frameBox.width / 3, -1);
 
     await frame.getByLabel('Safe areas (action 93 %, title 90 %)').check();
+    await frame.locator('.guide-safe .safe-title').waitFor();
     const action = (await frame.locator('.guide-safe .safe-action').boundingBox())!;
     const title = (await frame.locator('.guide-safe .safe-title').boundingBox())!;
     expect(action.width / frameBox.width).toBeCloseTo(0.93, 1);

@@ -1,11 +1,11 @@
 import type { CameraPathDocument } from '../perform/camera-path';
 import type { CameraPathKind, CameraPathStore, CameraPathSummary, SavedCameraPath } from '../perform/camera-path-store';
-import type { StudioApiClient } from './studio-api.client';
+import { StudioApiError, type StudioApiClient } from './studio-api.client';
 
 /**
  * The scene's camera paths on the server (the studio API's `/camera-paths`): every perform
- * session of the scene shares them, and they outlive the page. Failures are the client's
- * `StudioApiError`s (a 401 also ends the studio, as on every call).
+ * session of the scene shares them, and they outlive the page. A path that is not there is null;
+ * other failures are the client's `StudioApiError`s (a 401 also ends the studio, as on every call).
  */
 export class ServerCameraPathStore implements CameraPathStore {
   constructor(private readonly api: StudioApiClient) {}
@@ -14,8 +14,13 @@ export class ServerCameraPathStore implements CameraPathStore {
     return this.api.cameraPaths(kind);
   }
 
-  get(cameraPathId: string): Promise<SavedCameraPath> {
-    return this.api.cameraPath(cameraPathId);
+  async get(cameraPathId: string): Promise<SavedCameraPath | null> {
+    try {
+      return await this.api.cameraPath(cameraPathId);
+    } catch (e) {
+      if (e instanceof StudioApiError && e.status === 404) return null;
+      throw e;
+    }
   }
 
   create(kind: CameraPathKind, name: string, document: CameraPathDocument): Promise<SavedCameraPath> {

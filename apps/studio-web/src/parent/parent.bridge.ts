@@ -1,3 +1,4 @@
+import { isFramed } from '../ui/dom';
 export const ENVELOPE_SOURCE = 'scene-studio';
 export const ENVELOPE_VERSION = 1;
 
@@ -29,7 +30,7 @@ const LOG_LIMIT = 200;
 export class ParentBridge {
   private origin: string | null = null;
   private readonly log: PostedEvent[] = [];
-  private readonly hasParent = window.parent !== window;
+  private readonly hasParent = isFramed();
   private readonly listener = (event: MessageEvent) => this.receive(event);
 
   connect(origin: string): void {

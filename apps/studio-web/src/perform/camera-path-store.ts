@@ -30,7 +30,8 @@ export interface SavedCameraPath {
  */
 export interface CameraPathStore {
   list(kind?: CameraPathKind): Promise<CameraPathSummary[]>;
-  get(cameraPathId: string): Promise<SavedCameraPath>;
+  /** Null when the scene has no such path (never saved, or deleted meanwhile by another session). */
+  get(cameraPathId: string): Promise<SavedCameraPath | null>;
   create(kind: CameraPathKind, name: string, document: CameraPathDocument): Promise<SavedCameraPath>;
   update(cameraPathId: string, name: string, document: CameraPathDocument): Promise<SavedCameraPath>;
   remove(cameraPathId: string): Promise<void>;
@@ -45,9 +46,9 @@ export class InMemoryCameraPathStore implements CameraPathStore {
     return Promise.resolve(all.map(summaryOf));
   }
 
-  get(cameraPathId: string): Promise<SavedCameraPath> {
+  get(cameraPathId: string): Promise<SavedCameraPath | null> {
     const found = this.paths.get(cameraPathId);
-    return found ? Promise.resolve(structuredClone(found)) : Promise.reject(new Error('not_found'));
+    return Promise.resolve(found ? structuredClone(found) : null);
   }
 
   create(kind: CameraPathKind, name: string, document: CameraPathDocument): Promise<SavedCameraPath> {

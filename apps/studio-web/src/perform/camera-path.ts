@@ -124,16 +124,7 @@ export class CameraPathRecorder {
   /** The take's path document; the recorder starts empty again. */
   finish(take: TakeFacts): CameraPathDocument {
     const path: CameraPathDocument = {
-      format: 'scene-studio.camera-path',
-      formatVersion: 1,
-      sceneVersion: take.sceneVersion,
-      recordedAt: take.recordedAt,
-      durationMs: take.durationMs,
-      video: { mimeType: take.mimeType, aspect: round(this.frame.aspect.ratio, 6) },
-      coordinateSystem: 'gltf',
-      // The whole sensor, and the gauge three.js used (the gate's longer side): the gate itself
-      // is the largest rectangle of `video.aspect` inside the sensor (viewport/lens.ts).
-      sensor: { widthMm: this.frame.sensor.widthMm, heightMm: this.frame.sensor.heightMm, filmGaugeMm: round(filmGauge(this.frame), 4) },
+      ...cameraPathHeader(this.frame, take),
       samples: this.samples,
       markers: this.markers,
     };
@@ -141,6 +132,28 @@ export class CameraPathRecorder {
     this.markers = [];
     return path;
   }
+}
+
+/**
+ * Everything of a camera-path file but its poses, for takes, authored moves and saved views alike:
+ * the format, what and when it was made on, and its frame — the whole sensor, the film gauge
+ * three.js used (the gate's longer side: the gate itself is the largest rectangle of
+ * `video.aspect` inside the sensor, viewport/lens.ts) and the aspect.
+ */
+export function cameraPathHeader(
+  frame: FrameFormat,
+  facts: Pick<TakeFacts, 'sceneVersion' | 'recordedAt' | 'durationMs' | 'mimeType'>,
+): Omit<CameraPathDocument, 'samples' | 'markers' | 'keyframes' | 'smoothing'> {
+  return {
+    format: 'scene-studio.camera-path',
+    formatVersion: 1,
+    sceneVersion: facts.sceneVersion,
+    recordedAt: facts.recordedAt,
+    durationMs: facts.durationMs,
+    video: { mimeType: facts.mimeType, aspect: round(frame.aspect.ratio, 6) },
+    coordinateSystem: 'gltf',
+    sensor: { widthMm: frame.sensor.widthMm, heightMm: frame.sensor.heightMm, filmGaugeMm: round(filmGauge(frame), 4) },
+  };
 }
 
 function position({ position: p }: CameraPathPose): [number, number, number] {

@@ -211,8 +211,10 @@ export class CinemaControls {
     this.sensorSelect.value = rig.frame.sensor.id;
     this.aspectSelect.value = rig.frame.aspect.id;
     const film = rig.frame.film;
-    this.frameNote.textContent = `Frame ${film.width.toFixed(2)} × ${film.height.toFixed(2)} mm of the sensor.`;
-    this.focusReadout.textContent = `Focus ${formatDistance(rig.focusDistanceM, this.unit)}`;
+    // Written only when they change: a text write each moving frame would also force a layout
+    // when the guides measure the frame next.
+    setText(this.frameNote, `Frame ${film.width.toFixed(2)} × ${film.height.toFixed(2)} mm of the sensor.`);
+    setText(this.focusReadout, `Focus ${formatDistance(rig.focusDistanceM, this.unit)}`);
     this.unitInputs[0].checked = this.unit === 'm';
     this.unitInputs[1].checked = this.unit === 'ft';
   }
@@ -318,4 +320,8 @@ export class CinemaControls {
 
 function formatMm(mm: number): string {
   return Number.isInteger(mm) ? String(mm) : mm.toFixed(1);
+}
+
+function setText(element: HTMLElement, text: string): void {
+  if (element.textContent !== text) element.textContent = text;
 }

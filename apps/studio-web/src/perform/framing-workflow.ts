@@ -1,4 +1,3 @@
-import type { MovePose } from '../viewport/camera-move';
 import type { CameraRig } from '../viewport/camera-rig';
 import { FrameGuides, type GuideId } from '../viewport/frame-guides.view';
 import { fieldOfView, type AspectId, type DistanceUnit, type SensorId } from '../viewport/lens';
@@ -35,7 +34,6 @@ export class FramingWorkflow {
   private views: SavedView[] = [];
   private active: { name: string; key: string } | null = null;
   private checkedRevision = -1;
-  private unit: DistanceUnit = 'm';
   private recording = false;
   private splatWorld = false;
 
@@ -52,10 +50,7 @@ export class FramingWorkflow {
         this.guides.set(guide, enabled);
         this.guides.update(this.rig);
       },
-      setDistanceUnit: (unit) => {
-        this.unit = unit;
-        onDistanceUnit(unit);
-      },
+      setDistanceUnit: onDistanceUnit,
       saveView: (name) => this.saveView(name),
       goToView: (id) => this.goToView(id),
       removeView: (id) => this.removeView(id),
@@ -68,14 +63,14 @@ export class FramingWorkflow {
   }
 
   get distanceUnit(): DistanceUnit {
-    return this.unit;
+    return this.controls.distanceUnit;
   }
 
   get state(): FramingState {
     const frame = this.rig.frame;
     return {
       frame: { sensor: frame.sensor.id, aspect: frame.aspect.id, filmWidthMm: frame.film.width, filmHeightMm: frame.film.height },
-      distanceUnit: this.unit,
+      distanceUnit: this.controls.distanceUnit,
       focusAid: this.host.viewport.focusAidActive,
       guides: this.guides.enabled,
       activeView: this.active?.name ?? null,
@@ -139,7 +134,7 @@ export class FramingWorkflow {
   }
 
   private async saveView(name: string): Promise<void> {
-    const view = await this.store.save(name, this.currentPose());
+    const view = await this.store.save(name, this.rig.movePose(this.host.viewport.camera));
     await this.refreshViews();
     this.setActive(view.name);
     this.host.announce(`View saved: ${view.name}.`);
@@ -165,20 +160,6 @@ export class FramingWorkflow {
     }
     await this.refreshViews();
     if (view) this.host.announce(`View deleted: ${view.name}.`);
-  }
-
-  /** The rig's pose in camera-path terms (glTF axes, the orientation with its roll). */
-  private currentPose(): MovePose {
-    const camera = this.host.viewport.camera;
-    this.rig.apply(camera);
-    return {
-      position: camera.position.toArray(),
-      quaternion: camera.quaternion.toArray(),
-      focalLengthMm: this.rig.focalLengthMm,
-      focusDistanceM: this.rig.focusDistanceM,
-      fNumber: this.rig.fNumber,
-      rollDeg: this.rig.rollDeg,
-    };
   }
 }
 

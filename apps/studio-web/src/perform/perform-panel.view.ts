@@ -1,5 +1,6 @@
 import type { CameraPreset } from '../api/studio-api.types';
-import { ICONS, h, icon } from '../ui/dom';
+import { ICONS, h, icon, isFramed } from '../ui/dom';
+import { formatBytes } from '../ui/format';
 import type { CameraRig, NavigationMode } from '../viewport/camera-rig';
 import {
   FOCAL_MAX_MM,
@@ -91,7 +92,7 @@ export class PerformPanel {
    * Framed, the partner's sandbox (no allow-downloads) refuses any download started here: takes
    * are listed without links, and the hint says where they went. Opened on its own, they are links.
    */
-  private readonly framed = window.parent !== window;
+  private readonly framed = isFramed();
   private readonly gamepadStatus = h('p', { className: 'device-status', attrs: { id: 'gamepad-status' } });
   private readonly spaceMouseButton: HTMLButtonElement;
   private readonly spaceMouseStatus = h('p', { className: 'device-status', attrs: { id: 'spacemouse-status' } });
@@ -371,10 +372,4 @@ function setSlider(input: HTMLInputElement, value: number, text: string): void {
 function formatDuration(ms: number): string {
   const total = Math.floor(ms / 1000);
   return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, '0')}`;
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }

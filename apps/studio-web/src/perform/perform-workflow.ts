@@ -12,7 +12,7 @@ import type { CameraPathStore } from './camera-path-store';
 import type { SavedViewStore } from './saved-views';
 import { SpaceMouseInput, type SpaceMouseStatus } from './space-mouse.input';
 import { TakeRecorder, type Take } from './take.recorder';
-import { TimelineWorkflow, type CurrentMove, type TimelineState } from './timeline/timeline-workflow';
+import { TimelineWorkflow, type TimelineState } from './timeline/timeline-workflow';
 import { ViewportToolbar } from './viewport-toolbar.view';
 import { ViewportControls } from './viewport.controls';
 
@@ -178,11 +178,6 @@ export class PerformWorkflow implements PerformActions {
       timeline: this.timeline.state,
       render: this.render.state,
     };
-  }
-
-  /** The timeline's move and its file, for the offline render; null while it has no keyframes. */
-  currentMove(): CurrentMove | null {
-    return this.timeline.currentMove();
   }
 
   /** Finished takes, newest first: they outlive the session on the ended screen. */

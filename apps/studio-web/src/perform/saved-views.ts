@@ -1,4 +1,4 @@
-import type { MovePose } from '../viewport/camera-move';
+import { movePoseOf, type MovePose } from '../viewport/camera-move';
 
 /** A camera pose saved under a name ("save this view as a preset"). */
 export interface SavedView {
@@ -31,13 +31,13 @@ export class InMemorySavedViewStore implements SavedViewStore {
   private next = 1;
 
   list(): Promise<SavedView[]> {
-    return Promise.resolve(this.views.map(copy));
+    return Promise.resolve(this.views.map(copyView));
   }
 
   save(name: string, pose: MovePose): Promise<SavedView> {
-    const view: SavedView = { id: `view-${this.next++}`, name, pose: copyPose(pose) };
+    const view: SavedView = { id: `view-${this.next++}`, name, pose: movePoseOf(pose) };
     this.views.push(view);
-    return Promise.resolve(copy(view));
+    return Promise.resolve(copyView(view));
   }
 
   remove(id: string): Promise<void> {
@@ -47,10 +47,6 @@ export class InMemorySavedViewStore implements SavedViewStore {
   }
 }
 
-function copyPose(pose: MovePose): MovePose {
-  return { ...pose, position: [...pose.position], quaternion: [...pose.quaternion] };
-}
-
-function copy(view: SavedView): SavedView {
-  return { ...view, pose: copyPose(view.pose) };
+export function copyView(view: SavedView): SavedView {
+  return { ...view, pose: movePoseOf(view.pose) };
 }

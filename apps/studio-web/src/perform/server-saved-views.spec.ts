@@ -16,7 +16,7 @@ const pose: MovePose = {
 /** The in-memory store, counting reads of whole documents. */
 class CountingStore extends InMemoryCameraPathStore {
   reads = 0;
-  override get(id: string): Promise<SavedCameraPath> {
+  override get(id: string): Promise<SavedCameraPath | null> {
     this.reads++;
     return super.get(id);
   }
@@ -30,7 +30,7 @@ describe(ServerSavedViewStore.name, () => {
     const sut = new ServerSavedViewStore(paths, context);
     const view = await sut.save('Over the lake', pose);
     expect(view).toEqual({ id: expect.any(String), name: 'Over the lake', pose });
-    const saved = await paths.get(view.id);
+    const saved = (await paths.get(view.id))!;
     expect(saved.kind).toBe('view');
     expect(saved.document).toEqual({
       format: 'scene-studio.camera-path',
@@ -67,7 +67,7 @@ describe(ServerSavedViewStore.name, () => {
 
     // Changed elsewhere, a second later (a new updatedAt): read again.
     const wide = views[0];
-    const stored = await paths.get(wide.id);
+    const stored = (await paths.get(wide.id))!;
     jest.useFakeTimers({ now: Date.now() + 1000, doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
     try {
       await paths.update(wide.id, 'Wider', stored.document);
@@ -87,7 +87,7 @@ describe(ServerSavedViewStore.name, () => {
     await sut.remove(a.id);
     expect((await paths.list()).map((p) => p.name)).toEqual(['B']);
 
-    paths.get = () => Promise.reject(new StudioApiError(404, 'not_found', 'The requested resource does not exist.'));
+    paths.get = () => Promise.resolve(null);
     expect(await sut.list()).toEqual([]);
     paths.get = () => Promise.reject(new StudioApiError(0, 'network_error', 'The studio could not reach the server.'));
     await expect(sut.list()).rejects.toThrow('could not reach');

@@ -1,9 +1,8 @@
-import { StudioApiError } from '../api/studio-api.client';
 import { movePoseOf, type MovePose } from '../viewport/camera-move';
-import { filmGauge, type FrameFormat } from '../viewport/lens';
-import type { CameraPathDocument } from './camera-path';
+import type { FrameFormat } from '../viewport/lens';
+import { cameraPathHeader, type CameraPathDocument } from './camera-path';
 import type { CameraPathStore, CameraPathSummary, SavedCameraPath } from './camera-path-store';
-import type { SavedView, SavedViewStore } from './saved-views';
+import { copyView, type SavedView, type SavedViewStore } from './saved-views';
 
 /** What a view's document records besides the pose: the frame it was framed in, and the scene version. */
 export interface ViewContext {
@@ -34,12 +33,12 @@ export class ServerSavedViewStore implements SavedViewStore {
     const views = await mapLimited(summaries, FETCH_CONCURRENCY, (summary) => this.viewOf(summary));
     const listed = new Set(summaries.map((s) => s.cameraPathId));
     for (const id of this.known.keys()) if (!listed.has(id)) this.known.delete(id);
-    return views.filter((v): v is SavedView => v !== null).map(copy);
+    return views.filter((v): v is SavedView => v !== null).map(copyView);
   }
 
   async save(name: string, pose: MovePose): Promise<SavedView> {
     const saved = await this.paths.create('view', name, viewDocument(pose, this.context.frame(), this.context.sceneVersion(), new Date()));
-    return copy(this.remember(saved) ?? { id: saved.cameraPathId, name: saved.name, pose });
+    return copyView(this.remember(saved) ?? { id: saved.cameraPathId, name: saved.name, pose });
   }
 
   async remove(id: string): Promise<void> {
@@ -50,13 +49,9 @@ export class ServerSavedViewStore implements SavedViewStore {
   private async viewOf(summary: CameraPathSummary): Promise<SavedView | null> {
     const known = this.known.get(summary.cameraPathId);
     if (known && known.updatedAt === summary.updatedAt) return known.view;
-    try {
-      return this.remember(await this.paths.get(summary.cameraPathId));
-    } catch (e) {
-      // Deleted by another session between the list and this read: not a view any more.
-      if (e instanceof StudioApiError && e.status === 404) return null;
-      throw e;
-    }
+    // Null when another session deleted it between the list and this read: not a view any more.
+    const saved = await this.paths.get(summary.cameraPathId);
+    return saved ? this.remember(saved) : null;
   }
 
   private remember(saved: SavedCameraPath): SavedView | null {
@@ -75,29 +70,11 @@ export class ServerSavedViewStore implements SavedViewStore {
  */
 export function viewDocument(pose: MovePose, frame: FrameFormat, sceneVersion: number | null, at: Date): CameraPathDocument {
   return {
-    format: 'scene-studio.camera-path',
-    formatVersion: 1,
-    sceneVersion,
-    recordedAt: at.toISOString(),
-    durationMs: 0,
-    video: { mimeType: '', aspect: round(frame.aspect.ratio, 6) },
-    coordinateSystem: 'gltf',
-    sensor: { widthMm: frame.sensor.widthMm, heightMm: frame.sensor.heightMm, filmGaugeMm: round(filmGauge(frame), 4) },
+    ...cameraPathHeader(frame, { sceneVersion, recordedAt: at.toISOString(), durationMs: 0, mimeType: '' }),
     samples: [],
     markers: [],
-    keyframes: [
-      {
-        t: 0,
-        position: [...pose.position],
-        quaternion: [...pose.quaternion],
-        focalLengthMm: pose.focalLengthMm,
-        focusDistanceM: pose.focusDistanceM,
-        fNumber: pose.fNumber,
-        rollDeg: pose.rollDeg,
-        // A view does not move: were it ever played, it would stay where it is.
-        easing: 'hold',
-      },
-    ],
+    // A view does not move: were it ever played, it would stay where it is.
+    keyframes: [{ t: 0, ...movePoseOf(pose), easing: 'hold' }],
   };
 }
 
@@ -119,13 +96,4 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item:
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
-}
-
-function copy(view: SavedView): SavedView {
-  return { ...view, pose: { ...view.pose, position: [...view.pose.position], quaternion: [...view.pose.quaternion] } };
-}
-
-function round(value: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
 }

@@ -1,4 +1,4 @@
-import { h } from '../ui/dom';
+import { h, isFramed } from '../ui/dom';
 import type { TakeLinks } from './perform-panel.view';
 
 /**
@@ -7,7 +7,7 @@ import type { TakeLinks } from './perform-panel.view';
  * went — to the page around it, in `recording.completed`. Opened on its own, it lists them as
  * downloads, which outlive the session on this page.
  */
-export function takeDownloads(takes: readonly TakeLinks[], framed = window.parent !== window): HTMLElement {
+export function takeDownloads(takes: readonly TakeLinks[], framed = isFramed()): HTMLElement {
   if (framed) {
     const n = takes.length;
     return h('div', { className: 'ended-downloads' }, [

@@ -2,6 +2,7 @@ import { MathUtils } from 'three';
 import type { CameraRig } from '../viewport/camera-rig';
 import { fieldOfView } from '../viewport/lens';
 import type { PerformActions } from './perform-actions';
+import { isTypingTarget } from '../ui/dom';
 
 const FAST_FACTOR = 4;
 const KEY_TURN_RATE = MathUtils.degToRad(70);
@@ -208,11 +209,4 @@ const MOVEMENT_KEYS = new Set([
 /** Long lenses turn slower, so framing stays controllable at 200 mm. */
 export function lensTurnScale(focalLengthMm: number): number {
   return MathUtils.clamp(35 / focalLengthMm, 0.15, 1.5);
-}
-
-function isTypingTarget(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  if (target.isContentEditable) return true;
-  const tag = target.tagName;
-  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT';
 }

@@ -1,4 +1,4 @@
-import { h } from '../ui/dom';
+import { h, isFramed } from '../ui/dom';
 import type { FinishedRender } from './render-workflow';
 
 /**
@@ -6,7 +6,7 @@ import type { FinishedRender } from './render-workflow';
  * framed, the sandbox refuses downloads, so it says the renders went to the page around it (in
  * `render.completed`); opened on its own, it lists them as downloads. Null when there were none.
  */
-export function renderDownloads(renders: readonly FinishedRender[], framed = window.parent !== window): HTMLElement | null {
+export function renderDownloads(renders: readonly FinishedRender[], framed = isFramed()): HTMLElement | null {
   const n = renders.length;
   if (n === 0) return null;
   if (framed) {
@@ -25,7 +25,7 @@ export function renderDownloads(renders: readonly FinishedRender[], framed = win
       renders.map(({ index, fileName, videoUrl }) =>
         h('li', { className: 'take' }, [
           h('strong', { text: `Render ${index}` }),
-          h('a', { className: 'button button-small', attrs: { href: videoUrl, download: fileName }, text: 'Video' }),
+          videoUrl ? h('a', { className: 'button button-small', attrs: { href: videoUrl, download: fileName }, text: 'Video' }) : null,
         ]),
       ),
     ),

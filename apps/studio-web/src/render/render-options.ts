@@ -1,3 +1,5 @@
+import { formatBytes } from '../ui/format';
+import { MAX_DURATION_MS } from '../perform/timeline/camera-path-file';
 /**
  * What an offline render may be asked for, and the arithmetic behind it: frame times, output
  * sizes, bitrates and the limits a request is checked against. Free of the DOM and of three.js
@@ -38,8 +40,6 @@ export const CONTAINERS: readonly ContainerPreset[] = [
 
 export const DEFAULT_RENDER = { fps: 30 as RenderFrameRate, resolution: '1080p' as ResolutionId, container: 'mp4' as ContainerId };
 
-/** The longest move a camera path may describe (docs/camera-paths.md). */
-export const MAX_MOVE_MS = 3_600_000;
 /**
  * The whole video is built in memory (the sandboxed frame cannot write files) and then copied
  * once into the Blob handed over, so a render must stay well inside what a tab can hold.
@@ -122,7 +122,7 @@ export function planRender(request: RenderRequest): PlanResult {
   if (!Number.isFinite(request.durationMs) || request.durationMs <= 0) {
     return refuse('This camera move has no length (a single view): there is nothing to render as a video.');
   }
-  if (request.durationMs > MAX_MOVE_MS) return refuse('Camera moves longer than an hour cannot be rendered.');
+  if (request.durationMs > MAX_DURATION_MS) return refuse('Camera moves longer than an hour cannot be rendered.');
   if (!Number.isFinite(request.aspect) || request.aspect <= 0) return refuse('The frame has no usable aspect ratio.');
   const { width, height } = outputSize(resolution.id, request.aspect);
   if (Math.max(width, height) > request.maxDrawingSize) {
@@ -143,17 +143,6 @@ export function planRender(request: RenderRequest): PlanResult {
 
 export function resolutionPreset(id: ResolutionId): ResolutionPreset {
   return RESOLUTIONS.find((r) => r.id === id) ?? RESOLUTIONS[0];
-}
-
-export function containerPreset(id: ContainerId): ContainerPreset {
-  return CONTAINERS.find((c) => c.id === id) ?? CONTAINERS[0];
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(0)} KB`;
-  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
-  return `${(bytes / 1024 ** 3).toFixed(1)} GB`;
 }
 
 function even(n: number): number {

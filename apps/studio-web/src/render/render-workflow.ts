@@ -1,3 +1,4 @@
+import { isFramed } from '../ui/dom';
 import type { CameraPathDocument } from '../perform/camera-path';
 import type { CameraMove } from '../viewport/camera-move';
 import { frameOfPath, type FrameFormat } from '../viewport/lens';
@@ -6,15 +7,16 @@ import { loadMedia, type MediaModule } from './media-loader';
 import { renderMove, type RenderedVideo } from './offline-render';
 import { RenderPanel, type RenderChoice } from './render-panel.view';
 import { progressAnnouncement, startAnnouncements } from './render-progress';
+import { formatBytes } from '../ui/format';
 import {
   CONTAINERS,
   RENDER_FRAME_RATES,
   RESOLUTIONS,
-  formatBytes,
   outputSize,
   planRender,
   videoBitrate,
   type ContainerId,
+  type ContainerPreset,
   type RenderPlan,
   type ResolutionId,
 } from './render-options';
@@ -52,12 +54,14 @@ export interface RenderHost {
 
 export type RenderCancelReason = 'user' | 'session_ended';
 
+/**
+ * A finished render as the page keeps it: its video is the parent's once posted, so framed (no
+ * downloads in the sandbox) nothing holds it here; opened on its own, its download link does.
+ */
 export interface FinishedRender {
   index: number;
-  result: RenderedVideo;
-  cameraPath: CameraPathDocument;
   fileName: string;
-  videoUrl: string;
+  videoUrl: string | null;
 }
 
 export interface DrawnPose {
@@ -113,7 +117,12 @@ export class RenderWorkflow {
   private last: RenderState['last'] = null;
   private drawnPoses: DrawnPose[] = [];
   private readonly unsubscribe: () => void;
-  private readonly framed = window.parent !== window;
+  private readonly framed = isFramed();
+  /**
+   * Each source's move as last read, with the revision and rig frame it was read at: reading the
+   * timeline's move bakes all of it into samples, and the section asks on every hover and focus.
+   */
+  private readonly read = new Map<string, { key: string; frame: FrameFormat; source: RenderSource | null }>();
 
   constructor(private readonly host: RenderHost) {
     this.panel = new RenderPanel({
@@ -166,13 +175,24 @@ export class RenderWorkflow {
   /** A source's move changed (a take finished); the section also re-reads them whenever it is used. */
   sourceChanged(): void {
     this.seen = { revisions: this.sources.map((o) => o.revision()).join(), frame: this.host.viewport.rig.frame };
-    const read = this.sources.map((option) => ({ option, source: readSource(option) }));
+    const read = this.sources.map((option) => ({ option, source: this.readSource(option) }));
     this.panel.setSources(
       read.map(({ option, source }) => ({ id: option.id, name: option.name, empty: option.empty, description: source?.label ?? null })),
     );
     const source = read.find((r) => r.option.id === this.panel.sourceId)?.source ?? null;
     this.sourceFrame = source ? frameOfPath(source.cameraPath) : null;
     this.frameChanged();
+  }
+
+  /** A source's move, read again only when the source, the rig's frame or the scene version changed since. */
+  private readSource(option: RenderSourceOption): RenderSource | null {
+    const key = `${option.revision()} ${this.host.viewport.loadedVersion}`;
+    const frame = this.host.viewport.rig.frame;
+    const kept = this.read.get(option.id);
+    if (kept && kept.key === key && kept.frame === frame) return kept.source;
+    const source = readSourceNow(option);
+    this.read.set(option.id, { key, frame, source });
+    return source;
   }
 
   setRecording(recording: boolean): void {
@@ -200,7 +220,7 @@ export class RenderWorkflow {
   }
 
   revokeDownloads(): void {
-    for (const r of this.finished) URL.revokeObjectURL(r.videoUrl);
+    for (const r of this.finished) if (r.videoUrl) URL.revokeObjectURL(r.videoUrl);
   }
 
   private frameChanged(): void {
@@ -256,7 +276,7 @@ export class RenderWorkflow {
     const viewport = this.host.viewport;
     this.sourceChanged();
     const option = this.sources.find((o) => o.id === this.panel.sourceId);
-    const source = option ? readSource(option) : null;
+    const source = option ? this.readSource(option) : null;
     if (!source || !viewport.hasScene) {
       this.refuse(option ? option.empty : 'There is nothing to render.');
       return;
@@ -343,7 +363,7 @@ export class RenderWorkflow {
           },
         },
       );
-      this.finish(source, result, performance.now() - startedAt);
+      this.finish(source, result, plan.container, performance.now() - startedAt);
     } catch (e) {
       if (signal.aborted) {
         const reason = signal.reason === 'session_ended' ? 'session_ended' : 'user';
@@ -359,11 +379,10 @@ export class RenderWorkflow {
     }
   }
 
-  private finish(source: RenderSource, result: RenderedVideo, elapsedMs: number): void {
+  private finish(source: RenderSource, result: RenderedVideo, container: ContainerPreset, elapsedMs: number): void {
     const index = this.finished.length + 1;
-    const extension = result.mimeType.startsWith('video/mp4') ? '.mp4' : '.webm';
-    const fileName = `render-${index}${extension}`;
-    const entry: FinishedRender = { index, result, cameraPath: source.cameraPath, fileName, videoUrl: URL.createObjectURL(result.video) };
+    const fileName = `render-${index}${container.extension}`;
+    const entry: FinishedRender = { index, fileName, videoUrl: this.framed ? null : URL.createObjectURL(result.video) };
     this.finished.unshift(entry);
     this.last = {
       frames: result.frames,
@@ -378,7 +397,7 @@ export class RenderWorkflow {
     const label = `${result.width} × ${result.height} · ${result.fps} fps · ${(result.durationMs / 1000).toFixed(1)} s · ${formatBytes(result.video.size)}`;
     // The sandbox has no allow-downloads: framed, the parent gets the file and offers it; the
     // panel shows no link that would do nothing.
-    this.panel.addRender({ index, label, fileName, videoUrl: this.framed ? null : entry.videoUrl });
+    this.panel.addRender({ index, label, fileName, videoUrl: entry.videoUrl });
     this.host.post('render.completed', {
       durationMs: result.durationMs,
       mimeType: result.mimeType,
@@ -415,7 +434,7 @@ export class RenderWorkflow {
   }
 }
 
-function readSource(option: RenderSourceOption): RenderSource | null {
+function readSourceNow(option: RenderSourceOption): RenderSource | null {
   try {
     return option.read();
   } catch {

@@ -81,13 +81,13 @@ export class SceneVersionLoader {
   }
 
   private async load(version: number): Promise<void> {
-    this.upgrading?.abort();
-    this.upgrading = null;
     this.loading = version;
     this.failed = null;
     this.hooks.onProgress(version, null);
     const signal = this.abort.signal;
-    let world: SplatDownload | null = null;
+    // This version's world behind its preview: stopped when a newer version is shown, or when
+    // this one fails to load.
+    const upgrade = new AbortController();
     try {
       // The spec and the file list at once (both tiny), then the files the first frame waits for,
       // all in parallel; Spark's chunk (lazy, its own file) downloads alongside a splat.
@@ -96,7 +96,9 @@ export class SceneVersionLoader {
       if (!parts) throw new NothingToShow();
       const preview = parts.splat && parts.splatPreview && this.hooks.onSplatUpgraded !== undefined;
       // The world's bytes start downloading at once, also behind a preview (reported once it shows).
-      world = parts.splat ? this.download(version, 'splat', signal, !preview) : null;
+      const world = parts.splat
+        ? this.download(version, 'splat', preview ? AbortSignal.any([signal, upgrade.signal]) : signal, !preview)
+        : null;
       const [meshes, splat] = await Promise.all([
         Promise.all(
           parts.meshes.map(async (part) => ({
@@ -116,14 +118,14 @@ export class SceneVersionLoader {
       }
       this.shown = version;
       this.loading = null;
+      // The version on screen changes: the world behind the one before it is not wanted any more.
+      this.upgrading?.abort();
+      this.upgrading = preview ? upgrade : null;
       const drawn = this.hooks.onLoaded(version, normalizeSpec(spec), loaded);
       this.hooks.onProgress(null, null);
-      if (preview && splat && world) {
-        this.upgrading = new AbortController();
-        void this.upgrade(version, loaded, world, placement, drawn, AbortSignal.any([signal, this.upgrading.signal]));
-      }
+      if (preview && splat && world) void this.upgrade(version, loaded, world, placement, drawn, AbortSignal.any([signal, upgrade.signal]));
     } catch (e) {
-      world?.bytes.catch(() => undefined);
+      upgrade.abort();
       if (signal.aborted) return;
       this.loading = null;
       this.failed = version;
@@ -150,10 +152,11 @@ export class SceneVersionLoader {
     world.report();
     try {
       await Promise.race([drawn, new Promise((resolve) => setTimeout(resolve, PREVIEW_FIRST_FRAME_WAIT_MS))]);
+      // Nobody holds the preview any more (the version was replaced): the world is not wanted.
+      if (loaded.splat?.layer.disposed) return;
       const full = await this.decode(world, signal);
       if (!full) return;
       if (signal.aborted) return void full.layer.dispose();
-      this.upgrading = null;
       placeSplat(full.layer, placement);
       this.hooks.onSplatUpgraded?.(version, loaded, full.layer);
     } catch {
@@ -205,6 +208,8 @@ export class SceneVersionLoader {
       if (head && head.length > 0) progress.splats = await spzSplatCount(head);
       return bytes;
     })();
+    // Awaited later (or never, when the version fails first); its failure is handled there.
+    download.bytes.catch(() => undefined);
     return download;
   }
 
@@ -212,6 +217,7 @@ export class SceneVersionLoader {
   private async decode(download: SplatDownload, signal: AbortSignal): Promise<LoadedVersion['splat']> {
     const module = import('../viewport/splat-layer');
     const bytes = await download.bytes;
+    if (signal.aborted) return null;
     download.progress.phase = 'decoding';
     download.report();
     const spark = await module;

@@ -3,6 +3,7 @@ import { StudioApiClient, StudioApiError } from '../api/studio-api.client';
 import type { EndedReason, StudioSession } from '../api/studio-api.types';
 import { ParentBridge } from '../parent/parent.bridge';
 import type { LiveAnnouncer } from '../ui/live-announcer';
+import { timeLeftText } from '../ui/expiry-warning';
 import { StateScreen } from '../ui/state-screen.view';
 import { parseServerEvent, type StudioServerEvent } from './scene-events';
 
@@ -192,9 +193,7 @@ export class SessionLifecycle {
       const secondsLeft = Math.max(0, Math.round((at - Date.now()) / 1000));
       this.bridge.post('session.expiring', { expiresAt, secondsLeft });
       this.hooks.expiring?.(secondsLeft);
-      this.live.announce(
-        `This session ends in ${secondsLeft >= 60 ? `${Math.round(secondsLeft / 60)} minutes` : `${secondsLeft} seconds`}.`,
-      );
+      this.live.announce(`This session ends in ${timeLeftText(secondsLeft)}.`);
     };
     const remaining = at - Date.now();
     if (remaining <= 0) return;

@@ -124,8 +124,11 @@ export class StudioScene {
       return;
     }
     splat.layer = world;
-    if (!this.views?.viewport?.replaceSplat(preview, world)) preview.dispose();
-    this.host.announce(`The whole world is on screen: ${world.count.toLocaleString('en')} splats.`);
+    if (this.views?.viewport?.replaceSplat(preview, world)) {
+      this.host.announce(`The whole world is on screen: ${world.count.toLocaleString('en')} splats.`);
+    } else {
+      preview.dispose();
+    }
   }
 
   private show(version: number, spec: SceneSpec, loaded: LoadedVersion): Promise<void> | void {
@@ -153,7 +156,8 @@ export class StudioScene {
     this.host.announce(
       held ? `Scene version ${version} is ready; go back to the latest to see it.` : `Scene version ${version} is on screen${splats}.`,
     );
-    return held ? undefined : viewport?.whenSplatsDrawn();
+    // Behind a preview the world decodes once the preview is on screen (the loader waits for this).
+    return !held && layer?.level === 'preview' ? viewport?.whenSplatsDrawn() : undefined;
   }
 
   /** Tells the edit panel which version is the latest and which one is on screen. */
@@ -185,7 +189,8 @@ export class StudioScene {
     } else {
       shell.setOverlay({ kind: 'none' });
     }
-    shell.setDetailNote(scene.loadedVersion === null ? null : splatDetailText(this.splatProgress));
+    // Only over a preview: the progress of any other download is not this note's business.
+    shell.setDetailNote(views.viewport?.splatStats.level === 'preview' ? splatDetailText(this.splatProgress) : null);
   }
 }
 

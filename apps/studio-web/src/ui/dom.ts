@@ -79,3 +79,19 @@ export const ICONS = {
   panel: ['M4 5h16v14H4z', 'M15 5v14'],
   retry: ['M20 11a8 8 0 1 0-2.3 5.7', 'M20 4v7h-7'],
 } as const;
+
+/** Keys typed into a field are the field's, not the studio's shortcuts. */
+export function isTypingTarget(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable) return true;
+  const tag = target.tagName;
+  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT';
+}
+
+/**
+ * Inside the partner's iframe. Its sandbox (the product's iframe rules) has no allow-downloads:
+ * framed, the studio hands files to the parent page instead of offering download links.
+ */
+export function isFramed(): boolean {
+  return window.parent !== window;
+}

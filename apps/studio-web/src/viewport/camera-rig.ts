@@ -245,6 +245,19 @@ export class CameraRig {
     };
   }
 
+  /** The pose in camera-path terms (arrays, glTF axes, the orientation with its roll): a keyframe's or a saved view's. */
+  movePose(camera: PerspectiveCamera): MovePose {
+    this.apply(camera);
+    return {
+      position: camera.position.toArray(),
+      quaternion: camera.quaternion.toArray(),
+      focalLengthMm: this.focalLengthMm,
+      focusDistanceM: this.focusDistanceM,
+      fNumber: this.fNumber,
+      rollDeg: this.rollDeg,
+    };
+  }
+
   /**
    * Puts the rig at a pose of a camera move (playback, offline render): the orientation is split
    * back into the rig's yaw, pitch and roll, so moving by hand afterwards starts from there.

@@ -24,6 +24,7 @@ export class FrameGuides {
   private readonly horizonLine = svg('line', { class: 'horizon-line' });
   private readonly horizonLabel = svg('text', { class: 'horizon-label' });
   private drawnKey = '';
+  private horizonRevision = -1;
 
   constructor() {
     this.element = svg('svg', { class: 'frame-guides', 'aria-hidden': 'true', 'data-guides': '' }) as SVGSVGElement;
@@ -44,30 +45,39 @@ export class FrameGuides {
     this.drawnKey = '';
   }
 
-  /** Redraws for the frame's current size and the rig's pose; cheap when nothing changed. */
+  /**
+   * Redraws for the frame's current size and the rig's pose; cheap when nothing changed. The
+   * thirds and safe areas depend on the size alone; only the horizon follows the camera.
+   */
   update(rig: CameraRig): void {
     if (this.on.size === 0) return;
     const frame = this.element.parentElement;
     if (!frame) return;
     const w = frame.clientWidth;
     const h = frame.clientHeight;
-    const key = `${w}x${h}:${[...this.on].join()}:${rig.revision}`;
-    if (key === this.drawnKey || w === 0 || h === 0) return;
-    this.drawnKey = key;
-    this.element.setAttribute('viewBox', `0 0 ${w} ${h}`);
-    this.thirds.style.display = this.on.has('thirds') ? '' : 'none';
-    this.safe.style.display = this.on.has('safe') ? '' : 'none';
-    this.horizon.style.display = this.on.has('horizon') ? '' : 'none';
-    if (this.on.has('thirds')) {
-      this.thirds.replaceChildren(
-        ...[1, 2].map((i) => line((w * i) / 3, 0, (w * i) / 3, h)),
-        ...[1, 2].map((i) => line(0, (h * i) / 3, w, (h * i) / 3)),
-      );
+    if (w === 0 || h === 0) return;
+    const key = `${w}x${h}:${[...this.on].join()}`;
+    const resized = key !== this.drawnKey;
+    if (resized) {
+      this.drawnKey = key;
+      this.element.setAttribute('viewBox', `0 0 ${w} ${h}`);
+      this.thirds.style.display = this.on.has('thirds') ? '' : 'none';
+      this.safe.style.display = this.on.has('safe') ? '' : 'none';
+      this.horizon.style.display = this.on.has('horizon') ? '' : 'none';
+      if (this.on.has('thirds')) {
+        this.thirds.replaceChildren(
+          ...[1, 2].map((i) => line((w * i) / 3, 0, (w * i) / 3, h)),
+          ...[1, 2].map((i) => line(0, (h * i) / 3, w, (h * i) / 3)),
+        );
+      }
+      if (this.on.has('safe')) {
+        this.safe.replaceChildren(rect(w, h, ACTION_SAFE, 'safe-action'), rect(w, h, TITLE_SAFE, 'safe-title'));
+      }
     }
-    if (this.on.has('safe')) {
-      this.safe.replaceChildren(rect(w, h, ACTION_SAFE, 'safe-action'), rect(w, h, TITLE_SAFE, 'safe-title'));
+    if (this.on.has('horizon') && (resized || rig.revision !== this.horizonRevision)) {
+      this.horizonRevision = rig.revision;
+      this.drawHorizon(rig, w, h);
     }
-    if (this.on.has('horizon')) this.drawHorizon(rig, w, h);
   }
 
   /**

@@ -49,11 +49,23 @@ export const ASPECTS: readonly AspectFormat[] = [
 /** The prime stops offered as buttons (a cinema prime set, plus 14 and 200 at the ends). */
 export const PRIME_FOCALS_MM = [14, 24, 35, 50, 85, 135, 200] as const;
 
+/**
+ * The frame of a sensor and an aspect: one object per pair, so "is this the same frame" is `===`
+ * wherever a frame is compared (the viewport's layout, the render's sizes).
+ */
 export function frameFormat(sensorId: SensorId, aspectId: AspectId): FrameFormat {
   const sensor = SENSORS.find((s) => s.id === sensorId) ?? SENSORS[0];
   const aspect = ASPECTS.find((a) => a.id === aspectId) ?? ASPECTS[0];
-  return { sensor, aspect, film: gateSize(sensor, aspect.ratio) };
+  const key = `${sensor.id} ${aspect.id}`;
+  let frame = FRAMES.get(key);
+  if (!frame) {
+    frame = { sensor, aspect, film: gateSize(sensor, aspect.ratio) };
+    FRAMES.set(key, frame);
+  }
+  return frame;
 }
+
+const FRAMES = new Map<string, FrameFormat>();
 
 /**
  * The frame a camera-path document was made with (its `sensor` and `video.aspect`), for putting

@@ -73,6 +73,8 @@ export interface SplatRendererHandle {
   object: Object3D;
   /** Splats drawn by the last sort: 0 until Spark's worker has sorted the world once. */
   readonly activeSplats: number;
+  /** A sort is running in Spark's worker (its dirty notices also come before any sort lands). */
+  readonly sorting: boolean;
   /**
    * Spark's own depth of field, applied per splat as it is drawn (a post pass cannot: splats
    * write no depth): `focalDistance` in metres, `apertureAngle` the full angle of the aperture
@@ -102,6 +104,9 @@ export function createSplatRenderer(renderer: WebGLRenderer, onDirty: () => void
     object: spark,
     get activeSplats() {
       return spark.activeSplats;
+    },
+    get sorting() {
+      return spark.sorting;
     },
     setDepthOfField(focalDistance, apertureAngle) {
       spark.focalDistance = focalDistance;

@@ -105,11 +105,12 @@ export class StudioViewport {
    */
   private retiring: { splat: LoadedSplat; sortsLeft: number } | null = null;
   private readonly splatDrawnWaiters: (() => void)[] = [];
+  /** A frame with the shown version's splats has been drawn (whenSplatsDrawn). */
+  private splatsDrawn = false;
   private dof: DepthOfFieldPass | null = null;
   private dofEnabled = false;
   private focusAid = false;
   private laidOutFrame: FrameFormat | null = null;
-  private qualityRevision = -1;
   private readonly frameListeners = new Set<FrameListener>();
   private readonly renderListeners = new Set<(now: number) => void>();
   private readonly resizeObserver: ResizeObserver;
@@ -120,6 +121,8 @@ export class StudioViewport {
   private continuousHolds = 0;
   /** An offline render's drawing size while it holds the viewport (beginCapture). */
   private capture: { width: number; height: number } | null = null;
+  /** A version that arrived during an offline render, shown when it ends. */
+  private deferred: { version: number; spec: SceneSpec; shown: ShownVersion } | null = null;
   private contextLost = false;
   private disposed = false;
   private frames = 0;
@@ -200,6 +203,13 @@ export class StudioViewport {
       splat?.dispose();
       return;
     }
+    if (this.capture) {
+      // An offline render draws one version from its first frame to its last: a version that
+      // lands meanwhile waits for the render's end (the newest one, if several land).
+      if (this.deferred) releaseShown(this.deferred.shown);
+      this.deferred = { version, spec, shown };
+      return;
+    }
     const previous = this.model;
     const previousSplat = this.splat;
     const previousEnvironment = this.environment;
@@ -231,6 +241,9 @@ export class StudioViewport {
     this.loadedVersion = version;
     this.groundCheckedRevision = -1;
     this.splatSorted = false;
+    this.splatsDrawn = false;
+    // Whoever waited for the replaced version's splats waits no more.
+    this.splatDrawnWaiters.splice(0).forEach((resolve) => resolve());
     // The shell may have been attached since the last resize callback: size the frame now so
     // the first frame is drawn at its real size, not the canvas default.
     this.layout();
@@ -255,9 +268,12 @@ export class StudioViewport {
     return true;
   }
 
-  /** Resolves once a frame with splats on it has been drawn (at once for one already drawn). */
+  /**
+   * Resolves once a frame with the shown version's splats on it has been drawn (at once when one
+   * has), or when another version replaces it first.
+   */
   whenSplatsDrawn(): Promise<void> {
-    if (this.firstSplatFrameAt !== null || this.disposed) return Promise.resolve();
+    if (this.splatsDrawn || this.disposed) return Promise.resolve();
     return new Promise((resolve) => this.splatDrawnWaiters.push(resolve));
   }
 
@@ -267,7 +283,8 @@ export class StudioViewport {
    */
   private retireWhenSorted(): void {
     const retiring = this.retiring;
-    if (!retiring || !this.spark) return;
+    // Spark also says it is dirty when its splat set changes, before any sort of it lands.
+    if (!retiring || !this.spark || this.spark.sorting) return;
     retiring.sortsLeft--;
     if (this.spark.activeSplats > retiring.splat.count || retiring.sortsLeft <= 0) this.dropRetiring();
   }
@@ -340,6 +357,8 @@ export class StudioViewport {
   beginCapture(width: number, height: number, frame?: FrameFormat): ViewportCapture {
     if (this.capture) throw new Error('The viewport is already rendering.');
     if (this.disposed || !this.model) throw new Error('There is no scene to render.');
+    // A render draws the world, never the coarse preview standing in while it loads.
+    if (this.splat?.level === 'preview') throw new Error('The splat world is still loading.');
     this.capture = { width, height };
     // A preview the world just replaced is kept only so the live view never shows an empty
     // frame; a render draws the world alone.
@@ -369,6 +388,9 @@ export class StudioViewport {
         // the render's length.
         this.lastTick = 0;
         this.layout();
+        const deferred = this.deferred;
+        this.deferred = null;
+        if (deferred) this.showScene(deferred.version, deferred.spec, deferred.shown);
       },
     };
   }
@@ -412,7 +434,8 @@ export class StudioViewport {
       try {
         const { DepthOfFieldPass } = await import('./depth-of-field.pass');
         if (this.disposed) return false;
-        this.dof = new DepthOfFieldPass();
+        // Depth of field and the focus aid may both have asked before the chunk arrived: one pass.
+        this.dof ??= new DepthOfFieldPass();
         this.layout();
       } catch {
         this.dof = null;
@@ -460,6 +483,8 @@ export class StudioViewport {
     this.splat?.dispose();
     this.retiring?.splat.dispose();
     this.retiring = null;
+    if (this.deferred) releaseShown(this.deferred.shown);
+    this.deferred = null;
     this.spark?.dispose();
     this.splat = null;
     this.splatDrawnWaiters.splice(0).forEach((resolve) => resolve());
@@ -509,8 +534,7 @@ export class StudioViewport {
     } else {
       this.renderer.render(this.scene, this.camera);
     }
-    const moving = this.rig.revision !== this.qualityRevision;
-    this.qualityRevision = this.rig.revision;
+    const moving = this.rig.revision !== this.renderedRevision;
     this.renderedRevision = this.rig.revision;
     this.needsRender = false;
     this.frames++;
@@ -523,9 +547,12 @@ export class StudioViewport {
     }
     // Before Spark's first sort its ordering is empty and a frame draws no splat at all: the
     // first splat frame is the first drawn after that sort, finished (the expensive one).
-    if (this.firstSplatFrameAt === null && this.splatSorted && this.splat && this.spark && this.spark.activeSplats > 0) {
-      this.renderer.getContext().finish();
-      this.firstSplatFrameAt = performance.now();
+    if (!this.splatsDrawn && this.splatSorted && this.splat && this.spark && this.spark.activeSplats > 0) {
+      this.splatsDrawn = true;
+      if (this.firstSplatFrameAt === null) {
+        this.renderer.getContext().finish();
+        this.firstSplatFrameAt = performance.now();
+      }
       this.splatDrawnWaiters.splice(0).forEach((resolve) => resolve());
     }
     if (this.fullSplatFrameAt === null && this.splatSorted && this.splat?.level === 'full' && !this.retiring && this.spark) {
@@ -616,4 +643,10 @@ export class StudioViewport {
     this.onContextChange(false);
     this.invalidate();
   };
+}
+
+/** Frees a version that will never be shown. */
+function releaseShown(shown: ShownVersion): void {
+  disposeModel(shown.model.root);
+  shown.splat?.layer.dispose();
 }

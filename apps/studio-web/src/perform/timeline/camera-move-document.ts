@@ -1,6 +1,12 @@
 import { moveFromPath, type CameraMove, type MovePose } from '../../viewport/camera-move';
-import { fieldOfView, filmGauge, type FrameFormat } from '../../viewport/lens';
-import type { CameraPathDocument, CameraPathKeyframe, CameraPathSample, KeyframeEasing } from '../camera-path';
+import { fieldOfView, type FrameFormat } from '../../viewport/lens';
+import {
+  cameraPathHeader,
+  type CameraPathDocument,
+  type CameraPathKeyframe,
+  type CameraPathSample,
+  type KeyframeEasing,
+} from '../camera-path';
 import { moveFromKeyframes } from './keyframe-move';
 
 /** Baked samples of an authored move: what a tool that reads only `samples` gets. */
@@ -43,14 +49,7 @@ export function documentForMove(move: KeyframedMove, facts: DocumentFacts): Came
   for (let i = 0; i <= count; i++) samples.push(sampleAt(round(i * frameMs, 1), evaluated, facts.frame));
   if (samples[samples.length - 1].t < durationMs) samples.push(sampleAt(durationMs, evaluated, facts.frame));
   return {
-    format: 'scene-studio.camera-path',
-    formatVersion: 1,
-    sceneVersion: facts.sceneVersion,
-    recordedAt: facts.recordedAt,
-    durationMs,
-    video: { mimeType: '', aspect: round(facts.frame.aspect.ratio, 6) },
-    coordinateSystem: 'gltf',
-    sensor: { widthMm: facts.frame.sensor.widthMm, heightMm: facts.frame.sensor.heightMm, filmGaugeMm: round(filmGauge(facts.frame), 4) },
+    ...cameraPathHeader(facts.frame, { ...facts, durationMs, mimeType: '' }),
     samples,
     markers: [],
     keyframes: move.keyframes.map(copyKeyframe),

@@ -155,6 +155,8 @@ export class MoveLibrary {
     this.error.textContent = message ?? '';
   }
 
+  private saving = false;
+
   private async save(): Promise<void> {
     const name = normalizeViewName(this.name.value);
     if (!name) {
@@ -165,7 +167,14 @@ export class MoveLibrary {
     }
     this.name.removeAttribute('aria-invalid');
     this.name.value = name;
-    await this.run(() => this.hooks.save(name));
+    // A second submit while the first is on its way would save the move twice under one name.
+    if (this.saving) return;
+    this.saving = true;
+    try {
+      await this.run(() => this.hooks.save(name));
+    } finally {
+      this.saving = false;
+    }
   }
 
   /** Runs a store or file action; a failure is shown and announced, never thrown at the page. */

@@ -1,5 +1,5 @@
-import { h } from '../../ui/dom';
-import type { CameraMove, MovePose } from '../../viewport/camera-move';
+import { h, isTypingTarget, isFramed } from '../../ui/dom';
+import type { CameraMove } from '../../viewport/camera-move';
 import { frameOfPath } from '../../viewport/lens';
 import type { StudioViewport } from '../../viewport/studio-viewport';
 import type { CameraPathDocument, CameraPathKeyframe, KeyframeEasing } from '../camera-path';
@@ -66,7 +66,7 @@ export class TimelineWorkflow {
 
   constructor(
     private readonly host: TimelineHost,
-    private readonly framed = window.parent !== window,
+    private readonly framed = isFramed(),
   ) {
     this.store = host.cameraPaths ?? new InMemoryCameraPathStore();
     this.panel = new TimelinePanel({
@@ -250,7 +250,7 @@ export class TimelineWorkflow {
 
   private addKeyframe(): void {
     this.edit(() => {
-      const added = this.timeline.addAtPlayhead(this.cameraPose());
+      const added = this.timeline.addAtPlayhead(this.host.viewport.rig.movePose(this.host.viewport.camera));
       if (!added) this.host.announce(`A camera move holds at most ${MAX_KEYFRAMES} keyframes.`);
       else if (added.replaced)
         this.host.announce(`Keyframe ${added.index + 1} at ${seconds(this.timeline.playheadMs)} updated to the camera.`);
@@ -261,7 +261,7 @@ export class TimelineWorkflow {
   private updateSelected(): void {
     this.edit(() => {
       const index = this.timeline.selected;
-      if (index !== null && this.timeline.update(index, this.cameraPose())) {
+      if (index !== null && this.timeline.update(index, this.host.viewport.rig.movePose(this.host.viewport.camera))) {
         this.host.announce(`Keyframe ${index + 1} updated to the camera.`);
       }
     });
@@ -380,6 +380,9 @@ export class TimelineWorkflow {
       if (existing) await this.store.update(existing.cameraPathId, name, document);
       else await this.store.create('path', name, document);
     } catch (e) {
+      // The list may be stale (another session deleted the move saved over): read it again, so
+      // a retry creates rather than updates what is gone.
+      await this.refreshSaved();
       // The server's own words when it refused the move (a limit); a retry for anything else.
       const refused = e instanceof StudioApiError && e.status === 422 ? ` ${e.message}` : ' Try again.';
       throw new Error(`The camera move could not be saved.${refused}`, { cause: e });
@@ -395,10 +398,13 @@ export class TimelineWorkflow {
       this.host.announce('The camera move cannot change while a take records.');
       return;
     }
-    let saved: SavedCameraPath;
+    let saved: SavedCameraPath | null = null;
     try {
       saved = await this.store.get(cameraPathId);
     } catch {
+      // Below: said the same way as a move that is gone.
+    }
+    if (!saved) {
       await this.refreshSaved();
       throw new Error('That camera move could not be loaded: it may have been deleted.');
     }
@@ -465,20 +471,6 @@ export class TimelineWorkflow {
 
   // ---- the rest -------------------------------------------------------------------------------
 
-  /** The rig's pose in camera-path terms (glTF axes, the orientation with its roll). */
-  private cameraPose(): MovePose {
-    const { camera, rig } = this.host.viewport;
-    rig.apply(camera);
-    return {
-      position: camera.position.toArray(),
-      quaternion: camera.quaternion.toArray(),
-      focalLengthMm: rig.focalLengthMm,
-      focusDistanceM: rig.focusDistanceM,
-      fNumber: rig.fNumber,
-      rollDeg: rig.rollDeg,
-    };
-  }
-
   private sync(): void {
     const t = this.timeline;
     this.panel.sync({
@@ -520,13 +512,6 @@ export class TimelineWorkflow {
     }
     event.preventDefault();
   };
-}
-
-function isTypingTarget(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  if (target.isContentEditable) return true;
-  const tag = target.tagName;
-  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT';
 }
 
 /** A file name from a move's name: lower case, dashes for anything else, never empty. */
