@@ -62,7 +62,7 @@ function slots(value: unknown, out: Array<[Record<string, unknown> | unknown[], 
  * it, replaced by junk or removed, or unknown members added; sometimes a number spelled 1e999
  * (Infinity once parsed, which JSON.stringify cannot write). As JSON text.
  */
-export function cameraPathBodies(): fc.Arbitrary<string> {
+export function cameraPathBodyTexts(): fc.Arbitrary<string> {
   const junk = fc.oneof(
     fc.jsonValue({ maxDepth: 2 }),
     fc.constantFrom(...HOSTILE_TEXT),

@@ -1,8 +1,8 @@
-import { configureHttpApp } from '@app/core';
+import { AppConfig, configureHttpApp } from '@app/core';
 import { EmbedSessionsService } from '@app/embed-sessions';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import expressStaticGzip from 'express-static-gzip';
-import { cameraPathBodies } from './api/camera-path-bodies';
+import { cameraPathBodyAllowance } from './api/camera-path-body.middleware';
 import { WebBundle } from './page/web-bundle';
 
 /** Everything main.ts and the e2e tests both do to a studio application before `init()`. */
@@ -10,7 +10,7 @@ export async function configureStudioApp(app: NestExpressApplication): Promise<N
   const assets = app.get(WebBundle).assetsDir;
   configureHttpApp(app, {
     // Camera paths' larger bodies, for authenticated perform sessions only.
-    beforeBody: [cameraPathBodies(app.get(EmbedSessionsService))],
+    beforeBody: [cameraPathBodyAllowance(app.get(EmbedSessionsService), app.get(AppConfig).publicApiUrl)],
     staticFiles: assets
       ? [
           {

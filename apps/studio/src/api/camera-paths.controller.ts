@@ -21,7 +21,7 @@ const scopeOf = ({ session }: SessionWithScene): CameraPathScope => ({ organizat
 
 /**
  * Camera paths saved per scene (docs/camera-paths.md): every perform session of the scene sees
- * the same list. Writes take bodies up to 8 MiB (camera-path-bodies.ts), validated by their DTOs
+ * the same list. Writes take bodies up to 8 MiB (camera-path-body.middleware.ts), validated by their DTOs
  * (camera-path-body.pipe.ts); answers are never cached.
  */
 @ApiExcludeController()

@@ -1,4 +1,4 @@
-import { bearerToken } from '@app/core';
+import { bearerToken, isInfrastructureError, sendProblem } from '@app/core';
 import { capabilitiesOf, EmbedSessionsService } from '@app/embed-sessions';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
@@ -7,7 +7,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
  * writes take up to 8 MiB (the most the document limits allow, libs/camera-paths) within 60 s (a
  * slow uplink) instead of the 64 KiB and 10 s of every other JSON body.
  */
-export const CAMERA_PATH_BODY = { limitBytes: 8 * 1024 * 1024, timeoutMs: 60_000 } as const;
+const CAMERA_PATH_BODY = { limitBytes: 8 * 1024 * 1024, timeoutMs: 60_000 } as const;
 
 /** `POST /studio-api/v1/camera-paths` and `PUT /studio-api/v1/camera-paths/{id}`, exactly (routing is strict). */
 const WRITES = new Map<string, RegExp>([
@@ -19,17 +19,19 @@ const WRITES = new Map<string, RegExp>([
  * Runs before any body is read: grants the larger body only to a request whose secret names an
  * active session that may perform, so nobody without one makes the studio read megabytes. The
  * route's guard still checks the session again after the body arrived (it may end meanwhile);
- * any refusal here just leaves the default limit, and the guard answers as on every route.
+ * a refusal here just leaves the default limit, and the guard answers as on every route. A
+ * dependency that is down is answered here (503 with Retry-After, as the guard would): left to
+ * the default limit, a take would be told it is too large when it only has to be sent again.
  */
-export function cameraPathBodies(sessions: EmbedSessionsService): RequestHandler {
-  return (req: Request, _res: Response, next: NextFunction) => {
+export function cameraPathBodyAllowance(sessions: EmbedSessionsService, problemBaseUrl: string): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
     if (WRITES.get(req.method)?.test(req.path) !== true) return next();
     sessions.authenticate(bearerToken(req.headers.authorization)).then(
       (found) => {
         if (capabilitiesOf(found.session.mode).perform) req.jsonBodyAllowance = CAMERA_PATH_BODY;
         next();
       },
-      () => next(),
+      (error: unknown) => (isInfrastructureError(error) ? sendProblem(req, res, error, problemBaseUrl) : next()),
     );
   };
 }
