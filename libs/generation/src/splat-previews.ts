@@ -9,7 +9,7 @@ export interface SplatPreviewOptions {
   /** The inflation bound for reading a world (the generation's artifact limit, times 8). */
   maxInflatedBytes: number;
   /**
-   * Worlds above this many splats get no preview: reading holds ~24 bytes a splat at once, and
+   * Worlds above this many splats get no preview: making one holds ~90 bytes a splat at its peak, and
    * such a world comes from a provider that could serve a coarse level itself.
    */
   maxSourceSplats: number;

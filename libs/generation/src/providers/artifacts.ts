@@ -1,7 +1,7 @@
 import { filetypeinfo } from 'magic-bytes.js';
 import { readGlb } from '../glb';
 import { ArtifactKind, GenerationError, SceneArtifact } from '../scene-generator';
-import { inspectSpz, SPZ_CONTENT_TYPE, SpzError } from '../spz/spz';
+import { inspectSpz, SPZ_CONTENT_TYPE, SPZ_MAX_INFLATION, SpzError } from '../spz/spz';
 import { ProviderHttp } from './provider-http';
 
 const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp' };
@@ -31,7 +31,7 @@ export async function checkArtifact(kind: ArtifactKind, bytes: Buffer, maxBytes:
     case 'splat':
     case 'splat-preview':
       try {
-        inspectSpz(bytes, maxBytes * 8);
+        inspectSpz(bytes, maxBytes * SPZ_MAX_INFLATION);
       } catch (e) {
         throw refuse(e instanceof SpzError ? `is not a valid SPZ file (${e.message})` : 'is not a readable SPZ file');
       }

@@ -94,6 +94,16 @@ describe(SpzReader.name, () => {
 
   it('refuses what it cannot read, in its own words', () => {
     expect(() => SpzReader.open(Buffer.from('not a splat'), 1 << 20)).toThrow('not an SPZ file');
+    const small = writeSpz([splat(), splat()]);
+    expect(() => SpzReader.open(small, 20)).toThrow('inflates beyond the limit');
+    // Version 4: a 32-byte header, then a table of one (empty) zstd stream.
+    const v4 = Buffer.alloc(32 + 16);
+    v4.writeUInt32LE(0x5053474e, 0);
+    v4.writeUInt32LE(4, 4);
+    v4.writeUInt32LE(1, 8);
+    v4[15] = 1;
+    v4.writeUInt32LE(32, 16);
+    expect(() => SpzReader.open(v4, 1 << 20)).toThrow('no reader for SPZ version 4');
   });
 });
 

@@ -21,15 +21,12 @@ export function previewSplats(reader: SpzReader, target: number): Splat[] {
   for (let i = 0; i < n; i++) reader.position(i, positions, i * 3);
 
   const grid = new Grid(positions);
-  const keys = grid.keys(grid.cellSizeFor(target));
-  const cells = new CellIndex(n);
-  const groupOf = new Uint32Array(n);
-  for (let i = 0; i < n; i++) groupOf[i] = cells.idOf(keys[i]);
+  const { groupOf, groups } = grid.group(grid.cellSizeFor(target));
   // One pass over the splats, one accumulator per cell (no object per splat: a world may have
   // millions); a cell of one splat keeps that splat exactly.
-  const merged = Array.from({ length: cells.size }, () => new MergedSplat());
-  const first = new Uint32Array(cells.size);
-  const s = emptySplat();
+  const merged = Array.from({ length: groups }, () => new MergedSplat());
+  const first = new Uint32Array(groups);
+  const s = reader.splat(0);
   for (let i = 0; i < n; i++) {
     reader.read(i, s);
     if (merged[groupOf[i]].add(s) === 1) first[groupOf[i]] = i;
@@ -58,10 +55,10 @@ class CellIndex {
     this.shift = 32 - Math.log2(slots);
   }
 
-  static count(keys: Float64Array): number {
-    const index = new CellIndex(keys.length);
-    for (let i = 0; i < keys.length; i++) index.idOf(keys[i]);
-    return index.size;
+  /** Forgets every key: the size search reuses one index instead of allocating one per step. */
+  clear(): void {
+    this.ids.fill(-1);
+    this.size = 0;
   }
 
   /** The key's id, given on first sight in order 0, 1, 2… */
@@ -82,14 +79,12 @@ class CellIndex {
   }
 }
 
-function emptySplat(): Splat {
-  return { position: [0, 0, 0], opacity: 0, color: [0, 0, 0], scale: [0, 0, 0], rotation: [0, 0, 0, 1] };
-}
-
 /** Cells over the world's bounds; a cell's key is its index, unique within one cell size. */
 class Grid {
   private readonly min = [Infinity, Infinity, Infinity];
   private readonly extent = [0, 0, 0];
+  /** The size search's scratch: one key buffer and one index, whatever the number of steps. */
+  private scratch: { keys: Float64Array; index: CellIndex } | null = null;
 
   constructor(private readonly positions: Float32Array) {
     const max = [-Infinity, -Infinity, -Infinity];
@@ -113,27 +108,44 @@ class Grid {
     let lo = hi / Math.cbrt(this.positions.length / 3) / 64;
     while (hi / lo > 1.02) {
       const mid = Math.sqrt(lo * hi);
-      if (this.occupied(mid) <= target) hi = mid;
+      if (!this.occupiesMoreThan(mid, target)) hi = mid;
       else lo = mid;
     }
     return hi;
   }
 
-  keys(size: number): Float64Array {
+  /** Each splat's cell, as dense ids in order of first sight, for cells of `size`. */
+  group(size: number): { groupOf: Uint32Array; groups: number } {
     const n = this.positions.length / 3;
+    const { keys, index } = this.cells(size);
+    const groupOf = new Uint32Array(n);
+    for (let i = 0; i < n; i++) groupOf[i] = index.idOf(keys[i]);
+    // The search is over: its buffers (tens of bytes a splat) need not outlive it.
+    this.scratch = null;
+    return { groupOf, groups: index.size };
+  }
+
+  /** Whether cells of `size` leave more than `limit` occupied; stops counting once they do. */
+  private occupiesMoreThan(size: number, limit: number): boolean {
+    const { keys, index } = this.cells(size);
+    for (let i = 0; i < keys.length; i++) if (index.idOf(keys[i]) >= limit) return true;
+    return false;
+  }
+
+  /** The cell keys for `size` in the scratch buffer, and the scratch index, cleared. */
+  private cells(size: number): { keys: Float64Array; index: CellIndex } {
+    const n = this.positions.length / 3;
+    this.scratch ??= { keys: new Float64Array(n), index: new CellIndex(n) };
+    const { keys, index } = this.scratch;
     const cells = this.extent.map((e) => Math.floor(e / size) + 1);
-    const keys = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const ix = Math.floor((this.positions[i * 3] - this.min[0]) / size);
       const iy = Math.floor((this.positions[i * 3 + 1] - this.min[1]) / size);
       const iz = Math.floor((this.positions[i * 3 + 2] - this.min[2]) / size);
       keys[i] = ix + cells[0] * (iy + cells[1] * iz);
     }
-    return keys;
-  }
-
-  private occupied(size: number): number {
-    return CellIndex.count(this.keys(size));
+    index.clear();
+    return this.scratch;
   }
 }
 

@@ -8,6 +8,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
  */
 export const SPZ_MAGIC = 0x5053474e; // "NGSP" read as a little-endian uint32
 export const SPZ_CONTENT_TYPE = 'application/vnd.niantic.spz';
+/** How far past an artifact's byte limit an SPZ file may inflate: a small file must not expand into gigabytes. */
+export const SPZ_MAX_INFLATION = 8;
 
 const LEGACY_HEADER_BYTES = 16;
 const V4_HEADER_BYTES = 32;
@@ -29,31 +31,35 @@ function bytesPerPoint(version: number, shDegree: number): number {
   return 9 + 1 + 3 + 3 + (version >= 3 ? 4 : 3) + SH_DIM[shDegree] * 3;
 }
 
+const isGzip = (bytes: Buffer) => bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+
+/** A gzip SPZ (versions 2 and 3), inflated once (bounded) and checked: its header and size agree. */
+function inflateLegacySpz(bytes: Buffer, maxInflatedBytes: number): { raw: Buffer; info: SpzInfo } {
+  let raw: Buffer;
+  try {
+    raw = gunzipSync(bytes, { maxOutputLength: maxInflatedBytes });
+  } catch {
+    throw new SpzError('not a readable gzip stream, or it inflates beyond the limit');
+  }
+  if (raw.length < LEGACY_HEADER_BYTES || raw.readUInt32LE(0) !== SPZ_MAGIC) throw new SpzError('no SPZ header');
+  const version = raw.readUInt32LE(4);
+  const points = raw.readUInt32LE(8);
+  const shDegree = raw[12];
+  if (version < 2 || version > 3) throw new SpzError(`unsupported gzip SPZ version ${version}`);
+  if (points === 0 || points > 0x7fffffff) throw new SpzError('no points');
+  if (shDegree > 3) throw new SpzError('spherical-harmonics degree out of range');
+  if (raw[15] !== 0 || (raw[14] & 0x2) !== 0) throw new SpzError('unknown flags or reserved bits');
+  if (raw.length !== LEGACY_HEADER_BYTES + points * bytesPerPoint(version, shDegree)) throw new SpzError('size does not match the header');
+  return { raw, info: { version, points, shDegree } };
+}
+
 /**
  * Checks that `bytes` are an SPZ file whose header and size agree, without trusting its name or
  * declared type. `maxInflatedBytes` bounds the gzip inflation (a small file must not expand into
  * gigabytes). Version 4's streams are zstd: its header and table are checked, not the streams.
  */
 export function inspectSpz(bytes: Buffer, maxInflatedBytes: number): SpzInfo {
-  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    let raw: Buffer;
-    try {
-      raw = gunzipSync(bytes, { maxOutputLength: maxInflatedBytes });
-    } catch {
-      throw new SpzError('not a readable gzip stream, or it inflates beyond the limit');
-    }
-    if (raw.length < LEGACY_HEADER_BYTES || raw.readUInt32LE(0) !== SPZ_MAGIC) throw new SpzError('no SPZ header');
-    const version = raw.readUInt32LE(4);
-    const points = raw.readUInt32LE(8);
-    const shDegree = raw[12];
-    if (version < 2 || version > 3) throw new SpzError(`unsupported gzip SPZ version ${version}`);
-    if (points === 0 || points > 0x7fffffff) throw new SpzError('no points');
-    if (shDegree > 3) throw new SpzError('spherical-harmonics degree out of range');
-    if (raw[15] !== 0 || (raw[14] & 0x2) !== 0) throw new SpzError('unknown flags or reserved bits');
-    if (raw.length !== LEGACY_HEADER_BYTES + points * bytesPerPoint(version, shDegree))
-      throw new SpzError('size does not match the header');
-    return { version, points, shDegree };
-  }
+  if (isGzip(bytes)) return inflateLegacySpz(bytes, maxInflatedBytes).info;
   if (bytes.length >= V4_HEADER_BYTES && bytes.readUInt32LE(0) === SPZ_MAGIC) {
     const version = bytes.readUInt32LE(4);
     const points = bytes.readUInt32LE(8);
@@ -167,11 +173,11 @@ export class SpzReader {
     this.rotationBytes = version >= 3 ? 4 : 3;
   }
 
-  /** Checks the file as `inspectSpz` does, then inflates it once (bounded by `maxInflatedBytes`). */
+  /** Checks the file as `inspectSpz` does while inflating it, once (bounded by `maxInflatedBytes`). */
   static open(bytes: Buffer, maxInflatedBytes: number): SpzReader {
-    const info = inspectSpz(bytes, maxInflatedBytes);
-    if (info.version > 3) throw new SpzError(`no reader for SPZ version ${info.version}`);
-    return new SpzReader(gunzipSync(bytes, { maxOutputLength: maxInflatedBytes }), info.version);
+    if (!isGzip(bytes)) throw new SpzError(`no reader for SPZ version ${inspectSpz(bytes, maxInflatedBytes).version}`);
+    const { raw, info } = inflateLegacySpz(bytes, maxInflatedBytes);
+    return new SpzReader(raw, info.version);
   }
 
   /** Writes splat `i`'s centre into `out` at `at`. */
