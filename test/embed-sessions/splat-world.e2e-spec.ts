@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { inspectSpz, readGlb, readSpzPoints, SPZ_CONTENT_TYPE } from '@app/generation';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
+import type { RunningHttpApp } from '../support/apps';
 import { setUpSuite } from '../support/suite';
 
 const ORIGIN = 'http://localhost:5173';
@@ -11,6 +12,20 @@ const SPLATS = 3000;
  * PROCEDURAL_SPLATS=true: a scene generated with no network is stored as a splat world (an SPZ
  * and its collider, no mesh), and the studio API lists and serves both as a provider's world.
  */
+
+/** Version 1's artifact of `kind`, its body as it arrived (superagent would otherwise try to parse it). */
+const artifact = (studio: RunningHttpApp, bearer: { Authorization: string }, kind: string) =>
+  studio
+    .http()
+    .get(`/studio-api/v1/scene/versions/1/artifacts/${kind}`)
+    .set(bearer)
+    .buffer(true)
+    .parse((r, cb) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+
 describe('a procedural splat world through the worker and the studio API', () => {
   const suite = setUpSuite({
     studio: {},
@@ -23,18 +38,7 @@ describe('a procedural splat world through the worker and the studio API', () =>
     const res = await createEmbedSession(suite.api, suite.org, { sceneId, origin: ORIGIN, mode: 'perform' });
     expect(res.status).toBe(201);
     const bearer = { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` };
-    // The body as it arrived: superagent would otherwise try to parse it.
-    const download = (kind: string) =>
-      suite.studio
-        .http()
-        .get(`/studio-api/v1/scene/versions/1/artifacts/${kind}`)
-        .set(bearer)
-        .buffer(true)
-        .parse((r, cb) => {
-          const chunks: Buffer[] = [];
-          r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('end', () => cb(null, Buffer.concat(chunks)));
-        });
+    const download = (kind: string) => artifact(suite.studio, bearer, kind);
 
     const list = await suite.studio.http().get('/studio-api/v1/scene/versions/1/artifacts').set(bearer);
     expect(list.status).toBe(200);
@@ -81,16 +85,7 @@ describe('a splat world with its preview, through the worker and the studio API'
     expect((list.body.artifacts as { kind: string }[]).map((a) => a.kind).sort()).toEqual(['collider', 'splat', 'splat-preview']);
 
     const download = async (kind: string) => {
-      const r = await suite.studio
-        .http()
-        .get(`/studio-api/v1/scene/versions/1/artifacts/${kind}`)
-        .set(bearer)
-        .buffer(true)
-        .parse((resp, cb) => {
-          const chunks: Buffer[] = [];
-          resp.on('data', (c: Buffer) => chunks.push(c));
-          resp.on('end', () => cb(null, Buffer.concat(chunks)));
-        });
+      const r = await artifact(suite.studio, bearer, kind);
       expect(r.status).toBe(200);
       expect(r.headers['content-type']).toBe(SPZ_CONTENT_TYPE);
       return r.body as Buffer;
