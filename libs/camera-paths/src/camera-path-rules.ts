@@ -13,33 +13,33 @@ type Oriented = { quaternion: number[] };
  * and what each kind holds — a view exactly one keyframe and no duration, a path at least two
  * keyframes or one sample. Field paths are the request's (`document.keyframes[2].quaternion`).
  */
-export function documentErrors(kind: CameraPathKind, doc: CameraPathDocumentDto, at = 'document'): FieldError[] {
+export function documentErrors(kind: CameraPathKind, doc: CameraPathDocumentDto): FieldError[] {
   const errors: FieldError[] = [];
   const add = (field: string, code: string, message: string) => {
     if (errors.length < MAX_FIELD_ERRORS) errors.push({ field, code, message });
   };
   const keyframes = doc.keyframes ?? [];
 
-  checkOrder(doc.samples, `${at}.samples`, false, add);
-  checkOrder(keyframes, `${at}.keyframes`, true, add);
+  checkOrder(doc.samples, 'document.samples', false, add);
+  checkOrder(keyframes, 'document.keyframes', true, add);
   for (const [name, items] of [
     ['samples', doc.samples],
     ['keyframes', keyframes],
     ['markers', doc.markers],
   ] as const) {
-    checkQuaternions(items, `${at}.${name}`, add);
+    checkQuaternions(items, `document.${name}`, add);
   }
 
   const lastT = Math.max(doc.samples.at(-1)?.t ?? 0, keyframes.at(-1)?.t ?? 0);
   if (doc.durationMs < lastT) {
-    add(`${at}.durationMs`, 'too_small', `durationMs must be at least the last sample's and the last keyframe's t (${lastT})`);
+    add('document.durationMs', 'too_small', `durationMs must be at least the last sample's and the last keyframe's t (${lastT})`);
   }
 
   if (kind === 'view') {
-    if (keyframes.length !== 1) add(`${at}.keyframes`, 'invalid_count', 'a view holds exactly one keyframe');
-    if (doc.durationMs !== 0) add(`${at}.durationMs`, 'invalid_value', 'a view lasts 0 ms');
+    if (keyframes.length !== 1) add('document.keyframes', 'invalid_count', 'a view holds exactly one keyframe');
+    if (doc.durationMs !== 0) add('document.durationMs', 'invalid_value', 'a view lasts 0 ms');
   } else if (keyframes.length < 2 && doc.samples.length === 0) {
-    add(`${at}.keyframes`, 'invalid_count', 'a path holds at least two keyframes or at least one sample');
+    add('document.keyframes', 'invalid_count', 'a path holds at least two keyframes or at least one sample');
   }
   return errors;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, FindOptionsSelect } from 'typeorm';
 import { CameraPathEntity, CameraPathRow } from './camera-path.entity';
 import type { CameraPathDocumentDto } from './dto/camera-path-document.dto';
 import type { CameraPathKind } from './dto/camera-path.dto';
@@ -20,41 +20,22 @@ export interface CameraPathChange {
   sampleCount: number;
 }
 
-interface RowRecord {
-  id: string;
-  organization_id: string;
-  scene_id: string;
-  kind: CameraPathKind;
-  name: string;
-  duration_ms: number;
-  keyframe_count: number;
-  sample_count: number;
-  created_at: Date;
-  updated_at: Date;
-}
+/** Every column but the document: what the list reads. */
+const ROW_COLUMNS = {
+  id: true,
+  organizationId: true,
+  sceneId: true,
+  kind: true,
+  name: true,
+  durationMs: true,
+  keyframeCount: true,
+  sampleCount: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies FindOptionsSelect<CameraPathEntity>;
 
-interface DocumentRecord extends RowRecord {
-  document: CameraPathDocumentDto;
-}
-
-const ROW_COLUMNS = `id, organization_id, scene_id, kind, name, duration_ms, keyframe_count, sample_count, created_at, updated_at`;
-
-function toRow(r: RowRecord): CameraPathRow {
-  return {
-    id: r.id,
-    organizationId: r.organization_id,
-    sceneId: r.scene_id,
-    kind: r.kind,
-    name: r.name,
-    durationMs: r.duration_ms,
-    keyframeCount: r.keyframe_count,
-    sampleCount: r.sample_count,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-const toEntity = (r: DocumentRecord): CameraPathEntity => ({ ...toRow(r), document: r.document });
+/** The row's key within its scope: a path outside the scope is not found, changed or deleted. */
+const inScope = (scope: CameraPathScope, id: string) => ({ id, organizationId: scope.organizationId, sceneId: scope.sceneId });
 
 @Injectable()
 export class CameraPathsRepository {
@@ -65,84 +46,47 @@ export class CameraPathsRepository {
   }
 
   async insert(tx: EntityManager, path: CameraPathEntity): Promise<void> {
-    await tx.query(
-      `INSERT INTO camera_paths (id, organization_id, scene_id, kind, name, document, duration_ms, keyframe_count, sample_count,
-                                 created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [
-        path.id,
-        path.organizationId,
-        path.sceneId,
-        path.kind,
-        path.name,
-        JSON.stringify(path.document),
-        path.durationMs,
-        path.keyframeCount,
-        path.sampleCount,
-        path.createdAt,
-        path.updatedAt,
-      ],
-    );
+    await tx.getRepository(CameraPathEntity).insert(path);
   }
 
   /** How many paths the scene keeps, in the caller's transaction (which holds the scene's lock). */
-  async countForScene(tx: EntityManager, scope: CameraPathScope): Promise<number> {
-    const [{ count }]: { count: number }[] = await tx.query(
-      `SELECT count(*)::int AS count FROM camera_paths WHERE organization_id = $1 AND scene_id = $2`,
-      [scope.organizationId, scope.sceneId],
-    );
-    return count;
+  countForScene(tx: EntityManager, scope: CameraPathScope): Promise<number> {
+    return tx.getRepository(CameraPathEntity).countBy({ organizationId: scope.organizationId, sceneId: scope.sceneId });
   }
 
   /** Newest first (the id, a ULID, orders paths saved in the same millisecond); documents are not read. */
-  async list(scope: CameraPathScope, kind?: CameraPathKind): Promise<CameraPathRow[]> {
-    const rows: RowRecord[] = await this.db.query(
-      `SELECT ${ROW_COLUMNS} FROM camera_paths
-        WHERE organization_id = $1 AND scene_id = $2 AND ($3::text IS NULL OR kind = $3)
-        ORDER BY created_at DESC, id DESC`,
-      [scope.organizationId, scope.sceneId, kind ?? null],
-    );
-    return rows.map(toRow);
+  list(scope: CameraPathScope, kind?: CameraPathKind): Promise<CameraPathRow[]> {
+    return this.db.getRepository(CameraPathEntity).find({
+      select: ROW_COLUMNS,
+      where: { organizationId: scope.organizationId, sceneId: scope.sceneId, ...(kind && { kind }) },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
   }
 
-  async find(scope: CameraPathScope, id: string): Promise<CameraPathEntity | null> {
-    const rows: DocumentRecord[] = await this.db.query(
-      `SELECT ${ROW_COLUMNS}, document FROM camera_paths WHERE id = $1 AND organization_id = $2 AND scene_id = $3`,
-      [id, scope.organizationId, scope.sceneId],
-    );
-    return rows.length === 1 ? toEntity(rows[0]) : null;
+  find(scope: CameraPathScope, id: string): Promise<CameraPathEntity | null> {
+    return this.db.getRepository(CameraPathEntity).findOneBy(inScope(scope, id));
   }
 
   /** The path's kind, for checking a new document against it; null when not in scope. */
   async kindOf(scope: CameraPathScope, id: string): Promise<CameraPathKind | null> {
-    const rows: { kind: CameraPathKind }[] = await this.db.query(
-      `SELECT kind FROM camera_paths WHERE id = $1 AND organization_id = $2 AND scene_id = $3`,
-      [id, scope.organizationId, scope.sceneId],
-    );
-    return rows[0]?.kind ?? null;
+    const found = await this.db.getRepository(CameraPathEntity).findOne({ select: { kind: true }, where: inScope(scope, id) });
+    return found?.kind ?? null;
   }
 
   /**
-   * Replaces name and document, only if the path is still of `kind` (it always is: kinds never
-   * change; the condition keeps the check and the write one statement). Null when not in scope.
+   * Replaces name and document (the kind is fixed at creation), in one statement that also reads
+   * back what the answer needs. Null when not in scope.
    */
-  async update(
-    scope: CameraPathScope,
-    id: string,
-    kind: CameraPathKind,
-    change: CameraPathChange,
-    at: Date,
-  ): Promise<CameraPathRow | null> {
-    const [rows]: [RowRecord[], number] = await this.db.query(
+  async update(scope: CameraPathScope, id: string, change: CameraPathChange, at: Date): Promise<CameraPathEntity | null> {
+    const [rows]: [{ kind: CameraPathKind; created_at: Date }[], number] = await this.db.query(
       `UPDATE camera_paths
-          SET name = $5, document = $6, duration_ms = $7, keyframe_count = $8, sample_count = $9, updated_at = $10
-        WHERE id = $1 AND organization_id = $2 AND scene_id = $3 AND kind = $4
-        RETURNING ${ROW_COLUMNS}`,
+          SET name = $4, document = $5, duration_ms = $6, keyframe_count = $7, sample_count = $8, updated_at = $9
+        WHERE id = $1 AND organization_id = $2 AND scene_id = $3
+        RETURNING kind, created_at`,
       [
         id,
         scope.organizationId,
         scope.sceneId,
-        kind,
         change.name,
         JSON.stringify(change.document),
         change.durationMs,
@@ -151,20 +95,17 @@ export class CameraPathsRepository {
         at,
       ],
     );
-    return rows.length === 1 ? toRow(rows[0]) : null;
+    if (rows.length !== 1) return null;
+    return { ...inScope(scope, id), kind: rows[0].kind, ...change, createdAt: rows[0].created_at, updatedAt: at };
   }
 
   /** Silent when nothing matches: unknown, another scene's or another organization's. */
   async delete(scope: CameraPathScope, id: string): Promise<void> {
-    await this.db.query(`DELETE FROM camera_paths WHERE id = $1 AND organization_id = $2 AND scene_id = $3`, [
-      id,
-      scope.organizationId,
-      scope.sceneId,
-    ]);
+    await this.db.getRepository(CameraPathEntity).delete(inScope(scope, id));
   }
 
   /** Every path of a scene, in the transaction that deletes the scene. */
   async deleteForScene(tx: EntityManager, scope: CameraPathScope): Promise<void> {
-    await tx.query(`DELETE FROM camera_paths WHERE organization_id = $1 AND scene_id = $2`, [scope.organizationId, scope.sceneId]);
+    await tx.getRepository(CameraPathEntity).delete({ organizationId: scope.organizationId, sceneId: scope.sceneId });
   }
 }

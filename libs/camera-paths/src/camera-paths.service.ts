@@ -70,10 +70,9 @@ export class CameraPathsService implements OnModuleInit {
   async update(scope: CameraPathScope, id: string, dto: UpdateCameraPathDto): Promise<SavedCameraPath> {
     const kind = await this.paths.kindOf(scope, id);
     if (!kind) throw DomainError.notFound();
-    const change = checkedChange(kind, dto);
-    const row = await this.paths.update(scope, id, kind, change, this.clock.now());
-    if (!row) throw DomainError.notFound();
-    return toSaved({ ...row, document: change.document });
+    const saved = await this.paths.update(scope, id, checkedChange(kind, dto), this.clock.now());
+    if (!saved) throw DomainError.notFound();
+    return toSaved(saved);
   }
 
   /** Idempotent and silent, like every DELETE of the contract. */

@@ -1,4 +1,5 @@
 import { UserText } from '@app/core';
+import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -47,13 +48,15 @@ export const POSE_RANGES = {
   verticalFovDeg: { min: 0, max: 180, exclusive: true },
 } as const satisfies Record<string, NumberRange>;
 
+/** A pose's number: present, and within its range above. */
+const PoseNumber = (property: keyof typeof POSE_RANGES) => applyDecorators(required(property), NumberIn(property, POSE_RANGES[property]));
+
 /** Positions are in metres, within ±100 km of the origin. */
 export const POSITION_BOUND_M = 100_000;
 
 /** What samples and keyframes share: where the camera is, where it looks, and its lens. */
 export class CameraPoseDto {
-  @required('t')
-  @NumberIn('t', POSE_RANGES.t)
+  @PoseNumber('t')
   t: number;
 
   @required('position')
@@ -64,26 +67,21 @@ export class CameraPoseDto {
   @NumberTuple('quaternion', 4)
   quaternion: Quaternion;
 
-  @required('focalLengthMm')
-  @NumberIn('focalLengthMm', POSE_RANGES.focalLengthMm)
+  @PoseNumber('focalLengthMm')
   focalLengthMm: number;
 
-  @required('focusDistanceM')
-  @NumberIn('focusDistanceM', POSE_RANGES.focusDistanceM)
+  @PoseNumber('focusDistanceM')
   focusDistanceM: number;
 
-  @required('fNumber')
-  @NumberIn('fNumber', POSE_RANGES.fNumber)
+  @PoseNumber('fNumber')
   fNumber: number;
 
-  @required('rollDeg')
-  @NumberIn('rollDeg', POSE_RANGES.rollDeg)
+  @PoseNumber('rollDeg')
   rollDeg: number;
 }
 
 export class CameraPathSampleDto extends CameraPoseDto {
-  @required('verticalFovDeg')
-  @NumberIn('verticalFovDeg', POSE_RANGES.verticalFovDeg)
+  @PoseNumber('verticalFovDeg')
   verticalFovDeg: number;
 }
 
@@ -94,8 +92,7 @@ export class CameraPathKeyframeDto extends CameraPoseDto {
 }
 
 export class CameraPathMarkerDto {
-  @required('t')
-  @NumberIn('t', POSE_RANGES.t)
+  @PoseNumber('t')
   t: number;
 
   @required('label')
@@ -140,22 +137,18 @@ export class CameraPathSensorDto {
   filmGaugeMm: number;
 }
 
-const nested = (property: string) => [
-  IsObject({ message: `${property} must be an object`, context: { code: 'invalid_type' } }),
-  ValidateNested({ message: `${property} must be an object`, context: { code: 'invalid_type' } }),
-];
+const nested = (property: string) =>
+  applyDecorators(
+    IsObject({ message: `${property} must be an object`, context: { code: 'invalid_type' } }),
+    ValidateNested({ message: `${property} must be an object`, context: { code: 'invalid_type' } }),
+  );
 
-const list = (property: string, max: number) => [
-  IsArray({ message: `${property} must be an array`, context: { code: 'invalid_type' } }),
-  ArrayMaxSize(max, { message: `${property} must hold at most ${max} items`, context: { code: 'too_many' } }),
-  ValidateNested({ each: true, message: `each item of ${property} must be an object`, context: { code: 'invalid_type' } }),
-];
-
-const decorate =
-  (...decorators: PropertyDecorator[]): PropertyDecorator =>
-  (target, key) => {
-    for (const d of decorators) d(target, key);
-  };
+const list = (property: string, max: number) =>
+  applyDecorators(
+    IsArray({ message: `${property} must be an array`, context: { code: 'invalid_type' } }),
+    ArrayMaxSize(max, { message: `${property} must hold at most ${max} items`, context: { code: 'too_many' } }),
+    ValidateNested({ each: true, message: `each item of ${property} must be an object`, context: { code: 'invalid_type' } }),
+  );
 
 export class CameraPathDocumentDto {
   @required('format')
@@ -184,7 +177,7 @@ export class CameraPathDocumentDto {
   durationMs: number;
 
   @required('video')
-  @decorate(...nested('video'))
+  @nested('video')
   @Type(() => CameraPathVideoDto)
   video: CameraPathVideoDto;
 
@@ -193,23 +186,23 @@ export class CameraPathDocumentDto {
   coordinateSystem: 'gltf';
 
   @required('sensor')
-  @decorate(...nested('sensor'))
+  @nested('sensor')
   @Type(() => CameraPathSensorDto)
   sensor: CameraPathSensorDto;
 
   @required('samples')
-  @decorate(...list('samples', CAMERA_PATH_LIMITS.samples))
+  @list('samples', CAMERA_PATH_LIMITS.samples)
   @Type(() => CameraPathSampleDto)
   samples: CameraPathSampleDto[];
 
   @required('markers')
-  @decorate(...list('markers', CAMERA_PATH_LIMITS.markers))
+  @list('markers', CAMERA_PATH_LIMITS.markers)
   @Type(() => CameraPathMarkerDto)
   markers: CameraPathMarkerDto[];
 
   /** Optional, but never null: absent means "no keyframes" (a take). */
   @ValidateIf((o: CameraPathDocumentDto) => o.keyframes !== undefined)
-  @decorate(...list('keyframes', CAMERA_PATH_LIMITS.keyframes))
+  @list('keyframes', CAMERA_PATH_LIMITS.keyframes)
   @Type(() => CameraPathKeyframeDto)
   keyframes?: CameraPathKeyframeDto[];
 

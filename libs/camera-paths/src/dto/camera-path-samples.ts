@@ -1,4 +1,4 @@
-import { DTO_VALIDATION, FieldError, toFieldErrors } from '@app/core';
+import { DTO_VALIDATION, FieldError, fieldPath, toFieldErrors } from '@app/core';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { CAMERA_PATH_LIMITS } from '../camera-path-limits';
@@ -51,11 +51,12 @@ export function sampleFieldErrors(samples: readonly unknown[], at: string, max: 
   for (let i = 0; i < samples.length && errors.length < max; i++) {
     const sample = samples[i];
     if (passesSampleRules(sample)) continue;
+    const field = fieldPath(at, String(i));
     if (sample === null || typeof sample !== 'object' || Array.isArray(sample)) {
-      errors.push({ field: `${at}[${i}]`, code: 'invalid_type', message: 'each item of samples must be an object' });
+      errors.push({ field, code: 'invalid_type', message: 'each item of samples must be an object' });
       continue;
     }
-    errors.push(...toFieldErrors(validateSync(plainToInstance(CameraPathSampleDto, sample), DTO_VALIDATION), `${at}[${i}]`));
+    errors.push(...toFieldErrors(validateSync(plainToInstance(CameraPathSampleDto, sample), DTO_VALIDATION), field));
   }
   return errors.slice(0, max);
 }

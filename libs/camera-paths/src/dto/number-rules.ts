@@ -1,4 +1,5 @@
-import { ValidateBy } from 'class-validator';
+import { fieldRule } from '@app/core';
+import { applyDecorators } from '@nestjs/common';
 
 /**
  * Number rules with the stable field codes of docs/api.md. Each rule passes values another rule
@@ -7,16 +8,6 @@ import { ValidateBy } from 'class-validator';
  */
 const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const absent = (v: unknown): boolean => v === undefined || v === null;
-
-function rule(name: string, code: string, valid: (v: unknown) => boolean, message: string): PropertyDecorator {
-  return ValidateBy({ name, validator: { validate: valid, defaultMessage: () => message } }, { context: { code } });
-}
-
-function apply(decorators: PropertyDecorator[]): PropertyDecorator {
-  return (target, key) => {
-    for (const decorate of decorators) decorate(target, key);
-  };
-}
 
 /** From `min` to `max`; `exclusive`: strictly between them. */
 export interface NumberRange {
@@ -34,21 +25,21 @@ export function isNumberIn(v: unknown, { min, max, exclusive }: NumberRange): bo
  * `invalid_type` like a string or a boolean.
  */
 export function NumberIn(property: string, { min, max, exclusive = false }: NumberRange): PropertyDecorator {
-  return apply([
-    rule('finiteNumber', 'invalid_type', (v) => absent(v) || isFiniteNumber(v), `${property} must be a finite number`),
-    rule(
+  return applyDecorators(
+    fieldRule('finiteNumber', 'invalid_type', (v) => absent(v) || isFiniteNumber(v), `${property} must be a finite number`),
+    fieldRule(
       'atLeast',
       'too_small',
       (v) => !isFiniteNumber(v) || (exclusive ? v > min : v >= min),
       `${property} must be ${exclusive ? 'more than' : 'at least'} ${min}`,
     ),
-    rule(
+    fieldRule(
       'atMost',
       'too_large',
       (v) => !isFiniteNumber(v) || (exclusive ? v < max : v <= max),
       `${property} must be ${exclusive ? 'less than' : 'at most'} ${max}`,
     ),
-  ]);
+  );
 }
 
 export function isNumberTuple(v: unknown, length: number, bound = Infinity): boolean {
@@ -61,8 +52,8 @@ export function isNumberTuple(v: unknown, length: number, bound = Infinity): boo
 export function NumberTuple(property: string, length: number, bound?: number): PropertyDecorator {
   const isNumbers = (v: unknown): v is number[] => Array.isArray(v) && v.every(isFiniteNumber);
   const rules = [
-    rule('finiteNumbers', 'invalid_type', (v) => absent(v) || isNumbers(v), `${property} must be an array of finite numbers`),
-    rule(
+    fieldRule('finiteNumbers', 'invalid_type', (v) => absent(v) || isNumbers(v), `${property} must be an array of finite numbers`),
+    fieldRule(
       'tupleLength',
       'invalid_length',
       (v) => !Array.isArray(v) || v.length === length,
@@ -71,7 +62,7 @@ export function NumberTuple(property: string, length: number, bound?: number): P
   ];
   if (bound !== undefined) {
     rules.push(
-      rule(
+      fieldRule(
         'withinBound',
         'too_large',
         (v) => !isNumbers(v) || v.every((n) => Math.abs(n) <= bound),
@@ -79,7 +70,7 @@ export function NumberTuple(property: string, length: number, bound?: number): P
       ),
     );
   }
-  return apply(rules);
+  return applyDecorators(...rules);
 }
 
 /**
@@ -90,7 +81,7 @@ export function NumberTuple(property: string, length: number, bound?: number): P
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
 
 export function IsoDateTime(property: string): PropertyDecorator {
-  return rule(
+  return fieldRule(
     'isoDateTime',
     'invalid_format',
     (v) => typeof v !== 'string' || (v.length <= 40 && DATE_TIME.test(v) && isCalendarDate(v)),

@@ -181,15 +181,15 @@ export function jsonBodyParser(timeoutMs: number): RequestHandler {
         }
         settle();
       },
-      (error: unknown) => settle(limit !== JSON_BODY_LIMIT && isTooLarge(error) ? tooLarge(limit) : error),
+      (error: unknown) => settle(isTooLarge(error) ? new DomainError(ErrorCode.PayloadTooLarge, jsonTooLargeDetail(limit)) : error),
     );
   };
 }
 
 const isTooLarge = (error: unknown): boolean => (error as { type?: unknown } | null)?.type === 'entity.too.large';
 
-/** The 413 of a route with its own limit (the default's message names 64 KiB). */
-function tooLarge(limit: number): DomainError {
+/** The detail of every JSON 413: the limit passed, and whether it was a route's own. */
+export function jsonTooLargeDetail(limit: number): string {
   const size = limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MiB` : `${Math.floor(limit / 1024)} KiB`;
-  return new DomainError(ErrorCode.PayloadTooLarge, `The request body exceeds the ${size} limit for JSON on this route.`);
+  return `The request body exceeds the ${size} limit for JSON${limit === JSON_BODY_LIMIT ? '' : ' on this route'}.`;
 }

@@ -1,5 +1,6 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { DomainError, ErrorCode, FieldError, isInfrastructureError } from '../errors';
+import { JSON_BODY_LIMIT, jsonTooLargeDetail } from './json-body';
 
 const TABLE: Record<ErrorCode, [number, string]> = {
   [ErrorCode.BadRequest]: [400, 'Bad request'],
@@ -66,7 +67,7 @@ export interface Problem {
  * code runs. Mapped by their stable type, never by their message.
  */
 const FRAMEWORK_TYPES: Record<string, [ErrorCode, string]> = {
-  'entity.too.large': [ErrorCode.PayloadTooLarge, 'The request body exceeds the 64 KiB limit for JSON.'],
+  'entity.too.large': [ErrorCode.PayloadTooLarge, jsonTooLargeDetail(JSON_BODY_LIMIT)],
   'encoding.unsupported': [ErrorCode.UnsupportedMediaType, 'Compressed request bodies (Content-Encoding) are not accepted.'],
   'charset.unsupported': [ErrorCode.UnsupportedMediaType, 'The request body must be UTF-8.'],
   'request.size.invalid': [ErrorCode.BadRequest, 'The Content-Length header does not match the body.'],

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ValidateBy } from 'class-validator';
 
 /**
@@ -78,36 +79,48 @@ export function looksLikeEmail(s: string): boolean {
   return false;
 }
 
-/** One class-validator rule whose failures carry a stable field code. */
-function rule(name: string, code: string, valid: (v: string) => boolean, message: (property: string) => string): PropertyDecorator {
+/**
+ * One class-validator rule whose failures carry a stable field code (docs/api.md), for the rules
+ * class-validator has no decorator for. `message` may be worded from the property's name.
+ */
+export function fieldRule(
+  name: string,
+  code: string,
+  valid: (v: unknown) => boolean,
+  message: string | ((property: string) => string),
+): PropertyDecorator {
   return ValidateBy(
     {
       name,
       validator: {
-        validate: (v: unknown) => typeof v !== 'string' || valid(v),
-        defaultMessage: (a) => message(a?.property ?? 'value'),
+        validate: valid,
+        defaultMessage: (a) => (typeof message === 'string' ? message : message(a?.property ?? 'value')),
       },
     },
     { context: { code } },
   );
 }
 
+/** A rule on text alone: a value of another type is `IsString`'s to report. */
+const textRule = (name: string, code: string, valid: (v: string) => boolean, message: (property: string) => string) =>
+  fieldRule(name, code, (v) => typeof v !== 'string' || valid(v), message);
+
 export function UserText(rules: UserTextRules): PropertyDecorator {
   const { min, max } = rules;
   const checks = [
-    rule(
+    textRule(
       'minCodePoints',
       'too_short',
       (v) => codePointsUpTo(v, max) >= min,
       (p) => `${p} must be at least ${min} character${min === 1 ? '' : 's'} long`,
     ),
-    rule(
+    textRule(
       'maxCodePoints',
       'too_long',
       (v) => codePointsUpTo(v, max) <= max,
       (p) => `${p} must be at most ${max} characters long`,
     ),
-    rule(
+    textRule(
       'validCharacters',
       'invalid_characters',
       (v) => outOfBound(v, max) || (!FORBIDDEN.test(v) && isWellFormed(v)),
@@ -116,7 +129,7 @@ export function UserText(rules: UserTextRules): PropertyDecorator {
   ];
   if (rules.notBlank) {
     checks.push(
-      rule(
+      textRule(
         'notBlank',
         'blank',
         (v) => v.length === 0 || outOfBound(v, max) || v.trim().length > 0,
@@ -126,7 +139,7 @@ export function UserText(rules: UserTextRules): PropertyDecorator {
   }
   if (rules.notEmailLike) {
     checks.push(
-      rule(
+      textRule(
         'notEmailLike',
         'looks_like_email',
         (v) => outOfBound(v, max) || !looksLikeEmail(v),
@@ -134,7 +147,5 @@ export function UserText(rules: UserTextRules): PropertyDecorator {
       ),
     );
   }
-  return (target, key) => {
-    for (const check of checks) check(target, key);
-  };
+  return applyDecorators(...checks);
 }
