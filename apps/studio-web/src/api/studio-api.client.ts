@@ -127,11 +127,7 @@ export class StudioApiClient {
   }
 
   createEdit(instruction: string): Promise<CreatedEdit> {
-    return this.json<CreatedEdit>('/edits', {
-      method: 'POST',
-      body: JSON.stringify({ instruction }),
-      headers: { 'Content-Type': 'application/json' },
-    });
+    return this.send<CreatedEdit>('POST', '/edits', { instruction });
   }
 
   /** Starts a revert: an edit turn whose result is version `version` again, as the next version. */
@@ -150,20 +146,12 @@ export class StudioApiClient {
   }
 
   createCameraPath(kind: CameraPathKind, name: string, document: CameraPathDocument): Promise<SavedCameraPath> {
-    return this.json<SavedCameraPath>('/camera-paths', {
-      method: 'POST',
-      body: JSON.stringify({ kind, name, document }),
-      headers: { 'Content-Type': 'application/json' },
-    });
+    return this.send<SavedCameraPath>('POST', '/camera-paths', { kind, name, document });
   }
 
   /** A new name and document; the kind stays what it was. */
   updateCameraPath(cameraPathId: string, name: string, document: CameraPathDocument): Promise<SavedCameraPath> {
-    return this.json<SavedCameraPath>(`/camera-paths/${encodeURIComponent(cameraPathId)}`, {
-      method: 'PUT',
-      body: JSON.stringify({ name, document }),
-      headers: { 'Content-Type': 'application/json' },
-    });
+    return this.send<SavedCameraPath>('PUT', `/camera-paths/${encodeURIComponent(cameraPathId)}`, { name, document });
   }
 
   /** Succeeds for any id the server accepts, whether or not it still exists. */
@@ -176,6 +164,11 @@ export class StudioApiClient {
     const headers: Record<string, string> = { Accept: 'text/event-stream' };
     if (lastEventId) headers['Last-Event-ID'] = lastEventId;
     return this.request('/events', { signal, headers });
+  }
+
+  /** A JSON body sent, a JSON answer read. */
+  private send<T>(method: 'POST' | 'PUT', path: string, body: unknown): Promise<T> {
+    return this.json<T>(path, { method, body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
   }
 
   private async json<T>(path: string, init: RequestInit): Promise<T> {

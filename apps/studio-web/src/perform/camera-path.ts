@@ -11,7 +11,12 @@ export interface CameraPathSample {
   verticalFovDeg: number;
 }
 
-export type KeyframeEasing = 'linear' | 'ease-in' | 'ease-out' | 'ease-in-out' | 'hold';
+/** docs/camera-paths.md: what a file's `format` and `formatVersion` say. */
+export const CAMERA_PATH_FORMAT = 'scene-studio.camera-path';
+export const CAMERA_PATH_FORMAT_VERSION = 1;
+
+export const EASINGS = ['linear', 'ease-in', 'ease-out', 'ease-in-out', 'hold'] as const;
+export type KeyframeEasing = (typeof EASINGS)[number];
 
 /** An authored keyframe (docs/camera-paths.md): a pose at a time, and how the move leaves it. */
 export interface CameraPathKeyframe {
@@ -34,8 +39,8 @@ export interface CameraPathMarker {
 
 /** The camera path file offered beside the video: enough to re-create the move elsewhere. */
 export interface CameraPathDocument {
-  format: 'scene-studio.camera-path';
-  formatVersion: 1;
+  format: typeof CAMERA_PATH_FORMAT;
+  formatVersion: typeof CAMERA_PATH_FORMAT_VERSION;
   sceneVersion: number | null;
   recordedAt: string;
   durationMs: number;
@@ -77,7 +82,6 @@ export interface TakeFacts {
 export class CameraPathRecorder {
   private samples: CameraPathSample[] = [];
   private markers: CameraPathMarker[] = [];
-  private lastPose: CameraPathPose | null = null;
   private startedAt = 0;
   private frame: FrameFormat = DEFAULT_FRAME;
 
@@ -90,33 +94,27 @@ export class CameraPathRecorder {
     this.frame = frame;
     this.samples = [];
     this.markers = [];
-    this.lastPose = null;
     this.startedAt = now;
   }
 
   sample(now: number, pose: CameraPathPose): void {
-    this.lastPose = pose;
+    const { position: p, quaternion: q } = pose;
     this.samples.push({
       t: round(Math.max(0, now - this.startedAt), 1),
-      position: position(pose),
-      quaternion: quaternion(pose),
-      focalLengthMm: round(pose.focalLengthMm, 2),
-      focusDistanceM: round(pose.focusDistanceM, 3),
-      fNumber: pose.fNumber,
-      rollDeg: round(pose.rollDeg, 2),
+      ...roundedPose({ ...pose, position: [p.x, p.y, p.z], quaternion: [q.x, q.y, q.z, q.w] }),
       verticalFovDeg: round(fieldOfView(pose.focalLengthMm, this.frame).verticalDeg, 3),
     });
   }
 
   /** Marks the moment at the last sampled pose (the origin, before any frame); returns its label. */
   marker(now: number): string {
-    const pose = this.lastPose;
+    const last = this.samples[this.samples.length - 1];
     const label = `Marker ${this.markers.length + 1}`;
     this.markers.push({
       t: round(now - this.startedAt, 1),
       label,
-      position: pose ? position(pose) : [0, 0, 0],
-      quaternion: pose ? quaternion(pose) : [0, 0, 0, 1],
+      position: last ? [...last.position] : [0, 0, 0],
+      quaternion: last ? [...last.quaternion] : [0, 0, 0, 1],
     });
     return label;
   }
@@ -145,8 +143,8 @@ export function cameraPathHeader(
   facts: Pick<TakeFacts, 'sceneVersion' | 'recordedAt' | 'durationMs' | 'mimeType'>,
 ): Omit<CameraPathDocument, 'samples' | 'markers' | 'keyframes' | 'smoothing'> {
   return {
-    format: 'scene-studio.camera-path',
-    formatVersion: 1,
+    format: CAMERA_PATH_FORMAT,
+    formatVersion: CAMERA_PATH_FORMAT_VERSION,
     sceneVersion: facts.sceneVersion,
     recordedAt: facts.recordedAt,
     durationMs: facts.durationMs,
@@ -156,15 +154,27 @@ export function cameraPathHeader(
   };
 }
 
-function position({ position: p }: CameraPathPose): [number, number, number] {
-  return [round(p.x), round(p.y), round(p.z)];
+/** viewport/camera-move.ts's MovePose, spelled here because that file imports this one (no cycles). */
+type MovePose = Omit<CameraPathKeyframe, 't' | 'easing'>;
+
+/**
+ * A pose in the file's precision, for every path the studio writes: positions to 0.1 mm,
+ * quaternions to 1e-6, focal length to 0.01 mm, focus to 1 mm, roll to 0.01°.
+ */
+export function roundedPose(pose: MovePose): MovePose {
+  const { position: p, quaternion: q } = pose;
+  return {
+    position: [round(p[0], 4), round(p[1], 4), round(p[2], 4)],
+    quaternion: [round(q[0], 6), round(q[1], 6), round(q[2], 6), round(q[3], 6)],
+    focalLengthMm: round(pose.focalLengthMm, 2),
+    focusDistanceM: round(pose.focusDistanceM, 3),
+    fNumber: pose.fNumber,
+    rollDeg: round(pose.rollDeg, 2),
+  };
 }
 
-function quaternion({ quaternion: q }: CameraPathPose): [number, number, number, number] {
-  return [round(q.x, 6), round(q.y, 6), round(q.z, 6), round(q.w, 6)];
-}
-
-function round(value: number, digits = 4): number {
+export function round(value: number, digits: number): number {
   const f = 10 ** digits;
-  return Math.round(value * f) / f;
+  // `+ 0` writes −0 as 0, as JSON does: a document and its file stay equal.
+  return Math.round(value * f) / f + 0;
 }

@@ -1,4 +1,4 @@
-import { h } from '../ui/dom';
+import { h, setText } from '../ui/dom';
 import type { CameraRig } from '../viewport/camera-rig';
 import type { GuideId } from '../viewport/frame-guides.view';
 import {
@@ -320,8 +320,4 @@ export class CinemaControls {
 
 function formatMm(mm: number): string {
   return Number.isInteger(mm) ? String(mm) : mm.toFixed(1);
-}
-
-function setText(element: HTMLElement, text: string): void {
-  if (element.textContent !== text) element.textContent = text;
 }

@@ -1,5 +1,6 @@
 import type { CameraPreset } from '../api/studio-api.types';
 import { ICONS, h, icon, isFramed } from '../ui/dom';
+import { madeItem } from '../ui/downloads.view';
 import { formatBytes } from '../ui/format';
 import type { CameraRig, NavigationMode } from '../viewport/camera-rig';
 import {
@@ -270,39 +271,23 @@ export class PerformPanel {
     this.takesEmpty.hidden = true;
     this.takesHint.hidden = !this.framed;
     const name = `take-${take.index}`;
-    const item = h('li', { className: 'take', attrs: { 'data-take': take.index } }, [
-      h('p', { className: 'take-title' }, [
-        h('strong', { text: `Take ${take.index}` }),
-        h('span', {
-          className: 'take-meta',
-          text: ` · ${formatDuration(take.durationMs)} · ${formatBytes(take.video.size)} · ${take.path.markers.length} marker${take.path.markers.length === 1 ? '' : 's'}`,
-        }),
-      ]),
+    const markers = take.path.markers.length;
+    const item = madeItem(
+      { 'data-take': take.index },
+      `Take ${take.index}`,
+      `${formatDuration(take.durationMs)} · ${formatBytes(take.video.size)} · ${markers} marker${markers === 1 ? '' : 's'}`,
       this.framed
         ? null
-        : h('div', { className: 'take-links' }, [
-            h(
-              'a',
-              {
-                className: 'button button-small',
-                attrs: { href: links.videoUrl, download: `${name}.webm`, 'aria-label': `Download take ${take.index} video (WebM)` },
-              },
-              [icon([...ICONS.download]), 'Video'],
-            ),
-            h(
-              'a',
-              {
-                className: 'button button-small',
-                attrs: {
-                  href: links.pathUrl,
-                  download: `${name}-camera-path.json`,
-                  'aria-label': `Download take ${take.index} camera path (JSON)`,
-                },
-              },
-              [icon([...ICONS.download]), 'Camera path'],
-            ),
-          ]),
-    ]);
+        : [
+            { href: links.videoUrl, fileName: `${name}.webm`, text: 'Video', label: `Download take ${take.index} video (WebM)` },
+            {
+              href: links.pathUrl,
+              fileName: `${name}-camera-path.json`,
+              text: 'Camera path',
+              label: `Download take ${take.index} camera path (JSON)`,
+            },
+          ],
+    );
     this.takesList.prepend(item);
   }
 

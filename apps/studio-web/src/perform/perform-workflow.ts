@@ -1,8 +1,10 @@
 import { Raycaster, Vector2 } from 'three';
 import type { CameraPreset } from '../api/studio-api.types';
-import { RenderWorkflow, type RenderSource } from '../render/render-workflow';
+import { RenderWorkflow, type RenderSource, type SourceDescription } from '../render/render-workflow';
 import { prepareTakeRemux, seekableTake } from '../render/take-remux';
 import { moveFromPath } from '../viewport/camera-move';
+import { frameOfPath } from '../viewport/lens';
+import { formatSeconds } from '../ui/format';
 import type { StudioViewport } from '../viewport/studio-viewport';
 import { FramingWorkflow, type FramingState } from './framing-workflow';
 import { GamepadInput, type GamepadStatus } from './gamepad.input';
@@ -12,7 +14,8 @@ import type { CameraPathStore } from './camera-path-store';
 import type { SavedViewStore } from './saved-views';
 import { SpaceMouseInput, type SpaceMouseStatus } from './space-mouse.input';
 import { TakeRecorder, type Take } from './take.recorder';
-import { TimelineWorkflow, type TimelineState } from './timeline/timeline-workflow';
+import type { TimelineState } from './timeline/timeline';
+import { TimelineWorkflow } from './timeline/timeline-workflow';
 import { ViewportToolbar } from './viewport-toolbar.view';
 import { ViewportControls } from './viewport.controls';
 
@@ -23,8 +26,8 @@ export interface PerformHost {
   onRecordingChange(recording: boolean, elapsedMs: number): void;
   /** Where "save this view" keeps views; the page's memory when not given. */
   savedViews?: SavedViewStore;
-  /** Where the timeline saves camera moves per scene; the page's memory when not given. */
-  cameraPaths?: CameraPathStore;
+  /** Where the timeline saves camera moves per scene. */
+  cameraPaths: CameraPathStore;
 }
 
 export interface PerformState {
@@ -84,10 +87,7 @@ export class PerformWorkflow implements PerformActions {
       announce: (text) => host.announce(text),
       onRenderingChange: (rendering) => {
         this.panel.setRecordBlocked(rendering);
-        // The frame (sensor, aspect) and the timeline's keyframes hold still while a render runs,
-        // as during a take.
-        this.framing.setRecording(rendering || this.recorder.recording);
-        this.timeline.setRecording(rendering || this.recorder.recording);
+        this.syncLocks();
       },
     });
     this.render.setSources([
@@ -95,13 +95,15 @@ export class PerformWorkflow implements PerformActions {
         id: 'timeline',
         name: 'Timeline (camera move)',
         empty: 'The timeline has no keyframes yet.',
-        read: () => this.timelineSource(),
+        describe: () => this.describeTimeline(),
+        read: () => this.timeline.currentMove(),
         revision: () => this.timeline.revision,
       },
       {
         id: 'take',
         name: 'Newest take',
         empty: 'No take yet: record one to render its camera move.',
+        describe: () => this.describeNewestTake(),
         read: () => this.newestTakeSource(),
         revision: () => this.takes.length,
       },
@@ -276,8 +278,7 @@ export class PerformWorkflow implements PerformActions {
     prepareTakeRemux();
     this.lastSecond = -1;
     this.render.setRecording(true);
-    this.framing.setRecording(true);
-    this.timeline.setRecording(true);
+    this.syncLocks();
     this.panel.setRecording(true, 0);
     this.host.onRecordingChange(true, 0);
     this.host.post('recording.started', { durationMs: 0, mimeType: this.recorder.currentMimeType, sizeBytes: 0 });
@@ -300,8 +301,7 @@ export class PerformWorkflow implements PerformActions {
         take = { ...take, video };
       }
       this.render.setRecording(false);
-      this.framing.setRecording(false);
-      this.timeline.setRecording(false);
+      this.syncLocks();
       this.panel.setRecording(false, take?.durationMs ?? 0);
       this.host.onRecordingChange(false, 0);
       if (!take) return;
@@ -309,7 +309,6 @@ export class PerformWorkflow implements PerformActions {
       this.takes.unshift(links);
       this.panel.addTake(links);
       this.timeline.setLastTake(take);
-      this.render.sourceChanged();
       if (notifyParent) {
         // The partner's sandbox (per the product's iframe rules) has no allow-downloads, so the
         // take itself goes to the parent — posted only to the session's exact origin.
@@ -329,21 +328,30 @@ export class PerformWorkflow implements PerformActions {
     return this.stopping;
   }
 
-  private newestTakeSource(): RenderSource | null {
-    const take = this.takes[0]?.take;
-    if (!take) return null;
-    return { move: moveFromPath(take.path), cameraPath: take.path, label: `Take ${take.index} · ${seconds(take.durationMs)}` };
+  /** The frame (sensor, aspect) and the timeline's keyframes hold still while a take records or a render runs. */
+  private syncLocks(): void {
+    const locked = this.recorder.recording || this.render.rendering;
+    this.framing.setRecording(locked);
+    this.timeline.setRecording(locked);
   }
 
-  private timelineSource(): RenderSource | null {
-    const current = this.timeline.currentMove();
-    if (!current) return null;
-    const n = current.document.keyframes?.length ?? 0;
-    return {
-      move: current.move,
-      cameraPath: current.document,
-      label: `${n} keyframe${n === 1 ? '' : 's'} · ${seconds(current.move.durationMs)}`,
-    };
+  private describeNewestTake(): SourceDescription | null {
+    const take = this.takes[0]?.take;
+    // A take stopped before its first frame has no path: no move to render.
+    if (!take || take.path.samples.length === 0) return null;
+    return { label: `Take ${take.index} · ${formatSeconds(take.durationMs, 1)}`, frame: frameOfPath(take.path) };
+  }
+
+  private newestTakeSource(): RenderSource | null {
+    const take = this.takes[0]?.take;
+    return take ? { move: moveFromPath(take.path), cameraPath: take.path } : null;
+  }
+
+  private describeTimeline(): SourceDescription | null {
+    const move = this.timeline.move;
+    if (!move) return null;
+    const n = this.timeline.keyframeCount;
+    return { label: `${n} keyframe${n === 1 ? '' : 's'} · ${formatSeconds(move.durationMs, 1)}`, frame: null };
   }
 
   private tickTimer(): void {
@@ -371,8 +379,4 @@ export class PerformWorkflow implements PerformActions {
     const hit = raycaster.intersectObject(model, true)[0];
     return hit ? hit.distance : null;
   }
-}
-
-function seconds(ms: number): string {
-  return `${(Math.round(ms / 100) / 10).toFixed(1)} s`;
 }

@@ -1,6 +1,7 @@
 import type { CameraMove } from '../viewport/camera-move';
 import type { FrameFormat } from '../viewport/lens';
 import type { ViewportCapture } from '../viewport/studio-viewport';
+import type { VideoWriter } from './media-encoding';
 import type { MediaModule } from './media-loader';
 import { frameTimeMs, type RenderPlan } from './render-options';
 
@@ -53,7 +54,7 @@ export async function renderMove(
   const { signal } = callbacks;
   signal.throwIfAborted();
   const capture = target.beginCapture(plan.width, plan.height, job.frame);
-  let writer: Awaited<ReturnType<MediaModule['openVideoWriter']>> | null = null;
+  let writer: VideoWriter | null = null;
   try {
     const open = await media.openVideoWriter(capture.canvas, {
       container: plan.container,

@@ -31,11 +31,13 @@ export interface ContainerPreset {
   /** mediabunny's codec name. */
   codec: 'avc' | 'vp9';
   extension: '.mp4' | '.webm';
+  /** The file's type without codecs, as `render.started` announces it. */
+  mimeType: 'video/mp4' | 'video/webm';
 }
 
 export const CONTAINERS: readonly ContainerPreset[] = [
-  { id: 'mp4', label: 'MP4 (H.264)', codec: 'avc', extension: '.mp4' },
-  { id: 'webm', label: 'WebM (VP9)', codec: 'vp9', extension: '.webm' },
+  { id: 'mp4', label: 'MP4 (H.264)', codec: 'avc', extension: '.mp4', mimeType: 'video/mp4' },
+  { id: 'webm', label: 'WebM (VP9)', codec: 'vp9', extension: '.webm', mimeType: 'video/webm' },
 ];
 
 export const DEFAULT_RENDER = { fps: 30 as RenderFrameRate, resolution: '1080p' as ResolutionId, container: 'mp4' as ContainerId };

@@ -1,9 +1,11 @@
 import { ICONS, h, icon } from '../ui/dom';
+import { madeItem } from '../ui/downloads.view';
 import {
   CONTAINERS,
   DEFAULT_RENDER,
   RENDER_FRAME_RATES,
   RESOLUTIONS,
+  resolutionPreset,
   type ContainerId,
   type RenderFrameRate,
   type ResolutionId,
@@ -23,8 +25,8 @@ export interface RenderPanelHooks {
   cancel(): void;
   /** The section was first seen or focused: the moment to ask what this browser can encode. */
   shown(): void;
-  /** The pointer or focus came to the section, or another source was chosen: re-read the sources. */
-  refresh(): void;
+  /** Another source was chosen: describe it (its length, the sizes for its frame). */
+  sourceChosen(): void;
 }
 
 /** One entry of the Source select, as the panel shows it. */
@@ -84,7 +86,7 @@ export class RenderPanel {
   constructor(private readonly hooks: RenderPanelHooks) {
     this.sourceChoice.addEventListener('change', () => {
       this.chosenSource = this.sourceChoice.value;
-      this.hooks.refresh();
+      this.hooks.sourceChosen();
     });
     this.fps = select(
       'render-fps',
@@ -146,13 +148,7 @@ export class RenderPanel {
       if (entries.some((e) => e.isIntersecting)) this.markShown(observer);
     });
     observer.observe(fields);
-    for (const element of this.elements) {
-      element.addEventListener('focusin', () => {
-        this.markShown(observer);
-        this.hooks.refresh();
-      });
-      element.addEventListener('pointerenter', () => this.hooks.refresh());
-    }
+    for (const element of this.elements) element.addEventListener('focusin', () => this.markShown(observer));
     this.setAvailability(null);
   }
 
@@ -185,7 +181,7 @@ export class RenderPanel {
   /** Each resolution's pixel size for the frame that will be rendered. */
   setSizes(sizes: Record<ResolutionId, { width: number; height: number }>): void {
     for (const option of Array.from(this.resolution.options)) {
-      const preset = RESOLUTIONS.find((r) => r.id === option.value)!;
+      const preset = resolutionPreset(option.value as ResolutionId);
       const size = sizes[preset.id];
       option.dataset.size = `${size.width} × ${size.height}`;
     }
@@ -229,28 +225,15 @@ export class RenderPanel {
   }
 
   addRender(entry: RenderListing): void {
-    const item = h('li', { className: 'take', attrs: { 'data-render': entry.index } }, [
-      h('p', { className: 'take-title' }, [
-        h('strong', { text: `Render ${entry.index}` }),
-        h('span', { className: 'take-meta', text: ` · ${entry.label}` }),
-      ]),
+    const item = madeItem(
+      { 'data-render': entry.index },
+      `Render ${entry.index}`,
+      entry.label,
       entry.videoUrl
-        ? h('div', { className: 'take-links' }, [
-            h(
-              'a',
-              {
-                className: 'button button-small',
-                attrs: {
-                  href: entry.videoUrl,
-                  download: entry.fileName,
-                  'aria-label': `Download render ${entry.index} (${entry.fileName})`,
-                },
-              },
-              [icon([...ICONS.download]), 'Video'],
-            ),
-          ])
-        : h('p', { className: 'hint', text: 'Handed to the page embedding the studio, which offers it for download.' }),
-    ]);
+        ? [{ href: entry.videoUrl, fileName: entry.fileName, text: 'Video', label: `Download render ${entry.index} (${entry.fileName})` }]
+        : null,
+      'Handed to the page embedding the studio, which offers it for download.',
+    );
     this.list.prepend(item);
   }
 
@@ -265,7 +248,7 @@ export class RenderPanel {
     const container = this.container.value as ContainerId;
     const fps = Number(this.fps.value) as RenderFrameRate;
     for (const option of Array.from(this.resolution.options)) {
-      const preset = RESOLUTIONS.find((r) => r.id === option.value)!;
+      const preset = resolutionPreset(option.value as ResolutionId);
       const ok = this.available ? this.available(preset.id, container, fps) : true;
       option.disabled = !ok;
       const size = option.dataset.size ? ` (${option.dataset.size})` : '';

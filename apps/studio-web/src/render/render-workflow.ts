@@ -1,5 +1,5 @@
 import { isFramed } from '../ui/dom';
-import type { CameraPathDocument } from '../perform/camera-path';
+import type { CameraPathDocument, CameraPathSample } from '../perform/camera-path';
 import type { CameraMove } from '../viewport/camera-move';
 import { frameOfPath, type FrameFormat } from '../viewport/lens';
 import type { StudioViewport } from '../viewport/studio-viewport';
@@ -7,7 +7,7 @@ import { loadMedia, type MediaModule } from './media-loader';
 import { renderMove, type RenderedVideo } from './offline-render';
 import { RenderPanel, type RenderChoice } from './render-panel.view';
 import { progressAnnouncement, startAnnouncements } from './render-progress';
-import { formatBytes } from '../ui/format';
+import { formatBytes, formatSeconds } from '../ui/format';
 import {
   CONTAINERS,
   RENDER_FRAME_RATES,
@@ -25,13 +25,20 @@ import {
 export interface RenderSource {
   move: CameraMove;
   cameraPath: CameraPathDocument;
-  /** How the panel names it: "Take 3 · 0:04". */
+}
+
+/** What the panel says of a source's move, known without building it. */
+export interface SourceDescription {
+  /** "Take 3 · 4.0 s". */
   label: string;
+  /** The frame it was made in; null for the rig's. */
+  frame: FrameFormat | null;
 }
 
 /**
  * One place a move to render can come from (the timeline, the newest take): the Source select
- * lists them, and `read()` is asked for the move when the section is used and at Render.
+ * lists them with `describe()`, and `read()` builds the move and its file when a render starts
+ * (the timeline's file bakes the whole move into samples).
  */
 export interface RenderSourceOption {
   id: string;
@@ -39,6 +46,8 @@ export interface RenderSourceOption {
   name: string;
   /** Said when it has no move: "No take yet: record one." */
   empty: string;
+  /** Null when it has no move. */
+  describe(): SourceDescription | null;
   read(): RenderSource | null;
   /** A number that changes whenever the move does: watched every frame, so keep it cheap. */
   revision(): number;
@@ -52,7 +61,7 @@ export interface RenderHost {
   onRenderingChange(rendering: boolean): void;
 }
 
-export type RenderCancelReason = 'user' | 'session_ended';
+type RenderCancelReason = 'user' | 'session_ended';
 
 /**
  * A finished render as the page keeps it: its video is the parent's once posted, so framed (no
@@ -64,16 +73,12 @@ export interface FinishedRender {
   videoUrl: string | null;
 }
 
-export interface DrawnPose {
-  t: number;
-  position: [number, number, number];
-  quaternion: [number, number, number, number];
-  focalLengthMm: number;
+type DrawnPose = Pick<CameraPathSample, 't' | 'position' | 'quaternion' | 'focalLengthMm'> & {
   /** Splats Spark drew in that frame (0 for a mesh scene). */
   splats: number;
-}
+};
 
-export interface RenderState {
+interface RenderState {
   rendering: boolean;
   framesDone: number;
   frames: number;
@@ -104,7 +109,6 @@ const DRAWN_POSES_KEPT = 10_000;
 export class RenderWorkflow {
   readonly panel: RenderPanel;
   private sources: readonly RenderSourceOption[] = [];
-  private sourceFrame: FrameFormat | null = null;
   private shownFrame: FrameFormat | null = null;
   /** What the sources and the rig's frame were when the panel last described them. */
   private seen = { revisions: '', frame: null as FrameFormat | null };
@@ -118,11 +122,6 @@ export class RenderWorkflow {
   private drawnPoses: DrawnPose[] = [];
   private readonly unsubscribe: () => void;
   private readonly framed = isFramed();
-  /**
-   * Each source's move as last read, with the revision and rig frame it was read at: reading the
-   * timeline's move bakes all of it into samples, and the section asks on every hover and focus.
-   */
-  private readonly read = new Map<string, { key: string; frame: FrameFormat; source: RenderSource | null }>();
 
   constructor(private readonly host: RenderHost) {
     this.panel = new RenderPanel({
@@ -132,8 +131,8 @@ export class RenderWorkflow {
         this.probed = true;
         void this.refreshAvailability();
       },
-      refresh: () => {
-        if (!this.running) this.sourceChanged();
+      sourceChosen: () => {
+        if (!this.running) this.describeSources();
       },
     });
     // A move edited on the timeline, a take, the aspect select: the panel describes what Render
@@ -142,9 +141,9 @@ export class RenderWorkflow {
       if (this.running) return;
       const revisions = this.sources.map((o) => o.revision()).join();
       const frame = host.viewport.rig.frame;
-      if (revisions !== this.seen.revisions || frame !== this.seen.frame) this.sourceChanged();
+      if (revisions !== this.seen.revisions || frame !== this.seen.frame) this.describeSources();
     });
-    this.sourceChanged();
+    this.describeSources();
   }
 
   get rendering(): boolean {
@@ -166,33 +165,10 @@ export class RenderWorkflow {
     };
   }
 
-  /** Where moves to render come from, in the Source select's order; the panel re-reads them at once. */
+  /** Where moves to render come from, in the Source select's order; the panel describes them at once. */
   setSources(sources: readonly RenderSourceOption[]): void {
     this.sources = sources;
-    this.sourceChanged();
-  }
-
-  /** A source's move changed (a take finished); the section also re-reads them whenever it is used. */
-  sourceChanged(): void {
-    this.seen = { revisions: this.sources.map((o) => o.revision()).join(), frame: this.host.viewport.rig.frame };
-    const read = this.sources.map((option) => ({ option, source: this.readSource(option) }));
-    this.panel.setSources(
-      read.map(({ option, source }) => ({ id: option.id, name: option.name, empty: option.empty, description: source?.label ?? null })),
-    );
-    const source = read.find((r) => r.option.id === this.panel.sourceId)?.source ?? null;
-    this.sourceFrame = source ? frameOfPath(source.cameraPath) : null;
-    this.frameChanged();
-  }
-
-  /** A source's move, read again only when the source, the rig's frame or the scene version changed since. */
-  private readSource(option: RenderSourceOption): RenderSource | null {
-    const key = `${option.revision()} ${this.host.viewport.loadedVersion}`;
-    const frame = this.host.viewport.rig.frame;
-    const kept = this.read.get(option.id);
-    if (kept && kept.key === key && kept.frame === frame) return kept.source;
-    const source = readSourceNow(option);
-    this.read.set(option.id, { key, frame, source });
-    return source;
+    this.describeSources();
   }
 
   setRecording(recording: boolean): void {
@@ -223,8 +199,24 @@ export class RenderWorkflow {
     for (const r of this.finished) if (r.videoUrl) URL.revokeObjectURL(r.videoUrl);
   }
 
-  private frameChanged(): void {
-    const frame = this.sourceFrame ?? this.host.viewport.rig.frame;
+  /** Tells the panel what each source holds, and the sizes for the frame of the one chosen. */
+  private describeSources(): void {
+    const frame = this.host.viewport.rig.frame;
+    this.seen = { revisions: this.sources.map((o) => o.revision()).join(), frame };
+    const described = this.sources.map((option) => ({ option, description: option.describe() }));
+    this.panel.setSources(
+      described.map(({ option, description }) => ({
+        id: option.id,
+        name: option.name,
+        empty: option.empty,
+        description: description?.label ?? null,
+      })),
+    );
+    const chosen = described.find((d) => d.option.id === this.panel.sourceId)?.description;
+    this.showFrame(chosen?.frame ?? frame);
+  }
+
+  private showFrame(frame: FrameFormat): void {
     this.shownFrame = frame;
     const sizes = Object.fromEntries(RESOLUTIONS.map((r) => [r.id, outputSize(r.id, frame.aspect.ratio)])) as Record<
       ResolutionId,
@@ -274,9 +266,9 @@ export class RenderWorkflow {
       return;
     }
     const viewport = this.host.viewport;
-    this.sourceChanged();
+    this.describeSources();
     const option = this.sources.find((o) => o.id === this.panel.sourceId);
-    const source = option ? this.readSource(option) : null;
+    const source = option ? readSource(option) : null;
     if (!source || !viewport.hasScene) {
       this.refuse(option ? option.empty : 'There is nothing to render.');
       return;
@@ -327,16 +319,16 @@ export class RenderWorkflow {
     const startedAt = performance.now();
     try {
       const media = await loadMedia();
-      const [encodable] = await media.canEncode([
-        { container: plan.container, width: plan.width, height: plan.height, fps: plan.fps, bitrate: plan.bitrate },
-      ]);
+      // Known already when the section asked for this size (it asks with the plan's bitrate).
+      const query = { container: plan.container, width: plan.width, height: plan.height, fps: plan.fps, bitrate: plan.bitrate };
+      const encodable = this.encodable.get(encoderKey(query)) ?? (await media.canEncode([query]))[0];
       signal.throwIfAborted();
       if (!encodable) {
         throw new Error(`This browser cannot encode ${plan.container.label} at ${plan.width} × ${plan.height}, ${plan.fps} fps.`);
       }
       this.host.post('render.started', {
         durationMs: plan.durationMs,
-        mimeType: plan.container.id === 'mp4' ? 'video/mp4' : 'video/webm',
+        mimeType: plan.container.mimeType,
         frames: plan.frames,
         fps: plan.fps,
         width: plan.width,
@@ -384,34 +376,24 @@ export class RenderWorkflow {
     const fileName = `render-${index}${container.extension}`;
     const entry: FinishedRender = { index, fileName, videoUrl: this.framed ? null : URL.createObjectURL(result.video) };
     this.finished.unshift(entry);
-    this.last = {
+    const facts = {
+      durationMs: result.durationMs,
+      mimeType: result.mimeType,
+      sizeBytes: result.video.size,
       frames: result.frames,
       fps: result.fps,
       width: result.width,
       height: result.height,
-      mimeType: result.mimeType,
-      sizeBytes: result.video.size,
-      durationMs: result.durationMs,
-      elapsedMs: Math.round(elapsedMs),
     };
-    const label = `${result.width} × ${result.height} · ${result.fps} fps · ${(result.durationMs / 1000).toFixed(1)} s · ${formatBytes(result.video.size)}`;
+    this.last = { ...facts, elapsedMs: Math.round(elapsedMs) };
+    const label = `${result.width} × ${result.height} · ${result.fps} fps · ${formatSeconds(result.durationMs, 1)} · ${formatBytes(result.video.size)}`;
     // The sandbox has no allow-downloads: framed, the parent gets the file and offers it; the
     // panel shows no link that would do nothing.
     this.panel.addRender({ index, label, fileName, videoUrl: entry.videoUrl });
-    this.host.post('render.completed', {
-      durationMs: result.durationMs,
-      mimeType: result.mimeType,
-      sizeBytes: result.video.size,
-      frames: result.frames,
-      fps: result.fps,
-      width: result.width,
-      height: result.height,
-      video: result.video,
-      cameraPath: source.cameraPath,
-    });
+    this.host.post('render.completed', { ...facts, video: result.video, cameraPath: source.cameraPath });
     const rate = result.frames / Math.max(0.001, elapsedMs / 1000);
     this.panel.setMessage(
-      `Render ${index} finished: ${result.frames} frames in ${(elapsedMs / 1000).toFixed(1)} s (${rate.toFixed(1)} frames/s).`,
+      `Render ${index} finished: ${result.frames} frames in ${formatSeconds(elapsedMs, 1)} (${rate.toFixed(1)} frames/s).`,
     );
     this.host.announce(`Render ${index} finished${this.framed ? ' and handed to the page' : ', ready to download'}.`);
   }
@@ -434,7 +416,7 @@ export class RenderWorkflow {
   }
 }
 
-function readSourceNow(option: RenderSourceOption): RenderSource | null {
+function readSource(option: RenderSourceOption): RenderSource | null {
   try {
     return option.read();
   } catch {

@@ -234,7 +234,7 @@ export class StudioPage {
     this.sizeNotice?.dispose();
     if (this.sourceImageUrl) URL.revokeObjectURL(this.sourceImageUrl);
     return takes.then((list) => {
-      const offered = [list.length > 0 ? takeDownloads(list) : null, renderDownloads(this.perform?.render.renders ?? [])];
+      const offered = [takeDownloads(list), renderDownloads(this.perform?.render.renders ?? [])];
       const shown = offered.filter((e) => e !== null);
       return shown.length > 0 ? h('div', {}, shown) : null;
     });

@@ -1,5 +1,5 @@
 import type { StudioMode } from '../api/studio-api.types';
-import { ICONS, h, icon } from '../ui/dom';
+import { ICONS, h, icon, setText } from '../ui/dom';
 import { SceneStatusPill } from '../ui/scene-status.view';
 
 export type StudioTab = 'edit' | 'perform';
@@ -199,12 +199,12 @@ export class StudioShell {
 
   setDetailNote(text: string | null): void {
     this.detailNote.hidden = text === null;
-    if (text !== null && this.detailNote.textContent !== text) this.detailNote.textContent = text;
+    if (text !== null) setText(this.detailNote, text);
   }
 
   setLensReadout(text: string | null): void {
     this.lensReadout.hidden = text === null;
-    if (text !== null && this.lensReadout.textContent !== text) this.lensReadout.textContent = text;
+    if (text !== null) setText(this.lensReadout, text);
   }
 
   setRecording(recording: boolean, elapsedMs: number): void {

@@ -34,6 +34,11 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
+/** Writes text only when it changed: a write on every frame would also force the next layout. */
+export function setText(element: HTMLElement, text: string): void {
+  if (element.textContent !== text) element.textContent = text;
+}
+
 let idCounter = 0;
 
 /** A document-unique id for label/aria wiring. */

@@ -30,6 +30,12 @@ const sample = (t: number, x: number): CameraPathSample => ({
 
 const FACTS = { frame: DEFAULT_FRAME, sceneVersion: 3, recordedAt: '2026-11-26T10:00:00.000Z' };
 
+const authored = (keyframes: CameraPathKeyframe[], smoothing: number, durationMs: number) => ({
+  keyframes,
+  smoothing,
+  move: moveFromKeyframes(keyframes, smoothing, durationMs),
+});
+
 describe(moveFromDocument.name, () => {
   const base: CameraPathDocument = {
     format: 'scene-studio.camera-path',
@@ -66,7 +72,7 @@ describe(documentForMove.name, () => {
   const keyframes = [key(0), key(1000, { position: [4, 1.6, 8], focalLengthMm: 85 }), key(2500, { position: [4, 3, 2] })];
 
   it('writes the format with the keyframes, the smoothing and no video', () => {
-    const doc = documentForMove({ keyframes, smoothing: 0.5, durationMs: 3000 }, FACTS);
+    const doc = documentForMove(authored(keyframes, 0.5, 3000), FACTS);
     expect(doc).toMatchObject({
       format: 'scene-studio.camera-path',
       formatVersion: 1,
@@ -85,7 +91,7 @@ describe(documentForMove.name, () => {
   });
 
   it('bakes samples at 30 fps from 0 to the duration, on the move', () => {
-    const doc = documentForMove({ keyframes, smoothing: 0.5, durationMs: 3000 }, FACTS);
+    const doc = documentForMove(authored(keyframes, 0.5, 3000), FACTS);
     expect(doc.samples).toHaveLength(91);
     expect(doc.samples.slice(0, 4).map((s) => s.t)).toEqual([0, 33.3, 66.7, 100]);
     expect(doc.samples[doc.samples.length - 1].t).toBe(3000);
@@ -99,13 +105,13 @@ describe(documentForMove.name, () => {
   });
 
   it('ends the samples on the duration when it is not a whole frame', () => {
-    const doc = documentForMove({ keyframes, smoothing: 0, durationMs: 2510 }, FACTS);
+    const doc = documentForMove(authored(keyframes, 0, 2510), FACTS);
     expect(doc.samples.slice(-2).map((s) => s.t)).toEqual([2500, 2510]);
   });
 
   it("records the rig's sensor and aspect, and the gate's field of view", () => {
     const frame = frameFormat('super-35', '2.39:1');
-    const doc = documentForMove({ keyframes, smoothing: 0, durationMs: 2500 }, { ...FACTS, frame });
+    const doc = documentForMove(authored(keyframes, 0, 2500), { ...FACTS, frame });
     expect(doc.video.aspect).toBe(2.39);
     expect(doc.sensor).toEqual({ widthMm: 24.89, heightMm: 18.66, filmGaugeMm: 24.89 });
     expect(doc.samples[0].verticalFovDeg).toBeCloseTo((2 * Math.atan(24.89 / 2.39 / 2 / 35) * 180) / Math.PI, 2);
@@ -139,7 +145,7 @@ describe(documentForMove.name, () => {
             k.easing,
           );
         });
-        const doc = documentForMove({ keyframes: keys, smoothing, durationMs: t + 100 }, FACTS);
+        const doc = documentForMove(authored(keys, smoothing, t + 100), FACTS);
         const parsed = parseCameraPathFile(JSON.stringify(doc));
         expect(parsed).toEqual({ ok: true, document: doc });
         const played = moveFromDocument(doc);

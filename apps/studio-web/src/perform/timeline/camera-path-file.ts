@@ -1,14 +1,19 @@
-import type { CameraPathDocument, CameraPathKeyframe, CameraPathMarker, CameraPathSample, KeyframeEasing } from '../camera-path';
-
-export const CAMERA_PATH_FORMAT = 'scene-studio.camera-path';
-export const CAMERA_PATH_FORMAT_VERSION = 1;
+import type { MovePose } from '../../viewport/camera-move';
+import {
+  CAMERA_PATH_FORMAT,
+  CAMERA_PATH_FORMAT_VERSION,
+  EASINGS,
+  type CameraPathDocument,
+  type CameraPathKeyframe,
+  type CameraPathMarker,
+  type CameraPathSample,
+  type KeyframeEasing,
+} from '../camera-path';
 export const MAX_DURATION_MS = 3_600_000;
 /** docs/camera-paths.md: a document holds at most this many keyframes. */
 export const MAX_KEYFRAMES = 1000;
 /** Bigger files are refused before they are read: an hour of 60 fps samples is about 45 MB. */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
-
-export const EASINGS: readonly KeyframeEasing[] = ['linear', 'ease-in', 'ease-out', 'ease-in-out', 'hold'];
 
 export type ParsedCameraPath = { ok: true; document: CameraPathDocument } | { ok: false; reason: string };
 
@@ -105,16 +110,7 @@ function readDocument(value: unknown): CameraPathDocument {
   return document;
 }
 
-interface PoseFields {
-  position: [number, number, number];
-  quaternion: [number, number, number, number];
-  focalLengthMm: number;
-  focusDistanceM: number;
-  fNumber: number;
-  rollDeg: number;
-}
-
-function readPose(value: Json, at: string): PoseFields {
+function readPose(value: Json, at: string): MovePose {
   return {
     position: position(value, at),
     quaternion: quaternion(value, at),

@@ -13,7 +13,7 @@ export interface SimplifyTolerance {
   rollDeg: number;
 }
 
-export const TAKE_TOLERANCE: Omit<SimplifyTolerance, 'positionM'> = { angleDeg: 1, focalRatio: 0.02, focusRatio: 0.05, rollDeg: 1 };
+const TAKE_TOLERANCE: Omit<SimplifyTolerance, 'positionM'> = { angleDeg: 1, focalRatio: 0.02, focusRatio: 0.05, rollDeg: 1 };
 /** A position tolerance of this share of the take's extent, and never finer than 2 cm. */
 const POSITION_SHARE = 0.005;
 const POSITION_FLOOR_M = 0.02;
@@ -123,5 +123,6 @@ function angleBetweenDeg(a: readonly number[], b: readonly number[]): number {
 }
 
 function toKeyframe(s: CameraPathSample): CameraPathKeyframe {
-  return keyframeOf(s.t, movePoseOf(s), 'linear');
+  // A sample is a pose already: rounded once, not copied first.
+  return keyframeOf(s.t, s, 'linear');
 }

@@ -1,7 +1,6 @@
 import { ICONS, h, icon } from '../../ui/dom';
-import type { CameraPathKeyframe, KeyframeEasing } from '../camera-path';
-import { EASINGS } from './camera-path-file';
-import { seconds } from './timeline';
+import { EASINGS, type CameraPathKeyframe, type KeyframeEasing } from '../camera-path';
+import { seconds, type TimelineState } from './timeline';
 
 export interface TimelinePanelHooks {
   togglePlay(): void;
@@ -20,20 +19,17 @@ export interface TimelinePanelHooks {
   clear(): void;
 }
 
-/** What the panel shows; the workflow hands it over every frame and the panel redraws what changed. */
-export interface TimelineViewState {
+/**
+ * What the panel shows (the timeline's state, its keyframes as the timeline holds them): the
+ * workflow hands it over every frame and the panel redraws what changed.
+ */
+export type TimelineViewState = Omit<TimelineState, 'keyframes' | 'savedMoves'> & {
+  /** Timeline.revision: the move itself changed. */
   revision: number;
   keyframes: readonly CameraPathKeyframe[];
-  selected: number | null;
-  smoothing: number;
-  durationMs: number;
-  playheadMs: number;
-  playing: boolean;
-  /** False while a take records: the move plays but does not change. */
-  editable: boolean;
   /** The newest take's number, or null before the first. */
   lastTake: number | null;
-}
+};
 
 export const EASING_LABELS: Record<KeyframeEasing, string> = {
   linear: 'Linear',
@@ -363,13 +359,11 @@ export class TimelinePanel {
   /** Reads a number of seconds from a box; `apply` says whether it was taken. */
   private commitNumber(input: HTMLInputElement, apply: (ms: number) => boolean): void {
     const value = Number(input.value);
-    if (input.value.trim() === '' || !Number.isFinite(value)) {
-      this.rewriteNumbers = true;
-      this.shown = this.shown && { ...this.shown, revision: -1 };
-      return;
-    }
-    if (!apply(Math.round(value * 1000))) return;
-    // Show what was applied (a clamped duration or playhead) on the next frame.
+    const isNumber = input.value.trim() !== '' && Number.isFinite(value);
+    // A refused number stays for the user to correct (the refusal says why).
+    if (isNumber && !apply(Math.round(value * 1000))) return;
+    // On the next frame the boxes show what was applied (a clamped duration or playhead), or the
+    // value again in place of what was not a number.
     this.rewriteNumbers = true;
     this.shown = this.shown && { ...this.shown, revision: -1 };
   }

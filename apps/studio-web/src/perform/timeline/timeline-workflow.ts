@@ -3,40 +3,28 @@ import type { CameraMove } from '../../viewport/camera-move';
 import { frameOfPath } from '../../viewport/lens';
 import type { StudioViewport } from '../../viewport/studio-viewport';
 import type { CameraPathDocument, CameraPathKeyframe, KeyframeEasing } from '../camera-path';
-import { InMemoryCameraPathStore, type CameraPathStore, type CameraPathSummary, type SavedCameraPath } from '../camera-path-store';
+import type { CameraPathStore, CameraPathSummary, SavedCameraPath } from '../camera-path-store';
 import type { Take } from '../take.recorder';
 import { MAX_FILE_BYTES, MAX_KEYFRAMES, parseCameraPathFile } from './camera-path-file';
-import { documentForMove } from './camera-move-document';
+import { copyKeyframe, documentForMove } from './camera-move-document';
 import { StudioApiError } from '../../api/studio-api.client';
 import { MoveLibrary } from './move-library.view';
 import { keyframesFromTake, TAKE_KEYFRAME_CAP } from './take-keyframes';
-import { Timeline, seconds } from './timeline';
+import { Timeline, seconds, type TimelineState } from './timeline';
 import { EASING_LABELS, TimelinePanel } from './timeline-panel.view';
 
 export interface TimelineHost {
   viewport: StudioViewport;
   post(type: string, payload: Record<string, unknown>): void;
   announce(text: string): void;
-  /** Where moves are saved per scene; the page's memory when not given. */
-  cameraPaths?: CameraPathStore;
-}
-
-/** `window.__studio.state().perform.timeline`: what tests and the render read of the timeline. */
-export interface TimelineState {
-  keyframes: CameraPathKeyframe[];
-  selected: number | null;
-  smoothing: number;
-  durationMs: number;
-  playheadMs: number;
-  playing: boolean;
-  editable: boolean;
-  savedMoves: { cameraPathId: string; name: string }[];
+  /** Where moves are saved per scene. */
+  cameraPaths: CameraPathStore;
 }
 
 /** A camera move ready for the offline render: the move itself and its file. */
 export interface CurrentMove {
   move: CameraMove;
-  document: CameraPathDocument;
+  cameraPath: CameraPathDocument;
 }
 
 /**
@@ -52,7 +40,6 @@ export class TimelineWorkflow {
   private readonly timeline = new Timeline();
   private readonly panel: TimelinePanel;
   private readonly library: MoveLibrary;
-  private readonly store: CameraPathStore;
   private readonly abort = new AbortController();
   private saved: CameraPathSummary[] = [];
   private lastTake: Take | null = null;
@@ -68,7 +55,6 @@ export class TimelineWorkflow {
     private readonly host: TimelineHost,
     private readonly framed = isFramed(),
   ) {
-    this.store = host.cameraPaths ?? new InMemoryCameraPathStore();
     this.panel = new TimelinePanel({
       togglePlay: () => this.togglePlay(),
       stop: () => this.stop(),
@@ -107,17 +93,20 @@ export class TimelineWorkflow {
   }
 
   get state(): TimelineState {
-    const t = this.timeline;
     return {
-      keyframes: t.keyframes.map((k) => ({ ...k, position: [...k.position], quaternion: [...k.quaternion] })),
-      selected: t.selected,
-      smoothing: t.smoothing,
-      durationMs: t.durationMs,
-      playheadMs: t.playheadMs,
-      playing: t.playing,
-      editable: !this.recording,
+      keyframes: this.timeline.keyframes.map(copyKeyframe),
+      ...this.snapshot(),
       savedMoves: this.saved.map(({ cameraPathId, name }) => ({ cameraPathId, name })),
     };
+  }
+
+  /** The authored move (built once per change); null without keyframes. */
+  get move(): CameraMove | null {
+    return this.timeline.move;
+  }
+
+  get keyframeCount(): number {
+    return this.timeline.keyframes.length;
   }
 
   /** The authored move and its file (samples baked at 30 fps, the rig's frame); null without keyframes. */
@@ -344,9 +333,7 @@ export class TimelineWorkflow {
     }
     const rig = this.host.viewport.rig;
     const frame = frameOfPath(doc);
-    if (frame && (frame.sensor.id !== rig.frame.sensor.id || frame.aspect.id !== rig.frame.aspect.id)) {
-      rig.setFrame(frame.sensor.id, frame.aspect.id);
-    }
+    if (frame) rig.setFrame(frame.sensor.id, frame.aspect.id);
     return this.timeline.keyframes.length;
   }
 
@@ -361,24 +348,23 @@ export class TimelineWorkflow {
 
   private async refreshSaved(): Promise<void> {
     try {
-      this.saved = await this.store.list('path');
+      this.saved = await this.host.cameraPaths.list('path');
     } catch {
       this.saved = [];
     }
     this.library.setSaved(this.saved);
-    this.library.setEditable(!this.recording);
   }
 
   private async save(name: string): Promise<void> {
-    const current = this.moveAsSaved(new Date().toISOString());
-    if (!current) throw new Error('Add keyframes before saving a camera move.');
-    const existing = this.saved.find((s) => s.name === name);
     // Saved, the keyframes are the move: the samples baked for files that leave the studio would
     // only spend the server's sample limit (docs/camera-paths.md).
-    const document = { ...current.document, samples: [] };
+    const current = this.moveAsSaved(new Date().toISOString(), false);
+    if (!current) throw new Error('Add keyframes before saving a camera move.');
+    const { cameraPath } = current;
+    const existing = this.saved.find((s) => s.name === name);
     try {
-      if (existing) await this.store.update(existing.cameraPathId, name, document);
-      else await this.store.create('path', name, document);
+      if (existing) await this.host.cameraPaths.update(existing.cameraPathId, name, cameraPath);
+      else await this.host.cameraPaths.create('path', name, cameraPath);
     } catch (e) {
       // The list may be stale (another session deleted the move saved over): read it again, so
       // a retry creates rather than updates what is gone.
@@ -387,7 +373,7 @@ export class TimelineWorkflow {
       const refused = e instanceof StudioApiError && e.status === 422 ? ` ${e.message}` : ' Try again.';
       throw new Error(`The camera move could not be saved.${refused}`, { cause: e });
     }
-    this.savedAt = current.document.recordedAt;
+    this.savedAt = cameraPath.recordedAt;
     this.name = name;
     await this.refreshSaved();
     this.host.announce(existing ? `Camera move ${name} saved over the earlier one.` : `Camera move saved: ${name}.`);
@@ -400,7 +386,7 @@ export class TimelineWorkflow {
     }
     let saved: SavedCameraPath | null = null;
     try {
-      saved = await this.store.get(cameraPathId);
+      saved = await this.host.cameraPaths.get(cameraPathId);
     } catch {
       // Below: said the same way as a move that is gone.
     }
@@ -417,7 +403,7 @@ export class TimelineWorkflow {
   private async remove(cameraPathId: string): Promise<void> {
     const path = this.saved.find((s) => s.cameraPathId === cameraPathId);
     try {
-      await this.store.remove(cameraPathId);
+      await this.host.cameraPaths.remove(cameraPathId);
     } catch {
       throw new Error('The camera move could not be deleted. Try again.');
     }
@@ -446,44 +432,51 @@ export class TimelineWorkflow {
     const fileName = `${slug(this.name ?? 'camera-move')}.camera-path.json`;
     // The partner's sandbox has no allow-downloads: framed, the file goes to the parent, posted
     // (like every event) only to the session's exact origin. Unframed, a link offers it here.
-    this.host.post('camera-path.exported', { fileName, cameraPath: current.document });
+    this.host.post('camera-path.exported', { fileName, cameraPath: current.cameraPath });
     if (this.framed) {
       this.host.announce('Camera move handed to the page around the studio.');
       return;
     }
     if (this.downloadUrl) URL.revokeObjectURL(this.downloadUrl);
-    this.downloadUrl = URL.createObjectURL(new Blob([JSON.stringify(current.document, null, 2)], { type: 'application/json' }));
+    this.downloadUrl = URL.createObjectURL(new Blob([JSON.stringify(current.cameraPath, null, 2)], { type: 'application/json' }));
     this.library.offerDownload(this.downloadUrl, fileName);
     this.host.announce(`Camera move ready to download: ${fileName}.`);
   }
 
-  /** The move and its file, stamped `recordedAt` (the format's "when an authored move was last saved"). */
-  private moveAsSaved(recordedAt: string): CurrentMove | null {
+  /**
+   * The move and its file, stamped `recordedAt` (the format's "when an authored move was last
+   * saved"); `baked: false` leaves out the samples.
+   */
+  private moveAsSaved(recordedAt: string, baked = true): CurrentMove | null {
     const move = this.timeline.move;
     if (!move) return null;
     const viewport = this.host.viewport;
-    const document = documentForMove(
-      { keyframes: this.timeline.keyframes, smoothing: this.timeline.smoothing, durationMs: this.timeline.durationMs },
+    const cameraPath = documentForMove(
+      { keyframes: this.timeline.keyframes, smoothing: this.timeline.smoothing, move },
       { frame: viewport.rig.frame, sceneVersion: viewport.loadedVersion, recordedAt },
+      { baked },
     );
-    return { move, document };
+    return { move, cameraPath };
   }
 
   // ---- the rest -------------------------------------------------------------------------------
 
-  private sync(): void {
+  /** What the debug hook's state and the panel both show. */
+  private snapshot(): Omit<TimelineState, 'keyframes' | 'savedMoves'> {
     const t = this.timeline;
-    this.panel.sync({
-      revision: t.revision,
-      keyframes: t.keyframes,
+    return {
       selected: t.selected,
       smoothing: t.smoothing,
       durationMs: t.durationMs,
       playheadMs: t.playheadMs,
       playing: t.playing,
       editable: !this.recording,
-      lastTake: this.lastTake?.index ?? null,
-    });
+    };
+  }
+
+  private sync(): void {
+    const t = this.timeline;
+    this.panel.sync({ ...this.snapshot(), revision: t.revision, keyframes: t.keyframes, lastTake: this.lastTake?.index ?? null });
     this.library.setHasMove(t.keyframes.length > 0);
   }
 

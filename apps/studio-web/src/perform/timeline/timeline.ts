@@ -1,3 +1,4 @@
+import { formatSeconds } from '../../ui/format';
 import type { CameraMove, MovePose } from '../../viewport/camera-move';
 import type { CameraPathKeyframe, KeyframeEasing } from '../camera-path';
 import { MAX_DURATION_MS, MAX_KEYFRAMES } from './camera-path-file';
@@ -6,10 +7,23 @@ import { moveFromKeyframes } from './keyframe-move';
 
 export const DEFAULT_DURATION_MS = 10_000;
 export const MIN_DURATION_MS = 100;
-export const DEFAULT_SMOOTHING = 0.5;
-export const DEFAULT_EASING: KeyframeEasing = 'ease-in-out';
+const DEFAULT_SMOOTHING = 0.5;
+const DEFAULT_EASING: KeyframeEasing = 'ease-in-out';
 
 export type TimelineEdit = { ok: true } | { ok: false; reason: string };
+
+/** `window.__studio.state().perform.timeline`: what tests and the render read of the timeline. */
+export interface TimelineState {
+  keyframes: CameraPathKeyframe[];
+  selected: number | null;
+  smoothing: number;
+  durationMs: number;
+  playheadMs: number;
+  playing: boolean;
+  /** False while a take records: the move plays but does not change. */
+  editable: boolean;
+  savedMoves: { cameraPathId: string; name: string }[];
+}
 
 /**
  * The timeline's model, free of the DOM and of three.js: keyframes in ascending, distinct time,
@@ -92,10 +106,7 @@ export class Timeline {
       return { index: existing, replaced: true };
     }
     if (this.keys.length >= MAX_KEYFRAMES) return null;
-    const keyframe = keyframeOf(t, pose, easing);
-    const index = this.keys.findIndex((k) => k.t > t);
-    const at = index === -1 ? this.keys.length : index;
-    this.keys.splice(at, 0, keyframe);
+    const at = this.insert(keyframeOf(t, pose, easing));
     this.selectedIndex = at;
     this.changed();
     return { index: at, replaced: false };
@@ -133,10 +144,7 @@ export class Timeline {
       return { ok: false, reason: `Another keyframe is at ${seconds(t)}.` };
     }
     this.keys.splice(index, 1);
-    const moved = { ...k, t };
-    const next = this.keys.findIndex((other) => other.t > t);
-    const at = next === -1 ? this.keys.length : next;
-    this.keys.splice(at, 0, moved);
+    const at = this.insert({ ...k, t });
     if (this.selectedIndex === index) this.selectedIndex = at;
     this.changed();
     return { ok: true };
@@ -213,6 +221,14 @@ export class Timeline {
     return this.isPlaying;
   }
 
+  /** Puts a keyframe where its time keeps the list in order; returns its index. */
+  private insert(keyframe: CameraPathKeyframe): number {
+    const next = this.keys.findIndex((k) => k.t > keyframe.t);
+    const at = next === -1 ? this.keys.length : next;
+    this.keys.splice(at, 0, keyframe);
+    return at;
+  }
+
   private changed(): void {
     this.revision++;
   }
@@ -220,7 +236,7 @@ export class Timeline {
 
 /** "1.50 s": how the timeline shows times. */
 export function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(2)} s`;
+  return formatSeconds(ms, 2);
 }
 
 function clamp(value: number, min: number, max: number): number {
