@@ -40,7 +40,8 @@ const { extname, join, relative } = require('node:path');
 const { gzipSync } = require('node:zlib');
 const h = require('./lib/harness');
 const { cpuMeter, descendantCpuSeconds, waitForQuiet } = require('./lib/machine');
-const { downloadSceneForBaseline, measureRenders, renderBaselineSource, renderReport } = require('./lib/studio-render');
+const { downloadSceneForBaseline, measureRenders, renderBaselineSource, renderReport, studioApiGet } = require('./lib/studio-render');
+const { isLazyChunk } = require('../scripts/lazy-chunks');
 
 const { fmt, log, percentile } = h;
 
@@ -145,7 +146,7 @@ async function renderBench() {
   options.mode = 'perform';
   const url = await createSession(stack, sceneId, harness.origin);
   if (SPLATS) await downloadSplat(url, stack, baselineDir);
-  await downloadSceneForBaseline(url, stack.sceneInfo.version, baselineDir, writeFileSync, join);
+  await downloadSceneForBaseline(url, stack.sceneInfo.version, baselineDir);
   await stack.worker.stop();
   await stack.api.stop();
   const browser = await launchChromium();
@@ -389,10 +390,7 @@ async function createSession(stack, sceneId, origin) {
 
 /** The splat the studio draws, fetched from the studio API with a session's secret, for the baseline page. */
 async function downloadSplat(url, stack, dir) {
-  const u = new URL(url);
-  const res = await fetch(`${u.origin}/studio-api/v1/scene/versions/${stack.sceneInfo.version}/artifacts/splat`, {
-    headers: { authorization: `Bearer ${u.hash.slice(1)}` },
-  });
+  const res = await studioApiGet(url, `/scene/versions/${stack.sceneInfo.version}/artifacts/splat`);
   if (res.status !== 200) throw new Error(`the splat download answered ${res.status}`);
   const bytes = Buffer.from(await res.arrayBuffer());
   writeFileSync(join(dir, 'world.spz'), bytes);
@@ -677,9 +675,9 @@ function report({ runs, bundle, canvas, budgetScript, scene, repeated, orbit }) 
   for (const f of bundle.files) fileRows.push([f.file, kb(f.raw), kb(f.gzip), f.onLoad ? 'yes' : 'no (lazy)']);
   fileRows.push(['total', kb(bundle.rawTotal), kb(bundle.gzipTotal), '']);
   const onLoadGzip = bundle.files.filter((f) => f.onLoad).reduce((a, f) => a + f.gzip, 0);
-  // Spark's chunk has its own budget (scripts/check-bundle-budget.js): only splat worlds load it.
-  // So has the encoder's (media-encoding-*.js), fetched for takes and renders only.
-  const initialGzip = bundle.files.filter((f) => !/^(splat-layer|media-encoding)-/.test(f.file)).reduce((a, f) => a + f.gzip, 0);
+  // Spark's chunk and the encoder's have budgets of their own (scripts/lazy-chunks.js): only
+  // splat worlds load the one, only takes and renders the other.
+  const initialGzip = bundle.files.filter((f) => !isLazyChunk(f.file)).reduce((a, f) => a + f.gzip, 0);
   const transfer = s.find((r) => r.scriptTransfer)?.scriptTransfer;
 
   const verdict = (ok) => (ok ? 'PASS' : 'FAIL');

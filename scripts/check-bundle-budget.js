@@ -5,21 +5,10 @@
 const { readdirSync, readFileSync, statSync } = require('node:fs');
 const { join, relative } = require('node:path');
 const { gzipSync } = require('node:zlib');
+const { LAZY_CHUNKS, isLazyChunk } = require('./lazy-chunks');
 
+// The splat and media chunks (scripts/lazy-chunks.js) have budgets of their own.
 const BUDGET_BYTES = 300 * 1024;
-// Spark, the Gaussian-splat renderer, is its own chunk (apps/studio-web/src/viewport/splat-layer.ts,
-// imported only when a version has a splat), so scenes without splats never download it and it
-// stays out of BUDGET_BYTES. It has a budget of its own: measured at 856 KB gzipped with Spark 2.2.0
-// (most of it the renderer's WebAssembly, inlined as base64 twice: once for the page, once in its
-// sorting worker's source). The margin absorbs a minor Spark update, not a second library.
-const SPLAT_CHUNK = { name: 'splat', file: /^splat-layer-[\w-]+\.js$/, budget: 900 * 1024, when: 'loaded only for splat worlds' };
-// The video encoder and muxer (mediabunny, apps/studio-web/src/render/media-encoding.ts) is a
-// chunk of its own too: fetched when a take starts or the Render section comes into view, never
-// on load. Measured at 75.4 KB gzipped with mediabunny 1.61.0 (MP4 and WebM muxing, the WebM
-// reader for remuxing takes, WebCodecs glue); the margin covers a minor update, not a second
-// library. Kept out of BUDGET_BYTES so the page-load budget stays the page load's.
-const MEDIA_CHUNK = { name: 'media', file: /^media-encoding-[\w-]+\.js$/, budget: 90 * 1024, when: 'loaded for takes and renders' };
-const LAZY_CHUNKS = [SPLAT_CHUNK, MEDIA_CHUNK];
 const root = join(__dirname, '..');
 const assets = join(root, 'dist/apps/studio-web/assets');
 
@@ -54,7 +43,7 @@ const lazy = LAZY_CHUNKS.map((chunk) => {
   const matching = rows.filter((r) => chunk.file.test(r.file));
   return { ...chunk, count: matching.length, total: matching.reduce((sum, r) => sum + r.gzip, 0) };
 });
-const total = rows.filter((r) => !LAZY_CHUNKS.some((c) => c.file.test(r.file))).reduce((sum, r) => sum + r.gzip, 0);
+const total = rows.filter((r) => !isLazyChunk(r.file)).reduce((sum, r) => sum + r.gzip, 0);
 const width = Math.max(...rows.map((r) => r.file.length), 5);
 console.log(`${'file'.padEnd(width)}  ${'raw'.padStart(10)}  ${'gzip'.padStart(10)}`);
 for (const r of rows) console.log(`${r.file.padEnd(width)}  ${kb(r.raw).padStart(10)}  ${kb(r.gzip).padStart(10)}`);

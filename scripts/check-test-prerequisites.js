@@ -11,10 +11,12 @@ async function main() {
   const problems = [];
   const chromium = chromiumProblem();
   if (chromium) problems.push(chromium);
-  if (spawnSync('ffprobe', ['-version'], { stdio: 'ignore' }).status !== 0) {
+  // ffprobe reads rendered and recorded videos, ffmpeg decodes their frames (test/support/video-probe.ts).
+  const missingFfmpeg = ['ffprobe', 'ffmpeg'].filter((tool) => spawnSync(tool, ['-version'], { stdio: 'ignore' }).status !== 0);
+  if (missingFfmpeg.length) {
     problems.push(
       [
-        'No ffprobe on the PATH: the browser suites check rendered and recorded videos with FFmpeg.',
+        `No ${missingFfmpeg.join(' or ')} on the PATH: the browser suites check rendered and recorded videos with FFmpeg.`,
         'Install it (Debian/Ubuntu: sudo apt-get install ffmpeg; macOS: brew install ffmpeg).',
       ].join('\n'),
     );

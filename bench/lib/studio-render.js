@@ -4,6 +4,8 @@
 // the studio's render pipeline around it. Method and figures: docs/performance.md, "Offline
 // render throughput".
 
+const { writeFileSync } = require('node:fs');
+const { join } = require('node:path');
 const { installFrameClockScript } = require('../../scripts/frame-clock');
 const h = require('./harness');
 
@@ -19,12 +21,13 @@ const RENDER_TIMEOUT_MS = 30 * 60_000;
  * renderer set up as the studio's. `__renderBaseline(job)` then does what a render does, bare:
  * for each of the studio's drawn poses, put the camera there, wait for the splats to settle,
  * draw at the output size, take the canvas as a VideoFrame and give it to a bare WebCodecs
- * VideoEncoder (the studio's codec string and bitrate), respecting its queue; then flush. No
+ * VideoEncoder (the studio's codec string and bitrate rule), respecting its queue; then flush. No
  * muxing, no capture bookkeeping, no UI: the difference is what the studio adds.
  */
 function renderBaselineSource(root, splats) {
   const src = `${root}/apps/studio-web/src/viewport`;
   return `import { ACESFilmicToneMapping, PerspectiveCamera, SRGBColorSpace, Scene, WebGLRenderer } from 'three';
+import { videoBitrate } from '${root}/apps/studio-web/src/render/render-options.ts';
 import { parseSceneGlb } from '${src}/scene-loader.ts';
 import { SceneEnvironment } from '${src}/scene-environment.ts';
 ${splats ? `import { createSplatRenderer, loadSplat } from '${src}/splat-layer.ts';` : ''}
@@ -60,7 +63,7 @@ const camera = new PerspectiveCamera(40, 16 / 9, 0.1, 2000);
 camera.far = Math.max(1000, radius * 8);
 camera.near = Math.max(0.05, camera.far / 100000);
 
-window.__renderBaseline = async ({ width, height, display, codec, bitrate, fps, filmGauge, aspect, poses }) => {
+window.__renderBaseline = async ({ width, height, display, codec, fps, filmGauge, aspect, poses }) => {
   // Shown on the page at the studio canvas's size: the compositor scales it as much as the studio's.
   canvas.style.width = display.width + 'px';
   canvas.style.height = display.height + 'px';
@@ -70,6 +73,7 @@ window.__renderBaseline = async ({ width, height, display, codec, bitrate, fps, 
   let bytes = 0;
   let failure = null;
   const encoder = new VideoEncoder({ output: (chunk) => (bytes += chunk.byteLength), error: (e) => (failure = e) });
+  const bitrate = videoBitrate(width, height, fps);
   encoder.configure({ codec, width, height, bitrate, framerate: fps, latencyMode: 'quality', bitrateMode: 'variable' });
   const start = performance.now();
   for (let i = 0; i < poses.length; i++) {
@@ -95,11 +99,16 @@ window.__renderBaselineReady = true;
 `;
 }
 
-/** Writes what the baseline page loads (spec, drawn mesh, splat) into the harness directory. */
-async function downloadSceneForBaseline(url, version, dir, writeFileSync, join) {
+/** GET `path` of the studio API with the secret of the session whose embed URL is `url` (its fragment). */
+function studioApiGet(url, path) {
   const u = new URL(url);
+  return fetch(`${u.origin}/studio-api/v1${path}`, { headers: { authorization: `Bearer ${u.hash.slice(1)}` } });
+}
+
+/** Writes what the baseline page loads (spec, drawn mesh) into the harness directory. */
+async function downloadSceneForBaseline(url, version, dir) {
   const get = async (path) => {
-    const res = await fetch(`${u.origin}/studio-api/v1${path}`, { headers: { authorization: `Bearer ${u.hash.slice(1)}` } });
+    const res = await studioApiGet(url, path);
     return res.status === 200 ? Buffer.from(await res.arrayBuffer()) : null;
   };
   const spec = await get(`/scene/versions/${version}/spec`);
@@ -220,7 +229,6 @@ async function renderInBaseline(page, studioRun, fps, meter) {
     height: studioRun.last.height,
     display: studioRun.display,
     codec: studioRun.codec,
-    bitrate: Math.round(studioRun.last.width * studioRun.last.height * fps * 0.15),
     fps,
     filmGauge: studioRun.filmGauge,
     aspect: studioRun.aspect,
@@ -284,4 +292,4 @@ function renderReport({ take, rows }, { splats, fps, container, maxOther }) {
   ].join('\n');
 }
 
-module.exports = { renderBaselineSource, downloadSceneForBaseline, measureRenders, renderReport };
+module.exports = { renderBaselineSource, studioApiGet, downloadSceneForBaseline, measureRenders, renderReport };

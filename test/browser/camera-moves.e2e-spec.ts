@@ -4,10 +4,20 @@ import type { CameraPathDocument, CameraPathKeyframe } from '../../apps/studio-w
 import { parseCameraPathFile } from '../../apps/studio-web/src/perform/timeline/camera-path-file';
 import { moveFromKeyframes } from '../../apps/studio-web/src/perform/timeline/keyframe-move';
 import { deviation, takeTolerance } from '../../apps/studio-web/src/perform/timeline/take-keyframes';
+import type { TimelineState } from '../../apps/studio-web/src/perform/timeline/timeline';
 import type { MovePose } from '../../apps/studio-web/src/viewport/camera-move';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { artifactPath } from '../support/browser';
-import { authorThreeKeyframes as authorThree, distance, seek, timeline, TimelineState, scopeMoveDocument } from '../support/camera-moves';
+import {
+  angleDeg,
+  authorThreeKeyframes as authorThree,
+  distance,
+  importMove,
+  scopeMoveDocument,
+  seek,
+  timeline,
+  waitForMoveEnd,
+} from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
 import { pollUntil } from '../support/poll';
 import { EmbeddedStudio, embedStudio, StudioMode, studioEvents, waitForEvent, waitForVersion } from '../support/studio-frame';
@@ -29,11 +39,6 @@ const RENDER_TIMEOUT = 30_000;
 const PLAYBACK_TEST_MS = 180_000;
 
 const camera = (frame: Frame) => frame.evaluate(() => (window as any).__studio.camera() as DebugCamera);
-/** The angle between two orientations, in degrees (q and −q are the same one; files round them to 1e-6). */
-const angleDeg = (a: readonly number[], b: readonly number[]) => {
-  const dot = Math.abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]) / (Math.hypot(...a) * Math.hypot(...b));
-  return (2 * Math.acos(Math.min(1, dot)) * 180) / Math.PI;
-};
 
 /** How far the camera is from a pose: metres, degrees, millimetres of focal length. */
 function offBy(cam: DebugCamera, pose: MovePose): { m: number; deg: number; mm: number } {
@@ -133,14 +138,7 @@ describe('camera moves on a timeline, in a real browser', () => {
       await page.keyboard.press('KeyL');
       await frame.waitForFunction(() => (window as any).__studio.state().perform.timeline.playing === true);
       await frame.getByRole('button', { name: 'Pause the camera move' }).waitFor();
-      await frame.waitForFunction(
-        () => {
-          const tl = (window as any).__studio.state().perform.timeline;
-          return !tl.playing && tl.playheadMs === tl.durationMs;
-        },
-        undefined,
-        { timeout: 120_000 },
-      );
+      await waitForMoveEnd(frame);
       // The last frame is drawn after playback ends: wait for it before reading the frames.
       await waitForCameraAt(frame, state.keyframes[2], 'the last keyframe');
       const frames = await frame.evaluate(() => {
@@ -330,14 +328,7 @@ describe('camera moves on a timeline, in a real browser', () => {
 
       // And they play: from the start to the take's last pose.
       await frame.getByRole('button', { name: 'Play the camera move' }).click();
-      await frame.waitForFunction(
-        () => {
-          const tl = (window as any).__studio.state().perform.timeline;
-          return !tl.playing && tl.playheadMs === tl.durationMs;
-        },
-        undefined,
-        { timeout: 120_000 },
-      );
+      await waitForMoveEnd(frame);
       const last = take.samples[take.samples.length - 1];
       const end = await waitForCameraAt(frame, state.keyframes[state.keyframes.length - 1], 'the last keyframe');
       expect(distance(end.position, last.position)).toBeLessThan(tolerance.positionM + 1e-3);
@@ -354,14 +345,7 @@ describe('camera moves on a timeline, in a real browser', () => {
       expect((await timeline(frame)).keyframes).toEqual(state.keyframes);
       await page.keyboard.press('KeyL');
       await frame.waitForFunction(() => (window as any).__studio.state().perform.timeline.playing === true);
-      await frame.waitForFunction(
-        () => {
-          const tl = (window as any).__studio.state().perform.timeline;
-          return !tl.playing && tl.playheadMs === tl.durationMs;
-        },
-        undefined,
-        { timeout: 120_000 },
-      );
+      await waitForMoveEnd(frame);
       await waitForCameraAt(frame, state.keyframes[state.keyframes.length - 1], 'the last keyframe, during the take');
       await page.keyboard.press('KeyR');
       await page.waitForFunction(
@@ -402,8 +386,7 @@ describe('camera moves on a timeline, in a real browser', () => {
     );
     expect((await timeline(frame)).keyframes).toEqual([]);
 
-    await importInput.setInputFiles({ name: 'dolly.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });
-    await frame.waitForFunction(() => (window as any).__studio.state().perform.timeline.keyframes.length === 3);
+    await importMove(frame, doc, 'dolly.json');
     expect(await frame.locator('#camera-move-error').isHidden()).toBe(true);
     const state = await timeline(frame);
     expect(state.keyframes).toEqual(doc.keyframes);

@@ -2,6 +2,7 @@ import { BrowserContext, Frame, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { artifactPath } from '../support/browser';
+import { MOVED_FROM } from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
 import { EmbeddedStudio, embedStudio, StudioMode, waitForEvent, waitForVersion } from '../support/studio-frame';
 
@@ -45,12 +46,6 @@ async function holdKeyUntil(page: Page, frame: Frame, key: string, done: (arg: V
     await page.keyboard.up(key);
   }
 }
-
-const MOVED_FROM = (start: Vec3 | null): boolean => {
-  if (!start) return false;
-  const p = (window as any).__studio.camera().position as Vec3;
-  return Math.hypot(p[0] - start[0], p[1] - start[1], p[2] - start[2]) > 0.3;
-};
 
 /**
  * Lens and framing like a cinema camera, and small frames and slow machines (issue 14, items 4

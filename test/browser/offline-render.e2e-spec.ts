@@ -6,7 +6,7 @@ import { moveFromDocument } from '../../apps/studio-web/src/perform/timeline/cam
 import { moveFromPath } from '../../apps/studio-web/src/viewport/camera-move';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { artifactPath } from '../support/browser';
-import { chooseRender, scopeMoveDocument } from '../support/camera-moves';
+import { angleDeg, chooseRender, importMove, scopeMoveDocument } from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
 import { frameClock, installFrameClock } from '../support/frame-clock';
 import {
@@ -14,6 +14,7 @@ import {
   imageStats,
   postedBlob,
   ReceivedStudioEvent,
+  recordShortTake,
   studioEvents,
   waitForEvent,
   waitForVersion,
@@ -34,14 +35,15 @@ const debugCamera = (frame: Frame) =>
       aspect: c.aspect,
     };
   });
-const renderState = (frame: Frame) => frame.evaluate(() => (window as any).__studio.state().perform.render);
 
-/** The angle between two orientations (q and −q are the same), in degrees. */
-function angleDeg(a: number[], b: number[]): number {
-  // Path files round quaternions to 6 digits: normalise, or acos reads the rounding as an angle.
-  const dot = Math.abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]) / (Math.hypot(...a) * Math.hypot(...b));
-  return (2 * Math.acos(Math.min(1, dot)) * 180) / Math.PI;
+/** A pose the last render drew a frame at (`state().perform.render.drawnPoses`). */
+interface DrawnPose {
+  t: number;
+  position: number[];
+  quaternion: number[];
+  focalLengthMm: number;
 }
+const drawnPoses = (frame: Frame) => frame.evaluate(() => (window as any).__studio.state().perform.render.drawnPoses as DrawnPose[]);
 
 /**
  * Deliverable video (issue 14, item 2) in Debian's Chromium against the real stack: a camera
@@ -64,7 +66,7 @@ describe('offline render of a camera move, in a real browser', () => {
     await Promise.all(contexts.splice(0).map((c) => c.close()));
   });
 
-  async function open(options: { clock?: boolean } = {}): Promise<{ page: Page; frame: Frame }> {
+  async function open(options: { clock?: boolean; size?: { width: number; height: number } } = {}): Promise<{ page: Page; frame: Frame }> {
     const context = await stack.browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
     contexts.push(context);
     if (options.clock) await installFrameClock(context, stack.embedOrigin, FPS);
@@ -72,7 +74,7 @@ describe('offline render of a camera move, in a real browser', () => {
     await page.goto(stack.partner.origin);
     const session = await createEmbedSession(stack.api, stack.org, { sceneId, origin: stack.partner.origin, mode: 'perform' });
     expect(session.status).toBe(201);
-    const { frame } = await embedStudio(page, session.body.url as string, { width: 960, height: 540 });
+    const { frame } = await embedStudio(page, session.body.url as string, options.size ?? { width: 960, height: 540 });
     await waitForVersion(frame, 1, 30_000);
     return { page, frame };
   }
@@ -141,12 +143,7 @@ describe('offline render of a camera move, in a real browser', () => {
       expect(probed.durationS).toBeCloseTo(2.0, 2);
 
       // Frame i was drawn at the move's pose at i / 30 s.
-      const drawn = (await renderState(frame)).drawnPoses as {
-        t: number;
-        position: number[];
-        quaternion: number[];
-        focalLengthMm: number;
-      }[];
+      const drawn = await drawnPoses(frame);
       expect(drawn.map((d) => d.t)).toEqual(Array.from({ length: 60 }, (_, i) => (i * 1000) / 30));
       drawn.forEach((d, i) => {
         const pose = move.poseAt((i * 1000) / 30);
@@ -187,10 +184,7 @@ describe('offline render of a camera move, in a real browser', () => {
       1000,
       0,
     );
-    await frame
-      .getByLabel('Import camera path')
-      .setInputFiles({ name: 'move.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });
-    await frame.waitForFunction(() => (window as any).__studio.state().perform.timeline.keyframes.length === 2);
+    await importMove(frame, doc);
 
     await chooseRender(frame, { fps: 24, resolution: '720p', container: 'webm' });
     const source = frame.getByLabel('Source', { exact: true });
@@ -205,7 +199,7 @@ describe('offline render of a camera move, in a real browser', () => {
     expect(path.video.aspect).toBe(2.39);
 
     const move = moveFromDocument(path);
-    const drawn = (await renderState(frame)).drawnPoses as { t: number; position: number[]; quaternion: number[]; focalLengthMm: number }[];
+    const drawn = await drawnPoses(frame);
     expect(drawn).toHaveLength(24);
     drawn.forEach((d, i) => {
       const pose = move.poseAt((i * 1000) / 24);
@@ -241,10 +235,7 @@ describe('offline render of a camera move, in a real browser', () => {
       60_000,
       0,
     );
-    await frame
-      .getByLabel('Import camera path')
-      .setInputFiles({ name: 'long.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(long)) });
-    await frame.waitForFunction(() => (window as any).__studio.state().perform.timeline.keyframes.length === 2);
+    await importMove(frame, long, 'long.json');
     // The import puts the rig in the move's frame (2.39:1); the live view is that, once drawn.
     await frame.waitForFunction(() => Math.abs((window as any).__studio.camera().aspect - 2.39) < 1e-6);
     const live = { camera: await debugCamera(frame), canvas: await frame.evaluate(() => (window as any).__studio.canvasStats()) };
@@ -292,12 +283,7 @@ describe('offline render of a camera move, in a real browser', () => {
 
   it('a render running when the session ends is cancelled (reason session_ended) before session.ended; nothing is offered in the frame', async () => {
     const { page, frame } = await open();
-    await frame.getByRole('button', { name: 'Start recording' }).click();
-    await waitForEvent(page, 'recording.started', 30_000);
-    const drawn = await frame.evaluate(() => (window as any).__studio.renderedFrames() as number);
-    await frame.waitForFunction((n) => (window as any).__studio.renderedFrames() > n + 5, drawn, { timeout: 30_000 });
-    await frame.getByRole('button', { name: 'Stop recording' }).click();
-    await waitForEvent(page, 'recording.completed', 30_000);
+    await recordShortTake(page, frame, { frames: 5, timeoutMs: 30_000 });
     await chooseRender(frame, { fps: 60, resolution: '720p', container: 'mp4' });
     await frame.getByRole('button', { name: 'Render', exact: true }).click();
     await waitForEvent(page, 'render.started', 60_000);
@@ -318,13 +304,7 @@ describe('offline render of a camera move, in a real browser', () => {
   }, 300_000);
 
   it('at the minimum frame (perform, 640×360) the Render section fits the side panel and works from the keyboard', async () => {
-    const context = await stack.browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
-    contexts.push(context);
-    const page = await context.newPage();
-    await page.goto(stack.partner.origin);
-    const session = await createEmbedSession(stack.api, stack.org, { sceneId, origin: stack.partner.origin, mode: 'perform' });
-    const { frame } = await embedStudio(page, session.body.url as string, { width: 640, height: 360 });
-    await waitForVersion(frame, 1, 30_000);
+    const { page, frame } = await open({ size: { width: 640, height: 360 } });
     const panel = frame.locator('#side-panel');
     const render = frame.locator('#render-start');
     await render.scrollIntoViewIfNeeded();
@@ -377,12 +357,7 @@ describe('offline render of a camera move, in a real browser', () => {
 
   it("a live take's WebM carries its duration and Cues: ffprobe reads the length, FFmpeg and the browser seek in it", async () => {
     const { page, frame } = await open();
-    await frame.getByRole('button', { name: 'Start recording' }).click();
-    await waitForEvent(page, 'recording.started', 30_000);
-    const drawn = await frame.evaluate(() => (window as any).__studio.renderedFrames() as number);
-    await frame.waitForFunction((n) => (window as any).__studio.renderedFrames() > n + 15, drawn, { timeout: 60_000 });
-    await frame.getByRole('button', { name: 'Stop recording' }).click();
-    const completed = await waitForEvent(page, 'recording.completed', 60_000);
+    const completed = await recordShortTake(page, frame, { frames: 15, timeoutMs: 60_000 });
     expect(completed.payload.mimeType).toMatch(/^video\/webm/);
 
     const bytes = await postedBlob(page, 'recording.completed');

@@ -2,7 +2,7 @@ import { Frame, Page } from 'playwright-core';
 import { authorThreeKeyframes, chooseRender } from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
 import { PartnerApp } from '../support/partner-app';
-import { postedBlob, studioEvents, waitForEvent, waitForVersion } from '../support/studio-frame';
+import { postedBlob, startShortTake, studioEvents, waitForEvent, waitForVersion } from '../support/studio-frame';
 import { probeVideo } from '../support/video-probe';
 
 /** Software WebGL (SwiftShader) draws a 1080p frame in about a fifth of a second here. */
@@ -75,10 +75,7 @@ describe('the partner page: an authored move rendered to MP4, and a take that ou
     try {
       const page = await context.newPage();
       const { frame, embedSessionId } = await openStudio(page);
-      await frame.getByRole('button', { name: 'Start recording' }).click();
-      await waitForEvent(page, 'recording.started', 30_000, 'partnerEvents');
-      const drawn = await frame.evaluate(() => (window as any).__studio.renderedFrames() as number);
-      await frame.waitForFunction((n) => (window as any).__studio.renderedFrames() > n + 10, drawn, { timeout: 60_000 });
+      await startShortTake(page, frame, { frames: 10, timeoutMs: 60_000, list: 'partnerEvents' });
 
       // The partner's backend revokes the session, as it would when its user leaves.
       const revoked = await stack.api.http().delete(`/v1/embed-sessions/${embedSessionId}`).set(stack.org.auth);

@@ -1,6 +1,7 @@
 import { BrowserContext, Frame, Page } from 'playwright-core';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { collectConsole } from '../support/browser';
+import { MOVED_FROM } from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
 import { EmbeddedStudio, embedStudio, StudioMode, waitForVersion } from '../support/studio-frame';
 
@@ -14,12 +15,6 @@ const camera = (frame: Frame) =>
   frame.evaluate(() => (window as any).__studio.camera() as { position: Vec3; focalLengthMm: number; roll: number });
 const savedViewNames = (frame: Frame) =>
   frame.evaluate(() => ((window as any).__studio.state().perform.framing.savedViews as { name: string }[]).map((v) => v.name));
-
-const MOVED_FROM = (start: Vec3 | null): boolean => {
-  if (!start) return false;
-  const p = (window as any).__studio.camera().position as Vec3;
-  return Math.hypot(p[0] - start[0], p[1] - start[1], p[2] - start[2]) > 0.3;
-};
 
 /**
  * Saved views live on the server per scene (docs/camera-paths.md, docs/embed.md "Presets"): a

@@ -1,7 +1,7 @@
 import { BrowserContext } from 'playwright-core';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { setUpEmbedStack } from '../support/embed-stack';
-import { embedStudio, studioEvents, waitForEvent, waitForVersion } from '../support/studio-frame';
+import { embedStudio, startShortTake, studioEvents, waitForEvent, waitForVersion } from '../support/studio-frame';
 
 const RENDER_TIMEOUT = 30_000;
 
@@ -29,11 +29,8 @@ describe('a take running when the session ends, in a real browser', () => {
     await page.goto(stack.partner.origin);
     const { frame } = await embedStudio(page, session.body.url as string, { width: 960, height: 600 });
     await waitForVersion(frame, 1, RENDER_TIMEOUT);
-    await frame.getByRole('button', { name: 'Start recording' }).click();
-    await waitForEvent(page, 'recording.started', RENDER_TIMEOUT);
     // Some frames in the take.
-    const drawn = await frame.evaluate(() => (window as any).__studio.renderedFrames() as number);
-    await frame.waitForFunction((n) => (window as any).__studio.renderedFrames() > n + 5, drawn, { timeout: RENDER_TIMEOUT });
+    await startShortTake(page, frame, { frames: 5, timeoutMs: RENDER_TIMEOUT });
 
     const path = how === 'revoked' ? `/v1/embed-sessions/${session.body.embedSessionId}` : `/v1/scenes/${sceneId}`;
     expect((await stack.api.http().delete(path).set(stack.org.auth)).status).toBe(204);

@@ -1,30 +1,50 @@
 import { Frame, Page } from 'playwright-core';
 import type { CameraPathDocument, CameraPathKeyframe, KeyframeEasing } from '../../apps/studio-web/src/perform/camera-path';
+import type { TimelineState } from '../../apps/studio-web/src/perform/timeline/timeline';
 import { pathDocument } from '../factories/camera-path.factory';
-
-/**
- * The timeline as the studio's debug hook shows it (`state().perform.timeline`), written out
- * here: importing the app's type would type-check the whole studio bundle under the tests' config.
- */
-export interface TimelineState {
-  keyframes: CameraPathKeyframe[];
-  selected: number | null;
-  smoothing: number;
-  durationMs: number;
-  playheadMs: number;
-  playing: boolean;
-  editable: boolean;
-  savedMoves: { cameraPathId: string; name: string }[];
-}
 
 export const timeline = (frame: Frame) => frame.evaluate(() => (window as any).__studio.state().perform.timeline as TimelineState);
 
 export const distance = (a: readonly number[], b: readonly number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 
+/** The angle between two orientations, in degrees (q and −q are the same one). */
+export const angleDeg = (a: readonly number[], b: readonly number[]) => {
+  // Path files round quaternions to 1e-6: normalise, or acos reads the rounding as an angle.
+  const dot = Math.abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]) / (Math.hypot(...a) * Math.hypot(...b));
+  return (2 * Math.acos(Math.min(1, dot)) * 180) / Math.PI;
+};
+
+/** For `frame.waitForFunction`: the camera is more than 0.3 m from `start` (never, without one). */
+export const MOVED_FROM = (start: readonly number[] | null): boolean => {
+  if (!start) return false;
+  const p = (window as any).__studio.camera().position as number[];
+  return Math.hypot(p[0] - start[0], p[1] - start[1], p[2] - start[2]) > 0.3;
+};
+
 /** Moves the timeline's playhead with its scrub bar, as a hand would. */
 export async function seek(frame: Frame, ms: number): Promise<void> {
   await frame.locator('#timeline-scrub').fill(String(ms));
   await frame.waitForFunction((t) => (window as any).__studio.state().perform.timeline.playheadMs === t, ms);
+}
+
+/** Waits until playback stopped with the playhead at the move's end (software WebGL plays slowly). */
+export async function waitForMoveEnd(frame: Frame): Promise<void> {
+  await frame.waitForFunction(
+    () => {
+      const tl = (window as any).__studio.state().perform.timeline;
+      return !tl.playing && tl.playheadMs === tl.durationMs;
+    },
+    undefined,
+    { timeout: 120_000 },
+  );
+}
+
+/** Imports a camera-path file with the Camera move section's file input; resolves once the timeline holds its keyframes. */
+export async function importMove(frame: Frame, doc: CameraPathDocument, fileName = 'move.json'): Promise<void> {
+  await frame
+    .getByLabel('Import camera path')
+    .setInputFiles({ name: fileName, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });
+  await frame.waitForFunction((n) => (window as any).__studio.state().perform.timeline.keyframes.length === n, doc.keyframes?.length ?? 0);
 }
 
 /**

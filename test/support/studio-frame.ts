@@ -10,6 +10,9 @@ export interface ReceivedStudioEvent {
 
 export type StudioMode = 'edit' | 'perform' | 'edit_and_perform';
 
+/** Where the parent page keeps the events: `window.studioEvents`, or the reference page's `partnerEvents`. */
+type EventList = 'studioEvents' | 'partnerEvents';
+
 /** The iframe attributes docs/embed.md requires of a partner page. */
 export const STUDIO_IFRAME = {
   title: 'Scene camera studio',
@@ -90,7 +93,7 @@ export async function resizeStudio(page: Page, size: { width: number; height: nu
 }
 
 /** The events received so far (`window.studioEvents`, or the reference page's `partnerEvents`). */
-export function studioEvents(page: Page, list: 'studioEvents' | 'partnerEvents' = 'studioEvents'): Promise<ReceivedStudioEvent[]> {
+export function studioEvents(page: Page, list: EventList = 'studioEvents'): Promise<ReceivedStudioEvent[]> {
   return page.evaluate((name) => {
     const summarise = (v: unknown): unknown => (v instanceof Blob ? { blob: true, size: v.size, type: v.type } : v);
     return ((window as any)[name] as ReceivedStudioEvent[]).map((e) => ({
@@ -104,7 +107,7 @@ export async function waitForEvent(
   page: Page,
   type: string,
   timeoutMs = 10_000,
-  list: 'studioEvents' | 'partnerEvents' = 'studioEvents',
+  list: EventList = 'studioEvents',
 ): Promise<ReceivedStudioEvent> {
   await page.waitForFunction(
     ([name, t]) => ((window as any)[name] as ReceivedStudioEvent[] | undefined)?.some((e) => e.type === t) === true,
@@ -112,6 +115,34 @@ export async function waitForEvent(
     { timeout: timeoutMs },
   );
   return (await studioEvents(page, list)).find((e) => e.type === type)!;
+}
+
+interface ShortTake {
+  /** The take lasts until the studio drew more than this many frames into it. */
+  frames: number;
+  /** The deadline for those frames and for `recording.completed` (`recording.started` gets 30 s). */
+  timeoutMs: number;
+  list?: EventList;
+}
+
+/**
+ * Starts a take with the Start recording button and waits (up to `timeoutMs`) until the studio
+ * drew more than `frames` frames into it: software WebGL is slow, so a count, not a duration.
+ */
+export async function startShortTake(page: Page, frame: Frame, { frames, timeoutMs, list = 'studioEvents' }: ShortTake): Promise<void> {
+  await frame.getByRole('button', { name: 'Start recording' }).click();
+  await waitForEvent(page, 'recording.started', 30_000, list);
+  const drawn = await frame.evaluate(() => (window as any).__studio.renderedFrames() as number);
+  await frame.waitForFunction(([n, k]) => (window as any).__studio.renderedFrames() > n + k, [drawn, frames] as const, {
+    timeout: timeoutMs,
+  });
+}
+
+/** A take of a few frames (`startShortTake`), stopped with its button; its `recording.completed` event. */
+export async function recordShortTake(page: Page, frame: Frame, options: ShortTake): Promise<ReceivedStudioEvent> {
+  await startShortTake(page, frame, options);
+  await frame.getByRole('button', { name: 'Stop recording' }).click();
+  return waitForEvent(page, 'recording.completed', options.timeoutMs, options.list);
 }
 
 /** Waits until the studio shows scene `version` (its first frame drawn), with a deadline for software WebGL. */
@@ -177,12 +208,7 @@ export async function imageStats(png: Buffer): Promise<{ width: number; height: 
 }
 
 /** The bytes of the Blob `field` of the last `type` event the parent received (a take's or a render's video). */
-export async function postedBlob(
-  page: Page,
-  type: string,
-  field = 'video',
-  list: 'studioEvents' | 'partnerEvents' = 'studioEvents',
-): Promise<Buffer> {
+export async function postedBlob(page: Page, type: string, field = 'video', list: EventList = 'studioEvents'): Promise<Buffer> {
   const base64 = await page.evaluate(
     async ([t, f, l]) => {
       const events = ((window as any)[l] as { type: string; payload: Record<string, unknown> }[]).filter((e) => e.type === t);

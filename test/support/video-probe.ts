@@ -25,18 +25,14 @@ export interface ProbedVideo {
  */
 export async function probeVideo(bytes: Buffer): Promise<ProbedVideo> {
   return withFile(bytes, async (path) => {
-    const { stdout } = await run('ffprobe', [
-      '-v',
-      'error',
-      '-select_streams',
-      'v:0',
+    const stdout = await ffprobe(
+      path,
       '-count_frames',
       '-show_entries',
       'stream=codec_name,width,height,nb_read_frames:format=format_name,duration',
       '-of',
       'json',
-      path,
-    ]);
+    );
     const out = JSON.parse(stdout) as {
       streams: { codec_name: string; width: number; height: number; nb_read_frames: string }[];
       format: { format_name: string; duration?: string };
@@ -70,21 +66,15 @@ export async function decodeFrame(bytes: Buffer, index: number): Promise<Buffer>
 /** The first key frame FFmpeg lands on when asked to seek to `seconds`, read through the file's index. */
 export async function seekTimestamp(bytes: Buffer, seconds: number): Promise<number> {
   return withFile(bytes, async (path) => {
-    const { stdout } = await run('ffprobe', [
-      '-v',
-      'error',
-      '-select_streams',
-      'v:0',
-      '-read_intervals',
-      `${seconds}%+#1`,
-      '-show_entries',
-      'frame=pts_time',
-      '-of',
-      'csv=p=0',
-      path,
-    ]);
+    const stdout = await ffprobe(path, '-read_intervals', `${seconds}%+#1`, '-show_entries', 'frame=pts_time', '-of', 'csv=p=0');
     return Number(stdout.trim().split('\n')[0]);
   });
+}
+
+/** ffprobe's output for the file's first video stream, errors only on stderr. */
+async function ffprobe(path: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', ...args, path]);
+  return stdout;
 }
 
 async function withFile<T>(bytes: Buffer, use: (path: string) => Promise<T>): Promise<T> {
