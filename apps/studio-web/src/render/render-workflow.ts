@@ -274,7 +274,7 @@ export class RenderWorkflow {
       return;
     }
     if (viewport.splatStats.level === 'preview') {
-      this.refuse('The world is still loading (a coarse preview is shown): render once the whole world is in.');
+      this.refuse('Only the coarse preview of the world is on screen: a render needs the whole world.');
       return;
     }
     const frame = frameOfPath(source.cameraPath) ?? viewport.rig.frame;

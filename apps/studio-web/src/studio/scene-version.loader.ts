@@ -85,28 +85,31 @@ export class SceneVersionLoader {
     this.failed = null;
     this.hooks.onProgress(version, null);
     const signal = this.abort.signal;
-    // This version's world behind its preview: stopped when a newer version is shown, or when
-    // this one fails to load.
+    // Everything this version downloads and decodes, its world behind a preview included: stopped
+    // when the page goes, when this version fails to load (the rest of it is not wanted), or when
+    // a newer version is shown. (AbortSignal.any would need Safari 17.4.)
     const upgrade = new AbortController();
+    const stop = () => upgrade.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    upgrade.signal.addEventListener('abort', () => signal.removeEventListener('abort', stop), { once: true });
+    const mine = upgrade.signal;
     try {
       // The spec and the file list at once (both tiny), then the files the first frame waits for,
       // all in parallel; Spark's chunk (lazy, its own file) downloads alongside a splat.
-      const [spec, artifacts] = await Promise.all([this.api.sceneSpec(version, signal), this.api.artifacts(version, signal)]);
+      const [spec, artifacts] = await Promise.all([this.api.sceneSpec(version, mine), this.api.artifacts(version, mine)]);
       const parts = versionParts(artifacts);
       if (!parts) throw new NothingToShow();
       const preview = parts.splat && parts.splatPreview && this.hooks.onSplatUpgraded !== undefined;
       // The world's bytes start downloading at once, also behind a preview (reported once it shows).
-      const world = parts.splat
-        ? this.download(version, 'splat', preview ? AbortSignal.any([signal, upgrade.signal]) : signal, !preview)
-        : null;
+      const world = parts.splat ? this.download(version, 'splat', mine, !preview) : null;
       const [meshes, splat] = await Promise.all([
         Promise.all(
           parts.meshes.map(async (part) => ({
-            model: await parseSceneGlb(await this.api.artifact(version, part.kind, signal)),
+            model: await parseSceneGlb(await this.api.artifact(version, part.kind, mine)),
             visible: part.visible,
           })),
         ),
-        world ? this.decode(preview ? this.download(version, 'splat-preview', signal, true) : world, signal) : null,
+        world ? this.decode(preview ? this.download(version, 'splat-preview', mine, true) : world, mine) : null,
       ]);
       const placement = worldTransform(spec.world);
       if (splat) placeSplat(splat.layer, placement);
@@ -123,7 +126,7 @@ export class SceneVersionLoader {
       this.upgrading = preview ? upgrade : null;
       const drawn = this.hooks.onLoaded(version, normalizeSpec(spec), loaded);
       this.hooks.onProgress(null, null);
-      if (preview && splat && world) void this.upgrade(version, loaded, world, placement, drawn, AbortSignal.any([signal, upgrade.signal]));
+      if (preview && splat && world) void this.upgrade(version, loaded, world, placement, drawn, mine);
     } catch (e) {
       upgrade.abort();
       if (signal.aborted) return;
@@ -156,7 +159,6 @@ export class SceneVersionLoader {
       if (loaded.splat?.layer.disposed) return;
       const full = await this.decode(world, signal);
       if (!full) return;
-      if (signal.aborted) return void full.layer.dispose();
       placeSplat(full.layer, placement);
       this.hooks.onSplatUpgraded?.(version, loaded, full.layer);
     } catch {
@@ -169,7 +171,7 @@ export class SceneVersionLoader {
   /** Starts downloading a version's SPZ, reporting bytes and (from its header) splats as they come. */
   private download(version: number, kind: 'splat' | 'splat-preview', signal: AbortSignal, reporting: boolean): SplatDownload {
     const level: SplatLevel = kind === 'splat' ? 'full' : 'preview';
-    const progress: SplatLoadProgress = { level, phase: 'downloading', receivedBytes: 0, totalBytes: null, splats: null };
+    const progress: SplatLoadProgress = { version, level, phase: 'downloading', receivedBytes: 0, totalBytes: null, splats: null };
     const download: SplatDownload = {
       level,
       progress,
@@ -223,6 +225,12 @@ export class SceneVersionLoader {
     const spark = await module;
     if (signal.aborted) return null;
     const layer = await spark.loadSplat(bytes, download.level);
+    // Stopped while Spark decoded (the version failed, or another replaced it): nobody will
+    // hold this layer, so its buffers go back now.
+    if (signal.aborted) {
+      layer.dispose();
+      return null;
+    }
     download.progress.splats = layer.count;
     download.progress.phase = 'done';
     download.report();

@@ -2,11 +2,12 @@ import { splatDetailText, splatLoadingText } from './splat-progress';
 
 describe(splatLoadingText.name, () => {
   it('shows the bytes received, the size when known, and the splat count once the header is in', () => {
-    expect(splatLoadingText({ level: 'full', phase: 'downloading', receivedBytes: 1024 * 1024, totalBytes: null, splats: null })).toBe(
-      'Loading the world: 1.0 MB',
-    );
+    expect(
+      splatLoadingText({ version: 1, level: 'full', phase: 'downloading', receivedBytes: 1024 * 1024, totalBytes: null, splats: null }),
+    ).toBe('Loading the world: 1.0 MB');
     expect(
       splatLoadingText({
+        version: 1,
         level: 'full',
         phase: 'downloading',
         receivedBytes: 3 * 1024 * 1024,
@@ -17,7 +18,7 @@ describe(splatLoadingText.name, () => {
   });
 
   it('says when the world is being prepared, and falls back to the plain text for a mesh', () => {
-    expect(splatLoadingText({ level: 'full', phase: 'decoding', receivedBytes: 1, totalBytes: 1, splats: 200_000 })).toBe(
+    expect(splatLoadingText({ version: 1, level: 'full', phase: 'decoding', receivedBytes: 1, totalBytes: 1, splats: 200_000 })).toBe(
       'Preparing the world · 200,000 splats…',
     );
     expect(splatLoadingText(null)).toBe('Loading the scene…');
@@ -25,7 +26,7 @@ describe(splatLoadingText.name, () => {
 });
 
 describe(splatDetailText.name, () => {
-  const full = { level: 'full' as const, receivedBytes: 2 * 1024 * 1024, totalBytes: 5 * 1024 * 1024, splats: 500_000 };
+  const full = { version: 1, level: 'full' as const, receivedBytes: 2 * 1024 * 1024, totalBytes: 5 * 1024 * 1024, splats: 500_000 };
 
   it('says how far the world behind a preview has come, then nothing once it is on screen', () => {
     expect(splatDetailText({ ...full, phase: 'downloading' })).toBe('Preview · loading the full world (500,000 splats): 2.0 MB of 5.0 MB');

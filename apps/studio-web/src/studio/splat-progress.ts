@@ -1,5 +1,7 @@
 /** A splat world's loading, for the overlay: the download, then Spark's decoding. */
 export interface SplatLoadProgress {
+  /** The scene version whose file this is: a newer one may download while an older one shows. */
+  version: number;
   /** The coarse preview drawn first, or the world itself. */
   level: 'preview' | 'full';
   /** `done`: decoded and handed over; `failed`: the world behind a preview could not be loaded. */

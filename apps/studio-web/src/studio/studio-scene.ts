@@ -47,7 +47,13 @@ export class StudioScene {
   private loader: SceneVersionLoader | null = null;
   private views: SceneViews | null = null;
   private lastPosted: string | null = null;
+  /** The newest splat download's progress: what the first load's overlay says. */
   private splatProgress: SplatLoadProgress | null = null;
+  /**
+   * Each version's world, as it comes in behind its preview: the note over the viewport tells
+   * of the version on screen only, whatever a newer version downloads meanwhile.
+   */
+  private readonly worldProgress = new Map<number, SplatLoadProgress>();
 
   constructor(private readonly host: SceneHost) {}
 
@@ -61,6 +67,9 @@ export class StudioScene {
       onSplatUpgraded: (_version, loaded, world) => this.upgradeSplat(loaded, world),
       onSplatProgress: (progress) => {
         this.splatProgress = progress;
+        // A world on screen needs no note: only those on their way (or failed) are kept.
+        if (progress.level === 'full' && progress.phase === 'done') this.worldProgress.delete(progress.version);
+        else if (progress.level === 'full') this.worldProgress.set(progress.version, progress);
         this.render();
       },
       onProgress: (loadingVersion, error) => {
@@ -189,8 +198,10 @@ export class StudioScene {
     } else {
       shell.setOverlay({ kind: 'none' });
     }
-    // Only over a preview: the progress of any other download is not this note's business.
-    shell.setDetailNote(views.viewport?.splatStats.level === 'preview' ? splatDetailText(this.splatProgress) : null);
+    // Only over a preview, and of its own world: any other download is not this note's business.
+    const viewport = views.viewport;
+    const shown = viewport?.splatStats.level === 'preview' ? viewport.loadedVersion : null;
+    shell.setDetailNote(shown !== null ? splatDetailText(this.worldProgress.get(shown) ?? null) : null);
   }
 }
 

@@ -49,6 +49,8 @@ export const ASPECTS: readonly AspectFormat[] = [
 /** The prime stops offered as buttons (a cinema prime set, plus 14 and 200 at the ends). */
 export const PRIME_FOCALS_MM = [14, 24, 35, 50, 85, 135, 200] as const;
 
+const FRAMES = new Map<string, FrameFormat>();
+
 /**
  * The frame of a sensor and an aspect: one object per pair, so "is this the same frame" is `===`
  * wherever a frame is compared (the viewport's layout, the render's sizes).
@@ -64,8 +66,6 @@ export function frameFormat(sensorId: SensorId, aspectId: AspectId): FrameFormat
   }
   return frame;
 }
-
-const FRAMES = new Map<string, FrameFormat>();
 
 /**
  * The frame a camera-path document was made with (its `sensor` and `video.aspect`), for putting

@@ -357,8 +357,9 @@ export class StudioViewport {
   beginCapture(width: number, height: number, frame?: FrameFormat): ViewportCapture {
     if (this.capture) throw new Error('The viewport is already rendering.');
     if (this.disposed || !this.model) throw new Error('There is no scene to render.');
-    // A render draws the world, never the coarse preview standing in while it loads.
-    if (this.splat?.level === 'preview') throw new Error('The splat world is still loading.');
+    // A render draws the world, never the coarse preview standing in for it (while it loads, or
+    // for good when it could not be loaded).
+    if (this.splat?.level === 'preview') throw new Error('Only the coarse preview of the world is on screen.');
     this.capture = { width, height };
     // A preview the world just replaced is kept only so the live view never shows an empty
     // frame; a render draws the world alone.
@@ -481,8 +482,7 @@ export class StudioViewport {
     if (this.model) disposeModel(this.model.root);
     this.rig.walls = null;
     this.splat?.dispose();
-    this.retiring?.splat.dispose();
-    this.retiring = null;
+    this.dropRetiring();
     if (this.deferred) releaseShown(this.deferred.shown);
     this.deferred = null;
     this.spark?.dispose();
