@@ -393,6 +393,47 @@ describe('POST /v1/image-assets with one upload slot', () => {
   });
 });
 
+describe('POST /v1/image-assets: a client gone while its upload waits', () => {
+  // A long queue timeout: the waiter must leave because its client left, not because it timed out.
+  const suite = setUpSuite({ api: { config: { UPLOAD_CONCURRENCY: '1', UPLOAD_QUEUE_TIMEOUT_SECONDS: '300' } } });
+
+  it('leaves the queue at once, and the slot then goes to the next upload', async () => {
+    const port = Number(new URL(suite.api.url).port);
+    const gate = suite.api.app.get(UploadGate);
+    const first = multipartUpload(await image('png', 320, 180, { noise: true }), suite.org.auth.Authorization);
+    const holder = await RawConnection.open(port);
+    await holder.write(Buffer.concat([Buffer.from(first.head), first.body.subarray(0, 100)]));
+    await pollUntil(
+      async () => gate.inUse,
+      (n) => n === 1,
+      { what: 'the first upload to take the slot' },
+    );
+    const gone = await RawConnection.open(port);
+    const second = multipartUpload(await image('png', 64, 36), suite.org.auth.Authorization);
+    await gone.write(second.head);
+    await pollUntil(
+      async () => gate.waiting,
+      (n) => n === 1,
+      { what: 'the second upload to wait' },
+    );
+    gone.destroy();
+    await pollUntil(
+      async () => gate.waiting,
+      (n) => n === 0,
+      { timeoutMs: 5000, what: 'the abandoned upload to leave the queue' },
+    );
+    expect(gate.inUse).toBe(1);
+    await holder.write(first.body.subarray(100));
+    expect((await holder.response()).status).toBe(201);
+    holder.destroy();
+    await pollUntil(
+      async () => gate.inUse,
+      (n) => n === 0,
+      { what: 'the slot to be free' },
+    );
+  });
+});
+
 describe('POST /v1/image-assets: a stalled upload', () => {
   const suite = setUpSuite({ api: { config: { UPLOAD_CONCURRENCY: '2', UPLOAD_IDLE_TIMEOUT_SECONDS: '1' } } });
   const port = () => Number(new URL(suite.api.url).port);

@@ -12,6 +12,7 @@ import { OperationsController } from './controllers/operations.controller';
 import { ScenesController } from './controllers/scenes.controller';
 import { WebhookEndpointsController } from './controllers/webhook-endpoints.controller';
 import { UploadGate } from './uploads/upload-gate';
+import { UploadReader } from './uploads/upload-reader';
 
 export interface ApiModuleOptions {
   config?: AppConfig | ConfigOverrides;
@@ -35,7 +36,7 @@ export class ApiModule {
         CameraPathsModule,
       ],
       controllers: [ImageAssetsController, ScenesController, OperationsController, EmbedSessionsController, WebhookEndpointsController],
-      providers: [UploadGate],
+      providers: [UploadGate, UploadReader],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { AppConfig, DomainError, IdPrefix, ParseIdPipe } from '@app/core';
+import { DomainError, IdPrefix, ParseIdPipe } from '@app/core';
 import { ImageAssetResponse, ImageAssetsService, MAX_UPLOAD_BYTES } from '@app/image-assets';
 import { Principal } from '@app/organizations';
 import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
@@ -6,21 +6,15 @@ import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, 
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
-import { assertUploadRequest, readSingleFile, UploadTimeouts } from '../uploads/single-file';
-import { UploadGate } from '../uploads/upload-gate';
+import { UploadReader } from '../uploads/upload-reader';
 
 @ApiTags('Image assets')
 @Controller('v1/image-assets')
 export class ImageAssetsController {
-  private readonly timeouts: UploadTimeouts;
-
   constructor(
     private readonly assets: ImageAssetsService,
-    private readonly gate: UploadGate,
-    config: AppConfig,
-  ) {
-    this.timeouts = { idleMs: config.uploads.idleTimeoutMs, totalMs: config.uploads.bodyTimeoutMs };
-  }
+    private readonly uploads: UploadReader,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -46,7 +40,7 @@ export class ImageAssetsController {
     },
   })
   @ApiProblems({
-    400: 'Malformed multipart body (`bad_request`).',
+    400: 'Malformed multipart body, or a Content-Type without a well-formed boundary (`bad_request`).',
     413: 'File over 20 MiB (`payload_too_large`).',
     415: 'Not multipart/form-data (`unsupported_media_type`).',
     422: '`validation_failed` (no or several files), `unsupported_image_format`, `image_dimensions_exceeded` or `image_corrupt`.',
@@ -56,10 +50,8 @@ export class ImageAssetsController {
     @Res({ passthrough: true }) res: Response,
     @CurrentPrincipal() principal: Principal,
   ): Promise<ImageAssetResponse> {
-    assertUploadRequest(req, MAX_UPLOAD_BYTES);
-    // The body stays unread (held back by TCP) until a slot is free.
-    const { asset, validationMs } = await this.gate.run(principal.organizationId, async () =>
-      this.assets.upload(principal.organizationId, await readSingleFile(req, res, MAX_UPLOAD_BYTES, this.timeouts)),
+    const { asset, validationMs } = await this.uploads.withFile(req, res, principal.organizationId, MAX_UPLOAD_BYTES, (file) =>
+      this.assets.upload(principal.organizationId, file),
     );
     res.setHeader('location', `/v1/image-assets/${asset.imageAssetId}`);
     res.setHeader('server-timing', `validate;dur=${validationMs.toFixed(1)}`);

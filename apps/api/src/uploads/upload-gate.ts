@@ -1,5 +1,6 @@
-import { AppConfig, DomainError, ErrorCode } from '@app/core';
+import { AppConfig, DomainError, ErrorCode, MetricsService } from '@app/core';
 import { Injectable } from '@nestjs/common';
+import { clientGone } from './single-file';
 
 interface Waiter {
   organizationId: string;
@@ -27,10 +28,19 @@ export class UploadGate {
   private readonly queue: Waiter[] = [];
   private active = 0;
 
-  constructor(config: AppConfig) {
+  constructor(config: AppConfig, metrics: MetricsService) {
     this.slots = config.uploads.concurrency;
     this.perOrganization = config.uploads.slotsPerOrganization;
     this.queueTimeoutMs = config.uploads.queueTimeoutMs;
+    // Read at scrape time: a slot that never comes back shows here (and the fuzz campaigns check it).
+    const inUse = () => this.active;
+    const waiting = () => this.queue.length;
+    metrics.gauge('upload_slots_in_use', 'Uploads this process is reading and validating now', [], function () {
+      this.set(inUse());
+    });
+    metrics.gauge('uploads_waiting', 'Uploads waiting, unread, for a slot in this process', [], function () {
+      this.set(waiting());
+    });
   }
 
   /** Uploads being read and validated right now. */
@@ -48,8 +58,13 @@ export class UploadGate {
     return this.queue.length;
   }
 
-  async run<T>(organizationId: string, fn: () => Promise<T>): Promise<T> {
-    await this.acquire(organizationId);
+  /**
+   * Runs `fn` in a slot. `abandoned` aborts when the client has gone: a waiting upload then
+   * leaves the queue at once (its timer cleared), instead of holding a place, and later a slot,
+   * for no one.
+   */
+  async run<T>(organizationId: string, fn: () => Promise<T>, abandoned?: AbortSignal): Promise<T> {
+    await this.acquire(organizationId, abandoned);
     try {
       return await fn();
     } finally {
@@ -66,23 +81,29 @@ export class UploadGate {
     this.held.set(organizationId, (this.held.get(organizationId) ?? 0) + 1);
   }
 
-  private acquire(organizationId: string): Promise<void> {
+  private acquire(organizationId: string, abandoned?: AbortSignal): Promise<void> {
+    if (abandoned?.aborted) return Promise.reject(clientGone());
     if (this.queue.length === 0 && this.active < this.slots) {
       this.take(organizationId);
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        organizationId,
-        admit: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      const timer = setTimeout(() => {
+      // Every way out of the queue clears the timer and the abort listener.
+      const leave = (error?: DomainError) => {
+        clearTimeout(timer);
+        abandoned?.removeEventListener('abort', onAbort);
+        if (!error) return resolve();
         this.queue.splice(this.queue.indexOf(waiter), 1);
-        reject(new DomainError(ErrorCode.Unavailable, 'The service is busy with other uploads. Retry shortly.', { retryAfterSeconds: 5 }));
-      }, this.queueTimeoutMs);
+        reject(error);
+      };
+      const waiter: Waiter = { organizationId, admit: () => leave() };
+      const onAbort = () => leave(clientGone());
+      const timer = setTimeout(
+        () =>
+          leave(new DomainError(ErrorCode.Unavailable, 'The service is busy with other uploads. Retry shortly.', { retryAfterSeconds: 5 })),
+        this.queueTimeoutMs,
+      );
+      abandoned?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(waiter);
     });
   }

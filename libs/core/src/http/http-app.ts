@@ -209,6 +209,10 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
   const server: Server = app.getHttpServer();
   configureServerTimeouts(server, config);
   answerParserErrors(server, config.publicApiUrl);
+  // A connection the server never lets go shows here (the hostile-upload campaigns check it).
+  metrics.gauge('http_open_connections', 'Open connections on the public port of this process', [], async function () {
+    this.set(await new Promise<number>((resolve) => server.getConnections((e, n) => resolve(e ? 0 : n))));
+  });
 
   const observeDuration = durationObserver(metrics);
 

@@ -1040,7 +1040,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImageAssetResponse"];
                 };
             };
-            /** @description Malformed multipart body (`bad_request`). */
+            /** @description Malformed multipart body, or a Content-Type without a well-formed boundary (`bad_request`). */
             400: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
