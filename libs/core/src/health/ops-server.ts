@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { DomainError, ErrorCode } from '../errors';
 import { AppConfig } from '../config';
 import { configureServerTimeouts, createExpressInstance, createExpressServer } from '../http/http-app';
+import { hostHeaderError } from '../http/host-header';
 import { answerParserErrors } from '../http/parser-errors';
 import { problemErrorHandler } from '../http/problem-details.filter';
 import { requestIdFor } from '../http/request-id';
@@ -29,7 +30,9 @@ export function startOpsServer(deps: OpsServerDependencies, port: number, host: 
   app.use((req: Request, res: Response, next) => {
     req.requestId = requestIdFor(req);
     res.set({ 'x-request-id': req.requestId, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
-    next();
+    const badHost = hostHeaderError(req);
+    if (badHost) res.set('connection', 'close');
+    next(badHost ?? undefined);
   });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
