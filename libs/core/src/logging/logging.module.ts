@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Module } from
 import { LoggerModule } from 'nestjs-pino';
 import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
 import { AppConfig } from '../config';
+import { scrubSecrets } from './scrub-secrets';
 
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 export const InjectRootLogger = () => Inject(ROOT_LOGGER);
@@ -130,8 +131,14 @@ export function createRootLogger(
       ...baseOptions(config, app, options),
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       serializers: {
-        // Only safe, stable fields: a driver error can carry query parameters.
-        err: (e: Error & { code?: unknown }) => ({ type: e?.name, message: e?.message, code: e?.code, stack: e?.stack }),
+        // Only safe, stable fields: a driver error can carry query parameters. The message and
+        // stack are kept for diagnosis, with what looks like a secret taken out.
+        err: (e: Error & { code?: unknown }) => ({
+          type: e?.name,
+          message: scrubSecrets(e?.message),
+          code: e?.code,
+          stack: scrubSecrets(e?.stack),
+        }),
       },
     },
     destination,
