@@ -8,6 +8,7 @@ import { hostHeaderError } from '../http/host-header';
 import { answerParserErrors } from '../http/parser-errors';
 import { problemErrorHandler } from '../http/problem-details.filter';
 import { requestIdFor } from '../http/request-id';
+import type { ProcessStops } from '../lifecycle';
 import { MetricsService } from '../metrics';
 import { notReadyError } from './health.controller';
 import { HealthService } from './health.service';
@@ -69,13 +70,11 @@ export function opsDependencies(app: INestApplicationContext): OpsServerDependen
 }
 
 /**
- * Starts the ops server of a process's `main` and closes it on SIGTERM/SIGINT, beside the
- * application's own shutdown hooks (the process exits when those are done).
+ * Starts the ops server of a process's `main`, closed by its stop after the application: health
+ * and metrics (`process_fatal_errors_total` among them) answer while the process drains.
  */
-export async function serveOps(app: INestApplicationContext, port: number, host: string): Promise<Server> {
+export async function serveOps(app: INestApplicationContext, stops: ProcessStops, port: number, host: string): Promise<Server> {
   const server = await startOpsServer(opsDependencies(app), port, host);
-  const close = () => server.close();
-  process.once('SIGTERM', close);
-  process.once('SIGINT', close);
+  stops.closeLast(server);
   return server;
 }

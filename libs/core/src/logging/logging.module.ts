@@ -80,9 +80,10 @@ function destinationOf(options: LoggingOptions): DestinationStream {
  * flush: otherwise the last lines before a quiet spell (a process's "listening on" lines) could
  * wait for the next line, indefinitely.
  *
- * Once the application starts shutting down it writes through: Nest's shutdown hooks end by
- * re-raising the signal, which kills the process without the `exit` event that pino's own final
- * flush waits for, so the last lines (the "shutting down" ones) would otherwise be lost.
+ * Once the application starts shutting down it writes through: a stop on a signal ends by
+ * re-raising the signal (ProcessStops), which kills the process without the `exit` event that
+ * pino's own final flush waits for, so the last lines (the "shutting down" ones) would otherwise
+ * be lost.
  */
 export class BufferedLogDestination implements DestinationStream {
   private unwritten = 0;
