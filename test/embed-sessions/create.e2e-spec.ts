@@ -8,6 +8,11 @@ import { setUpSuite } from '../support/suite';
 
 const EMBED_ORIGIN = 'http://localhost:3001';
 
+/** A ULID part's value (Crockford base32). */
+function crockford(text: string): bigint {
+  return [...text].reduce((value, c) => value * 32n + BigInt('0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(c)), 0n);
+}
+
 describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
   const suite = setUpSuite({ api: { config: { PUBLIC_EMBED_ORIGIN: EMBED_ORIGIN } }, worker: {}, org: false });
   let testOrg: TestOrganization;
@@ -72,6 +77,24 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
     const a = parseEmbedUrl((await createEmbedSession(suite.api, testOrg, valid())).body.url);
     const b = parseEmbedUrl((await createEmbedSession(suite.api, testOrg, valid())).body.url);
     expect(a.secret).not.toBe(b.secret);
+  });
+
+  it("an id made in the same millisecond as another organization's is far from it, though after it", async () => {
+    // Both requests in one millisecond, as far as the id generator can tell: the case where
+    // ids used to differ by exactly 1.
+    const now = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+    let ids: string[];
+    try {
+      const a = await createEmbedSession(suite.api, testOrg, valid());
+      const b = await createEmbedSession(suite.api, liveOrg, { sceneId: liveScene, origin: 'https://app.acme.example', mode: 'edit' });
+      ids = [a.body.embedSessionId, b.body.embedSessionId];
+    } finally {
+      clock.mockRestore();
+    }
+    const [a, b] = ids.map((id) => ({ time: id.slice(3, 13), random: crockford(id.slice(13)) }));
+    expect(b.time).toBe(a.time);
+    expect(b.random - a.random).toBeGreaterThanOrEqual(2n ** 40n);
   });
 
   describe('validation (422 validation_failed)', () => {

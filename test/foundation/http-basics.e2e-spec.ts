@@ -1,5 +1,5 @@
 import { ProblemBody } from '@app/core';
-import { startOps } from '../support/apps';
+import { startOps, startStudio } from '../support/apps';
 import { expectProblem } from '../support/problems';
 import { RawConnection } from '../support/raw-http';
 import { setUpSuite } from '../support/suite';
@@ -220,6 +220,56 @@ describe('HTTP basics of the partner API', () => {
     it('an Expect other than 100-continue → 417 expectation_failed', async () => {
       const request = `POST /v1/scenes HTTP/1.1\r\nHost: x\r\nAuthorization: ${suite.org.auth.Authorization}\r\nExpect: something-else\r\nContent-Length: 2\r\n\r\n{}`;
       expect(await rawProblem(request)).toEqual({ status: 417, code: 'expectation_failed' });
+    });
+  });
+
+  describe('the Host header (RFC 9112, section 3.2), on every server of ours', () => {
+    const servers: Record<string, { port: number; close: () => Promise<void> }> = {};
+
+    beforeAll(async () => {
+      const ops = await startOps(suite.api.app);
+      const studio = await startStudio(suite.env);
+      servers['api'] = { port: Number(new URL(suite.api.url).port), close: async () => undefined };
+      servers['api ops'] = { port: Number(new URL(ops.url).port), close: ops.close };
+      servers['studio'] = { port: Number(new URL(studio.url).port), close: studio.close };
+    });
+
+    afterAll(async () => {
+      for (const server of Object.values(servers)) await server.close();
+    });
+
+    const send = async (server: string, request: string) => {
+      const conn = await RawConnection.open(servers[server].port);
+      await conn.write(request);
+      const res = await conn.response();
+      return { res, conn };
+    };
+
+    describe.each(['api', 'api ops', 'studio'])('%s', (server) => {
+      it.each([
+        ['an HTTP/1.1 request without Host', 'GET /healthz HTTP/1.1\r\nX-Request-Id: no-host-1\r\n\r\n', /Host header/],
+        ['two Host headers', 'GET /healthz HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nX-Request-Id: no-host-1\r\n\r\n', /one Host/],
+      ])('%s → 400 bad_request problem+json with the request id, and the connection closes', async (_, request, detail) => {
+        const { res, conn } = await send(server, request);
+        expect(res.status).toBe(400);
+        expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+        expect(res.headers['x-request-id']).toBe('no-host-1');
+        expect(res.headers['connection']).toBe('close');
+        expect(res.json()).toMatchObject({
+          status: 400,
+          code: 'bad_request',
+          detail: expect.stringMatching(detail),
+          requestId: 'no-host-1',
+        });
+        await conn.closedPromise;
+      });
+
+      it('an HTTP/1.0 request may go without Host', async () => {
+        const { res, conn } = await send(server, 'GET /healthz HTTP/1.0\r\n\r\n');
+        expect(res.status).toBe(200);
+        expect(res.json()).toEqual({ status: 'ok' });
+        conn.destroy();
+      });
     });
   });
 

@@ -1,33 +1,15 @@
-import { connect } from 'node:net';
 import { DataSource } from 'typeorm';
 import { createEmbedSession, parseEmbedUrl } from '../factories/embed.factory';
-import { image } from '../factories/images';
 import { createScene } from '../factories/scene.factory';
 import { startApi, startStudio } from '../support/apps';
-import { RawConnection } from '../support/raw-http';
+import { RawConnection, rawUpload, tryConnect } from '../support/raw-http';
 import { SseClient } from '../support/sse';
 import { setUpSuite } from '../support/suite';
 
-/** A complete single-file upload and the request head that announces it. */
+/** A complete single-file upload: its head and body in one buffer. */
 async function upload(auth: string) {
-  const body = Buffer.concat([
-    Buffer.from('--s\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n'),
-    await image('png', 320, 180, { noise: true }),
-    Buffer.from('\r\n--s--\r\n'),
-  ]);
-  const head = `POST /v1/image-assets HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${auth}\r\nContent-Type: multipart/form-data; boundary=s\r\nContent-Length: ${body.length}\r\n\r\n`;
+  const { head, body } = await rawUpload(auth);
   return Buffer.concat([Buffer.from(head), body]);
-}
-
-function refused(port: number): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve('connected');
-    });
-    socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-  });
 }
 
 describe('graceful shutdown of an HTTP process', () => {
@@ -58,7 +40,7 @@ describe('graceful shutdown of an HTTP process', () => {
     const closed = api.close();
 
     await idle.closedPromise;
-    expect(await refused(port)).toBe('ECONNREFUSED');
+    expect(await tryConnect(port)).toBe('ECONNREFUSED');
 
     await late.write(`Authorization: ${suite.org.auth.Authorization}\r\n\r\n`);
     const refusedLate = await late.response();
@@ -94,6 +76,6 @@ describe('graceful shutdown of an HTTP process', () => {
 
     await studio.close();
     await stream.done;
-    expect(await refused(port)).toBe('ECONNREFUSED');
+    expect(await tryConnect(port)).toBe('ECONNREFUSED');
   });
 });

@@ -34,8 +34,9 @@ export class ServiceProcess {
   stderr = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(app: 'api' | 'worker' | 'studio', env: Record<string, string | undefined>) {
-    this.child = spawn(process.execPath, [join(ROOT, `dist/apps/${app}/src/main.js`)], {
+  /** `nodeArgs` go to node before the entry point: `--require` of a test fixture, for one. */
+  constructor(app: 'api' | 'worker' | 'studio', env: Record<string, string | undefined>, nodeArgs: string[] = []) {
+    this.child = spawn(process.execPath, [...nodeArgs, join(ROOT, `dist/apps/${app}/src/main.js`)], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

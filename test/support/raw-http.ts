@@ -1,4 +1,5 @@
 import { connect, Socket } from 'node:net';
+import { image } from '../factories/images';
 import { Signal } from './signal';
 
 /** An HTTP/1.1 response read off a raw socket (our servers always send Content-Length). */
@@ -83,4 +84,37 @@ export class RawConnection {
     this.buffered = this.buffered.subarray(end + 4 + length);
     return { status: Number(statusLine.split(' ')[1]), headers, body, json: () => JSON.parse(body) as Record<string, unknown> };
   }
+}
+
+/** Whether a TCP connection to the port opens: 'connected', or the error's code ('ECONNREFUSED'). */
+export function tryConnect(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+  });
+}
+
+/**
+ * A complete single-file upload (`POST /v1/image-assets`, a small PNG) as raw bytes: its request
+ * head, with any `extraHeaders` lines, and its body, to be sent in parts.
+ */
+export async function rawUpload(auth: string, extraHeaders: string[] = []): Promise<{ head: string; body: Buffer }> {
+  const body = Buffer.concat([
+    Buffer.from('--s\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n'),
+    await image('png', 320, 180, { noise: true }),
+    Buffer.from('\r\n--s--\r\n'),
+  ]);
+  const head = [
+    'POST /v1/image-assets HTTP/1.1',
+    'Host: localhost',
+    `Authorization: ${auth}`,
+    'Content-Type: multipart/form-data; boundary=s',
+    `Content-Length: ${body.length}`,
+    ...extraHeaders,
+  ].join('\r\n');
+  return { head: `${head}\r\n\r\n`, body };
 }

@@ -1,5 +1,13 @@
 import 'reflect-metadata';
-import { createHttpAdapter, exitOnConfigError, exitOnBootFailure, exitUnlessDependenciesAnswer, loadConfig, serveOps } from '@app/core';
+import {
+  createHttpAdapter,
+  exitOnConfigError,
+  exitOnBootFailure,
+  exitUnlessDependenciesAnswer,
+  loadConfig,
+  serveOps,
+  stopOnSignalsAndFatalErrors,
+} from '@app/core';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -15,11 +23,11 @@ async function main(): Promise<void> {
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
+  const stops = stopOnSignalsAndFatalErrors(app);
   await configureApiApp(app);
   await app.listen(config.ports.api, config.host);
   app.get(Logger).log(`api listening on ${config.host}:${config.ports.api} (public URL ${config.publicApiUrl})`);
-  const ops = await serveOps(app, config.ports.apiOps, config.host);
+  const ops = await serveOps(app, stops, config.ports.apiOps, config.host);
   app.get(Logger).log(`api health and metrics on ${config.host}:${(ops.address() as AddressInfo).port}`);
 }
 

@@ -1,5 +1,13 @@
 import 'reflect-metadata';
-import { createHttpAdapter, exitOnConfigError, exitOnBootFailure, exitUnlessDependenciesAnswer, loadConfig, serveOps } from '@app/core';
+import {
+  createHttpAdapter,
+  exitOnConfigError,
+  exitOnBootFailure,
+  exitUnlessDependenciesAnswer,
+  loadConfig,
+  serveOps,
+  stopOnSignalsAndFatalErrors,
+} from '@app/core';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -15,11 +23,11 @@ async function main(): Promise<void> {
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
+  const stops = stopOnSignalsAndFatalErrors(app);
   await configureStudioApp(app);
   await app.listen(config.ports.studio, config.host);
   app.get(Logger).log(`studio listening on ${config.host}:${config.ports.studio} (embed origin ${config.publicEmbedOrigin})`);
-  const ops = await serveOps(app, config.ports.studioOps, config.host);
+  const ops = await serveOps(app, stops, config.ports.studioOps, config.host);
   app.get(Logger).log(`studio health and metrics on ${config.host}:${(ops.address() as AddressInfo).port}`);
 }
 

@@ -1,5 +1,12 @@
 import 'reflect-metadata';
-import { exitOnConfigError, exitOnBootFailure, exitUnlessDependenciesAnswer, loadConfig, serveOps } from '@app/core';
+import {
+  exitOnConfigError,
+  exitOnBootFailure,
+  exitUnlessDependenciesAnswer,
+  loadConfig,
+  serveOps,
+  stopOnSignalsAndFatalErrors,
+} from '@app/core';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { WorkerModule } from './worker.module';
@@ -13,8 +20,8 @@ async function main(): Promise<void> {
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
-  await serveOps(app, config.ports.worker, config.host);
+  const stops = stopOnSignalsAndFatalErrors(app);
+  await serveOps(app, stops, config.ports.worker, config.host);
   app.get(Logger).log(`worker health and metrics on ${config.host}:${config.ports.worker}`);
 }
 

@@ -9,6 +9,7 @@ export * from './health';
 export * from './http';
 export * from './idempotency';
 export * from './ids';
+export * from './lifecycle';
 export * from './logging';
 export * from './metrics';
 export * from './queue';

@@ -4,9 +4,11 @@ import type { Server } from 'node:http';
 import { DomainError, ErrorCode } from '../errors';
 import { AppConfig } from '../config';
 import { configureServerTimeouts, createExpressInstance, createExpressServer } from '../http/http-app';
+import { hostHeaderError } from '../http/host-header';
 import { answerParserErrors } from '../http/parser-errors';
 import { problemErrorHandler } from '../http/problem-details.filter';
 import { requestIdFor } from '../http/request-id';
+import type { ProcessStops } from '../lifecycle';
 import { MetricsService } from '../metrics';
 import { notReadyError } from './health.controller';
 import { HealthService } from './health.service';
@@ -29,7 +31,9 @@ export function startOpsServer(deps: OpsServerDependencies, port: number, host: 
   app.use((req: Request, res: Response, next) => {
     req.requestId = requestIdFor(req);
     res.set({ 'x-request-id': req.requestId, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
-    next();
+    const badHost = hostHeaderError(req);
+    if (badHost) res.set('connection', 'close');
+    next(badHost ?? undefined);
   });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -66,13 +70,11 @@ export function opsDependencies(app: INestApplicationContext): OpsServerDependen
 }
 
 /**
- * Starts the ops server of a process's `main` and closes it on SIGTERM/SIGINT, beside the
- * application's own shutdown hooks (the process exits when those are done).
+ * Starts the ops server of a process's `main`, closed by its stop after the application: health
+ * and metrics (`process_fatal_errors_total` among them) answer while the process drains.
  */
-export async function serveOps(app: INestApplicationContext, port: number, host: string): Promise<Server> {
+export async function serveOps(app: INestApplicationContext, stops: ProcessStops, port: number, host: string): Promise<Server> {
   const server = await startOpsServer(opsDependencies(app), port, host);
-  const close = () => server.close();
-  process.once('SIGTERM', close);
-  process.once('SIGINT', close);
+  stops.closeLast(server);
   return server;
 }

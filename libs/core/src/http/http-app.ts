@@ -6,6 +6,7 @@ import { AppConfig } from '../config';
 import { DomainError } from '../errors';
 import { REQUEST_LOGGER, RequestLogger } from '../logging';
 import { MetricsService } from '../metrics';
+import { hostHeaderError } from './host-header';
 import { jsonBodyParser } from './json-body';
 import { answerParserErrors } from './parser-errors';
 import { ProblemDetailsFilter, sendProblem } from './problem-details.filter';
@@ -76,6 +77,9 @@ export function createExpressServer(app: Express): Server {
       // How often Node checks the header and request timeouts (30 s by default): every second,
       // so a stalled client is answered within a second of its limit.
       connectionsCheckingInterval: 1000,
+      // Node would answer a missing Host with a bare 400; the first middleware answers it with
+      // problem details instead (host-header.ts).
+      requireHostHeader: false,
     },
     app,
   );
@@ -243,6 +247,11 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
       if (status >= 500) log.error(line, 'request completed');
       else log.info(line, 'request completed');
     });
+    const badHost = hostHeaderError(req);
+    if (badHost) {
+      res.setHeader('connection', 'close');
+      return sendProblem(req, res, badHost, config.publicApiUrl);
+    }
     // A request that reaches a closing process on a kept-alive connection.
     if (adapter.closing) {
       res.setHeader('connection', 'close');

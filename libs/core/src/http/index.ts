@@ -1,4 +1,5 @@
 export * from './bearer-token';
+export * from './host-header';
 export * from './http-app';
 export * from './json-body';
 export * from './json-body.guard';

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Module } from
 import { LoggerModule } from 'nestjs-pino';
 import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
 import { AppConfig } from '../config';
+import { scrubSecrets } from './scrub-secrets';
 
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 export const InjectRootLogger = () => Inject(ROOT_LOGGER);
@@ -72,21 +73,27 @@ function destinationOf(options: LoggingOptions): DestinationStream {
 }
 
 /**
- * Flushes the buffer every LOG_FLUSH_INTERVAL_MS when something was written since the last flush.
- * Once the application starts shutting down it writes through: Nest's shutdown hooks end by
- * re-raising the signal, which kills the process without the `exit` event that pino's own final
- * flush waits for, so the last lines (the "shutting down" ones) would otherwise be lost.
+ * Flushes the buffer every LOG_FLUSH_INTERVAL_MS while some of what was written has not reached
+ * the file yet. sonic-boom ignores a flush while one of its writes is under way, and after that
+ * write leaves what is below its minimum length in the buffer; so the bytes still unwritten are
+ * counted (its `write` event reports each write), not merely whether a line came since the last
+ * flush: otherwise the last lines before a quiet spell (a process's "listening on" lines) could
+ * wait for the next line, indefinitely.
+ *
+ * Once the application starts shutting down it writes through: a stop on a signal ends by
+ * re-raising the signal (ProcessStops), which kills the process without the `exit` event that
+ * pino's own final flush waits for, so the last lines (the "shutting down" ones) would otherwise
+ * be lost.
  */
 export class BufferedLogDestination implements DestinationStream {
-  private pending = false;
+  private unwritten = 0;
   private direct = false;
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly out: ReturnType<typeof pino.destination>) {
+    out.on('write', (bytes: number) => (this.unwritten -= bytes));
     this.timer = setInterval(() => {
-      if (!this.pending) return;
-      this.pending = false;
-      this.guard(() => this.out.flush());
+      if (this.unwritten > 0) this.guard(() => this.out.flush());
     }, LOG_FLUSH_INTERVAL_MS);
     this.timer.unref();
   }
@@ -94,7 +101,7 @@ export class BufferedLogDestination implements DestinationStream {
   write(line: string): void {
     this.out.write(line);
     if (this.direct) this.guard(() => this.out.flushSync());
-    else this.pending = true;
+    else this.unwritten += Buffer.byteLength(line);
   }
 
   /** Writes what is buffered now, and every later line as it comes. */
@@ -125,8 +132,14 @@ export function createRootLogger(
       ...baseOptions(config, app, options),
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       serializers: {
-        // Only safe, stable fields: a driver error can carry query parameters.
-        err: (e: Error & { code?: unknown }) => ({ type: e?.name, message: e?.message, code: e?.code, stack: e?.stack }),
+        // Only safe, stable fields: a driver error can carry query parameters. The message and
+        // stack are kept for diagnosis, with what looks like a secret taken out.
+        err: (e: Error & { code?: unknown }) => ({
+          type: e?.name,
+          message: scrubSecrets(e?.message),
+          code: e?.code,
+          stack: scrubSecrets(e?.stack),
+        }),
       },
     },
     destination,
