@@ -11,6 +11,7 @@ export * from './idempotency';
 export * from './ids';
 export * from './logging';
 export * from './metrics';
+export * from './network';
 export * from './queue';
 export * from './random';
 export * from './rate-limit';

@@ -120,6 +120,20 @@ describe(loadConfig.name, () => {
     }
   });
 
+  it('reads the outbound DNS settings: the system’s servers by default, else IP addresses with optional ports', () => {
+    expect(sut({}).outboundDns).toEqual({ servers: null, timeoutMs: 5000 });
+    expect(
+      sut({ OUTBOUND_DNS_SERVERS: '10.0.0.2,127.0.0.1:5353,fd00::53,[fd00::53]:53', OUTBOUND_DNS_TIMEOUT_MS: '800' }).outboundDns,
+    ).toEqual({
+      servers: ['10.0.0.2', '127.0.0.1:5353', 'fd00::53', '[fd00::53]:53'],
+      timeoutMs: 800,
+    });
+    for (const bad of ['dns.example', '10.0.0.2:0', '10.0.0.2:70000', '[10.0.0.2]:53', '10.0.0.2,,10.0.0.3', '10.0.0.2 10.0.0.3']) {
+      expect(() => sut({ OUTBOUND_DNS_SERVERS: bad })).toThrow(/OUTBOUND_DNS_SERVERS/);
+    }
+    expect(() => sut({ OUTBOUND_DNS_TIMEOUT_MS: '50' })).toThrow(/OUTBOUND_DNS_TIMEOUT_MS/);
+  });
+
   it('keeps bytes in PostgreSQL by default, and needs a bucket for BLOB_STORE=s3', () => {
     expect(sut({}).blobStore.kind).toBe('postgres');
     expect(() => sut({ BLOB_STORE: 's3' })).toThrow(/S3_BUCKET must be set when BLOB_STORE is "s3"/);
