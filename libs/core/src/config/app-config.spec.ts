@@ -120,6 +120,15 @@ describe(loadConfig.name, () => {
     }
   });
 
+  it('allows loopback webhook targets outside production, and in production only with WEBHOOK_ALLOW_LOOPBACK=true', () => {
+    const production = { NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') };
+    expect(sut({}).webhooks.allowLoopback).toBe(true);
+    expect(sut({ NODE_ENV: 'test' }).webhooks.allowLoopback).toBe(true);
+    expect(sut(production).webhooks.allowLoopback).toBe(false);
+    expect(sut({ ...production, WEBHOOK_ALLOW_LOOPBACK: 'true' }).webhooks.allowLoopback).toBe(true);
+    expect(() => sut({ WEBHOOK_ALLOW_LOOPBACK: 'yes' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK/);
+  });
+
   it('reads the outbound DNS settings: the system’s servers by default, else IP addresses with optional ports', () => {
     expect(sut({}).outboundDns).toEqual({ servers: null, timeoutMs: 5000 });
     expect(

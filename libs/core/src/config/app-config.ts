@@ -73,6 +73,8 @@ export class AppConfig {
     pollIntervalMs: number;
     retryScheduleMs: number[];
     disableAfterMs: number;
+    /** Whether test organizations' http://localhost:<port> targets may be delivered: always outside production, there only with WEBHOOK_ALLOW_LOOPBACK. */
+    allowLoopback: boolean;
   };
   /** DNS for outbound connections made for others: webhook targets, hosts a provider hands back. */
   readonly outboundDns: { servers: string[] | null; timeoutMs: number };
@@ -149,6 +151,7 @@ export class AppConfig {
       pollIntervalMs: v.WEBHOOK_POLL_INTERVAL_MS,
       retryScheduleMs: v.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number),
       disableAfterMs: v.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
+      allowLoopback: v.NODE_ENV !== 'production' || v.WEBHOOK_ALLOW_LOOPBACK === 'true',
     };
     this.outboundDns = { servers: v.OUTBOUND_DNS_SERVERS ? v.OUTBOUND_DNS_SERVERS.split(',') : null, timeoutMs: v.OUTBOUND_DNS_TIMEOUT_MS };
     this.blobStore = {
