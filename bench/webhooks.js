@@ -203,6 +203,8 @@ if (process.env.WEBHOOK_BASELINE_CHILD) {
     h.onCleanup('stop the receiver', () => new Promise((r) => receiver.server.close(r)));
     const stack = await h.prepareStack({ apps: ['api', 'worker'], logLevel: 'warn', note: `, ${options.events} events` });
     Object.assign(stack.env, {
+      // The stack runs as production does; its receiver is a test organization's localhost target.
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
       WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE_MS.join(','),
       WEBHOOK_POLL_INTERVAL_MS: '50',
       WEBHOOK_CONCURRENCY: String(options.concurrency),

@@ -1,3 +1,5 @@
+import { HostResolver } from '@app/core';
+import { FakeDnsServer } from '@app/core/testing';
 import {
   GeneratedScene,
   GenerationError,
@@ -220,6 +222,8 @@ describe('HttpSceneGenerator (protocol v2) against a fake provider', () => {
   const procedural = new ProceduralSceneGenerator(new SharpImageMedia());
   let fake: FakeGenerationProvider;
   let source: SourceImageInput;
+  /** The DNS of every host other than the provider's own (OUTBOUND_DNS_SERVERS in the service). */
+  let dns: FakeDnsServer;
 
   const sut = (options: { timeoutMs?: number; maxArtifactBytes?: number; baseUrl?: string } = {}) =>
     new HttpSceneGenerator({
@@ -227,6 +231,7 @@ describe('HttpSceneGenerator (protocol v2) against a fake provider', () => {
       apiKey: KEY,
       timeoutMs: options.timeoutMs ?? 10_000,
       maxArtifactBytes: options.maxArtifactBytes ?? 64 * 1024 * 1024,
+      resolver: new HostResolver({ servers: [dns.server], timeoutMs: 500 }),
     });
 
   /** Submits, then polls until the job is no longer running; the poll's final answer and the job. */
@@ -257,11 +262,13 @@ describe('HttpSceneGenerator (protocol v2) against a fake provider', () => {
 
   beforeAll(async () => {
     fake = await FakeGenerationProvider.start(procedural);
+    dns = await FakeDnsServer.start();
     source = sourceOf(await image('jpeg', 1920, 1080, { noise: true }), 'jpeg');
   });
 
   afterAll(async () => {
     await fake?.close();
+    await dns?.close();
   });
 
   beforeEach(() => {
@@ -270,6 +277,9 @@ describe('HttpSceneGenerator (protocol v2) against a fake provider', () => {
     fake.jobDurationMs = 0;
     fake.result = 'ok';
     fake.pollsFailing = false;
+    fake.fileOrigin = null;
+    fake.redirectFilesTo = null;
+    dns.answer = () => 'nxdomain';
   });
 
   it('submits the documented request with the bearer key and the Idempotency-Key, then fetches the checked result', async () => {
@@ -450,6 +460,64 @@ describe('HttpSceneGenerator (protocol v2) against a fake provider', () => {
       const b = (await failureOf(sut().submit(request('b')))) as GenerationError;
       expect(a.message).toBe(b.message);
       expect(a.message).toBe('The generation provider is unavailable. Try again later.');
+    });
+  });
+
+  describe('reaches only public addresses on hosts other than its own', () => {
+    const port = () => new URL(fake.url).port;
+    /** The file downloads the fake saw, by the Host header they came with. */
+    const downloadsVia = (host: string) => fake.requests.filter((r) => r.path.startsWith('/files/') && r.headers.host === host);
+
+    async function fetchResult(prompt: string) {
+      const req = request(prompt);
+      const { job } = await runToEnd(sut(), req);
+      return failureOf(sut().fetch(job, req));
+    }
+
+    it('follows a redirect on its own host, as before', async () => {
+      fake.redirectFilesTo = fake.url;
+      expect(await fetchResult('moved on the same host')).toBeNull();
+    });
+
+    it('refuses a file URL on another host that is loopback (localhost), without connecting', async () => {
+      fake.fileOrigin = `http://localhost:${port()}`;
+      const error = await fetchResult('file on localhost');
+      expect(error).toMatchObject({ code: 'generation_failed', retryable: false });
+      expectSafe(error);
+      expect(downloadsVia(`localhost:${port()}`)).toEqual([]);
+    });
+
+    it('refuses a redirect to loopback on another host (another address, or a name)', async () => {
+      for (const elsewhere of [`http://127.0.0.2:${port()}`, `http://localhost:${port()}`]) {
+        fake.redirectFilesTo = elsewhere;
+        const error = await fetchResult(`redirected to ${elsewhere}`);
+        expect(error).toMatchObject({ code: 'generation_failed', retryable: false });
+        expectSafe(error);
+        expect(downloadsVia(new URL(elsewhere).host)).toEqual([]);
+      }
+    });
+
+    it('refuses a host whose DNS answer is loopback or private, checked at connection time', async () => {
+      fake.fileOrigin = `http://files.cdn.example:${port()}`;
+      // Loopback (where a slip would show as a request to the fake), private, and one private address among public ones.
+      for (const addresses of [['127.0.0.1'], ['10.0.0.9'], ['93.184.215.14', '192.168.4.4']]) {
+        dns.answer = (name) => (name === 'files.cdn.example' ? { addresses } : 'nxdomain');
+        const error = await fetchResult(`a file host on ${addresses.join(' and ')}`);
+        expect(error).toMatchObject({ code: 'generation_failed', retryable: false });
+        expectSafe(error);
+      }
+      expect(dns.queriesFor('files.cdn.example').length).toBeGreaterThan(0);
+      expect(downloadsVia(`files.cdn.example:${port()}`)).toEqual([]);
+    });
+
+    it('gives up on a file host whose DNS never answers within the resolver’s timeout: provider_unavailable, retryable', async () => {
+      fake.fileOrigin = `http://silent.cdn.example:${port()}`;
+      dns.answer = () => 'silence';
+      const started = performance.now();
+      const error = await fetchResult('a file host without DNS');
+      expect(error).toMatchObject({ code: 'provider_unavailable', retryable: true });
+      expect(dns.queriesFor('silent.cdn.example').length).toBeGreaterThan(0);
+      expect(performance.now() - started).toBeLessThan(5_000);
     });
   });
 

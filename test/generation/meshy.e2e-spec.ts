@@ -1,3 +1,4 @@
+import { HostResolver } from '@app/core';
 import {
   GeneratedScene,
   GenerationError,
@@ -50,6 +51,7 @@ const sut = (overrides: Partial<MeshySceneGeneratorOptions> = {}) =>
       refine: true,
       timeoutMs: 5_000,
       maxArtifactBytes: 1024 * 1024,
+      resolver: new HostResolver({ servers: null, timeoutMs: 2_000 }),
       ...overrides,
     },
     media,

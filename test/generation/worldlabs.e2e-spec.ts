@@ -1,3 +1,4 @@
+import { HostResolver } from '@app/core';
 import {
   GenerationError,
   GenerationRequest,
@@ -52,6 +53,7 @@ function adapter(overrides: Partial<WorldLabsSceneGeneratorOptions> = {}): World
     splatResolution: '500k',
     timeoutMs: 5_000,
     maxArtifactBytes: MAX_ARTIFACT_BYTES,
+    resolver: new HostResolver({ servers: null, timeoutMs: 2_000 }),
     ...overrides,
   });
 }

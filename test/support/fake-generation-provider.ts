@@ -93,6 +93,13 @@ export class FakeGenerationProvider {
   pollsFailing = false;
   result: ResultBehaviour = 'ok';
   oversizeBytes = 2 * 1024 * 1024;
+  /**
+   * Where results list their files: this fake's own origin by default; another origin (say,
+   * this same server under another name) stands for a file host the provider hands back.
+   */
+  fileOrigin: string | null = null;
+  /** When set, a file asked for on this fake's own origin answers 302 to the same file under this origin. */
+  redirectFilesTo: string | null = null;
   readonly requests: ReceivedRequest[] = [];
   readonly jobs = new Map<string, FakeJob>();
   private waiters: Array<(request: ReceivedRequest) => void> = [];
@@ -174,7 +181,11 @@ export class FakeGenerationProvider {
     const job = /^\/v2\/generations\/([^/:]+)(:cancel)?$/.exec(path);
     if (job && req.method === 'GET' && !job[2]) return this.poll(res, decodeURIComponent(job[1]));
     if (job && req.method === 'POST' && job[2]) return this.cancel(res, decodeURIComponent(job[1]));
-    const file = /^\/files\/([^/]+)\/([a-z]+)$/.exec(path);
+    const file = /^\/files\/([^/]+)\/([a-z]+)(\?moved)?$/.exec(path);
+    if (file && req.method === 'GET' && this.redirectFilesTo && !file[3] && req.headers.host === new URL(this.url).host) {
+      res.writeHead(302, { location: `${this.redirectFilesTo}/files/${file[1]}/${file[2]}?moved`, 'content-length': '0' }).end();
+      return;
+    }
     if (file && req.method === 'GET') return this.file(res, file[1], file[2]);
     return this.problem(res, 404, 'not found');
   }
@@ -263,7 +274,7 @@ export class FakeGenerationProvider {
   private async resultOf(job: FakeJob): Promise<Record<string, unknown>> {
     job.scene ??= this.generator.generate(job.request);
     const scene = await job.scene;
-    const files = this.result === 'no-files' ? [] : [{ kind: 'mesh', url: `${this.url}/files/${job.id}/mesh` }];
+    const files = this.result === 'no-files' ? [] : [{ kind: 'mesh', url: `${this.fileOrigin ?? this.url}/files/${job.id}/mesh` }];
     const view =
       this.result === 'no-view' ? null : this.result === 'invalid-view' ? { schemaVersion: 1, prompt: PROVIDER_MARKER } : scene.spec;
     return { files, view };

@@ -1,3 +1,4 @@
+import { FakeDnsServer } from '@app/core/testing';
 import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { expectProblem } from '../support/problems';
@@ -7,7 +8,13 @@ const ID = /^whe_[0-9A-HJKMNP-TV-Z]{26}$/;
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 describe('webhook endpoints: POST/GET/PATCH/DELETE /v1/webhook-endpoints and :rotate-secret', () => {
-  const suite = setUpSuite({ org: false });
+  // Names are asked of a DNS server of the test's own, which knows none: nothing depends on the machine's DNS.
+  let dns: FakeDnsServer;
+  beforeAll(async () => {
+    dns = await FakeDnsServer.start();
+  });
+  afterAll(() => dns?.close());
+  const suite = setUpSuite(() => ({ api: { config: { OUTBOUND_DNS_SERVERS: dns.server } }, org: false }));
   let testOrg: TestOrganization;
   let liveOrg: TestOrganization;
 

@@ -7,6 +7,7 @@ import { IdempotencyModule } from './idempotency';
 import { IdGenerator } from './ids';
 import { LoggingModule, LoggingOptions } from './logging';
 import { MetricsModule } from './metrics';
+import { NetworkModule } from './network';
 import { QueueModule } from './queue';
 import { RandomSource } from './random';
 import { RateLimitModule } from './rate-limit';
@@ -35,6 +36,7 @@ export class CoreModule {
         DatabaseModule.forRoot(options.app),
         RedisModule,
         MetricsModule,
+        NetworkModule,
         QueueModule,
         RateLimitModule,
         PrimitivesModule,

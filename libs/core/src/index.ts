@@ -12,6 +12,7 @@ export * from './ids';
 export * from './lifecycle';
 export * from './logging';
 export * from './metrics';
+export * from './network';
 export * from './queue';
 export * from './random';
 export * from './rate-limit';

@@ -1,4 +1,4 @@
-import { loadConfig } from '@app/core';
+import { HostResolver, loadConfig } from '@app/core';
 import { createSceneGenerator } from './generation.module';
 import { SceneGenerator } from './scene-generator';
 import { HttpSceneGenerator } from './http/http-scene.generator';
@@ -13,9 +13,12 @@ const provider = (g: SceneGenerator) => (g instanceof SplatPreviewingGenerator ?
 
 describe(createSceneGenerator.name, () => {
   const media = new FakeImageMedia();
+  const resolver = new HostResolver({ servers: null, timeoutMs: 1000 });
 
   it('uses the procedural generator by default', () => {
-    expect(provider(createSceneGenerator(loadConfig({ GENERATOR: 'procedural' }, {}), media))).toBeInstanceOf(ProceduralSceneGenerator);
+    expect(provider(createSceneGenerator(loadConfig({ GENERATOR: 'procedural' }, {}), media, resolver))).toBeInstanceOf(
+      ProceduralSceneGenerator,
+    );
   });
 
   it('uses the http provider when GENERATOR is http', () => {
@@ -23,22 +26,22 @@ describe(createSceneGenerator.name, () => {
       { GENERATOR: 'http', GENERATION_PROVIDER_URL: 'https://provider.example', GENERATION_PROVIDER_API_KEY: 'pk_test' },
       {},
     );
-    expect(provider(createSceneGenerator(config, media))).toBeInstanceOf(HttpSceneGenerator);
+    expect(provider(createSceneGenerator(config, media, resolver))).toBeInstanceOf(HttpSceneGenerator);
   });
 
   it('uses Meshy when GENERATOR is meshy', () => {
     const config = loadConfig({ GENERATOR: 'meshy', MESHY_API_KEY: 'msy_test' }, {});
-    expect(provider(createSceneGenerator(config, media))).toBeInstanceOf(MeshySceneGenerator);
+    expect(provider(createSceneGenerator(config, media, resolver))).toBeInstanceOf(MeshySceneGenerator);
   });
 
   it('uses World Labs when GENERATOR is worldlabs', () => {
     const config = loadConfig({ GENERATOR: 'worldlabs', WORLDLABS_API_KEY: 'wlt_test' }, {});
-    expect(provider(createSceneGenerator(config, media))).toBeInstanceOf(WorldLabsSceneGenerator);
+    expect(provider(createSceneGenerator(config, media, resolver))).toBeInstanceOf(WorldLabsSceneGenerator);
   });
 
   it('adds splat previews to every generator unless SPLAT_PREVIEW_COUNT is 0', () => {
-    expect(createSceneGenerator(loadConfig({ GENERATOR: 'procedural' }, {}), media)).toBeInstanceOf(SplatPreviewingGenerator);
-    expect(createSceneGenerator(loadConfig({ GENERATOR: 'procedural', SPLAT_PREVIEW_COUNT: '0' }, {}), media)).toBeInstanceOf(
+    expect(createSceneGenerator(loadConfig({ GENERATOR: 'procedural' }, {}), media, resolver)).toBeInstanceOf(SplatPreviewingGenerator);
+    expect(createSceneGenerator(loadConfig({ GENERATOR: 'procedural', SPLAT_PREVIEW_COUNT: '0' }, {}), media, resolver)).toBeInstanceOf(
       ProceduralSceneGenerator,
     );
   });

@@ -1,4 +1,4 @@
-import { AppConfig } from '@app/core';
+import { AppConfig, HostResolver } from '@app/core';
 import { ImageAssetsModule, ImageMedia } from '@app/image-assets';
 import { Module } from '@nestjs/common';
 import { HttpSceneGenerator } from './http/http-scene.generator';
@@ -13,8 +13,8 @@ import { SPZ_MAX_INFLATION } from './spz/spz';
  * The generator named by `GENERATOR`. Config validation already refused a provider without its
  * key or URL, naming the variable; the checks here only narrow the types.
  */
-export function createSceneGenerator(config: AppConfig, media: ImageMedia): SceneGenerator {
-  const generator = createProviderGenerator(config, media);
+export function createSceneGenerator(config: AppConfig, media: ImageMedia, resolver: HostResolver): SceneGenerator {
+  const generator = createProviderGenerator(config, media, resolver);
   const preview = config.generation.splatPreview;
   if (!preview) return generator;
   return new SplatPreviewingGenerator(generator, {
@@ -30,9 +30,9 @@ export function createSceneGenerator(config: AppConfig, media: ImageMedia): Scen
  */
 const MAX_PREVIEW_SOURCE_SPLATS = 4_000_000;
 
-function createProviderGenerator(config: AppConfig, media: ImageMedia): SceneGenerator {
+function createProviderGenerator(config: AppConfig, media: ImageMedia, resolver: HostResolver): SceneGenerator {
   const g = config.generation;
-  const shared = { timeoutMs: g.providerTimeoutMs, maxArtifactBytes: g.maxArtifactBytes };
+  const shared = { timeoutMs: g.providerTimeoutMs, maxArtifactBytes: g.maxArtifactBytes, resolver };
   switch (g.generator) {
     case 'procedural':
       return new ProceduralSceneGenerator(media, g.proceduralSplats);
@@ -54,7 +54,7 @@ function createProviderGenerator(config: AppConfig, media: ImageMedia): SceneGen
  */
 @Module({
   imports: [ImageAssetsModule],
-  providers: [{ provide: SceneGenerator, inject: [AppConfig, ImageMedia], useFactory: createSceneGenerator }],
+  providers: [{ provide: SceneGenerator, inject: [AppConfig, ImageMedia, HostResolver], useFactory: createSceneGenerator }],
   exports: [SceneGenerator],
 })
 export class GenerationModule {}

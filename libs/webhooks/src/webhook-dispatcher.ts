@@ -1,17 +1,19 @@
-import { AppConfig, Clock, MetricsService } from '@app/core';
+import { AppConfig, Clock, HostResolutionError, MetricsService, pinnedLookup } from '@app/core';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { isIPv6 } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { SecretBox } from './webhook-secrets';
-import { Lookup, resolveTarget, TargetRefused } from './webhook-target';
+import { TargetRefused, WebhookTargets } from './webhook-target';
 import { AttemptRecord, ClaimedDelivery, DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
 
 class DeliveryTimeout extends Error {}
 
-/** A claimed delivery is this worker's for its timeout and this much more; then, if the worker died, another takes it. */
+/**
+ * A claimed delivery is this worker's for its timeout and this much more; then, if the worker
+ * died, another takes it. An attempt never outlasts the lease while this worker lives, because
+ * one deadline (WEBHOOK_TIMEOUT_MS) covers all of it, DNS included: the slack is for recording it.
+ */
 const LEASE_SLACK_MS = 5_000;
 const USER_AGENT = 'SceneStudio-Webhooks/1';
 
@@ -34,11 +36,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private loop: Promise<void> | null = null;
   private stopping = false;
   private wake: (() => void) | null = null;
-  /** DNS, behind a seam for tests. */
-  lookup: Lookup | undefined = undefined;
 
   constructor(
     private readonly webhooks: WebhooksRepository,
+    private readonly targets: WebhookTargets,
     private readonly secrets: SecretBox,
     private readonly config: AppConfig,
     private readonly clock: Clock,
@@ -105,15 +106,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private async deliver(d: ClaimedDelivery): Promise<void> {
     const started = this.clock.now();
     const t0 = performance.now();
+    // The one deadline of the attempt: resolving the name, connecting, sending, the status line.
+    const deadline = AbortSignal.timeout(this.config.webhooks.timeoutMs);
     let statusCode: number | null = null;
     let error: AttemptRecord['error'] = null;
     try {
-      const url = new URL(d.url);
-      const [address] = await resolveTarget(url, d.allowLoopback, this.lookup);
-      statusCode = await this.post(url, address, this.headers(d, started), d.body);
+      const { url, addresses } = await this.targets.check(d.url, d.allowLoopback, deadline);
+      statusCode = await this.post(url, addresses[0], this.headers(d, started), d.body, deadline);
       if (statusCode < 200 || statusCode > 299) error = 'http_status';
     } catch (e) {
-      error = e instanceof TargetRefused ? 'target_not_allowed' : e instanceof DeliveryTimeout ? 'timeout' : 'connection_failed';
+      error = attemptError(e, deadline);
     }
     const attempt: AttemptRecord = {
       attemptedAt: started.toISOString(),
@@ -161,36 +163,42 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   /**
    * POSTs to `address` (already checked) under the URL's host name (TLS verifies the certificate
-   * for the name). One deadline covers the whole exchange up to the answer's status line; the
-   * answer's body is read and dropped, never stored. Redirects are not followed: a 3xx fails.
+   * for the name). `deadline` ends the whole exchange up to the answer's status line; the
+   * answer's body is read and dropped (under the same deadline), never stored. Redirects are not
+   * followed: a 3xx fails.
    */
-  private post(url: URL, address: string, headers: Record<string, string>, body: string): Promise<number> {
-    const family = isIPv6(address) ? 6 : 4;
-    const pinned: LookupFunction = (_host, options, callback) => {
-      if ((options as { all?: boolean }).all)
-        (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
-      else callback(null, address, family);
-    };
+  private post(url: URL, address: string, headers: Record<string, string>, body: string, deadline: AbortSignal): Promise<number> {
+    deadline.throwIfAborted();
     const client = url.protocol === 'https:' ? https : http;
     return new Promise<number>((resolve, reject) => {
       const req = client.request(url, {
         method: 'POST',
         agent: this.agents[url.protocol as 'http:' | 'https:'],
-        lookup: pinned,
+        lookup: pinnedLookup(() => Promise.resolve([address])),
         headers: { ...headers, 'content-length': Buffer.byteLength(body) },
       });
-      const deadline = setTimeout(() => req.destroy(new DeliveryTimeout()), this.config.webhooks.timeoutMs);
+      const onDeadline = () => req.destroy(new DeliveryTimeout());
+      const done = () => deadline.removeEventListener('abort', onDeadline);
+      deadline.addEventListener('abort', onDeadline, { once: true });
       req.on('response', (res) => {
         resolve(res.statusCode ?? 0);
-        res.on('end', () => clearTimeout(deadline));
-        res.on('close', () => clearTimeout(deadline));
+        res.on('end', done);
+        res.on('close', done);
         res.resume();
       });
       req.on('error', (e) => {
-        clearTimeout(deadline);
+        done();
         reject(e);
       });
       req.end(body);
     });
   }
+}
+
+/** Our word for a failed attempt; the deadline's passing is a timeout whatever step it stopped. */
+function attemptError(e: unknown, deadline: AbortSignal): AttemptRecord['error'] {
+  if (e instanceof TargetRefused) return 'target_not_allowed';
+  if (deadline.aborted || e instanceof DeliveryTimeout) return 'timeout';
+  if (e instanceof HostResolutionError && e.reason === 'timeout') return 'timeout';
+  return 'connection_failed';
 }

@@ -1,4 +1,4 @@
-import { Clock, DomainError, IdGenerator, IdPrefix, RandomSource } from '@app/core';
+import { Clock, DomainError, ErrorCode, HostResolutionError, IdGenerator, IdPrefix, RandomSource } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import {
   CreateWebhookEndpointDto,
@@ -9,7 +9,7 @@ import {
   WebhookEndpointWithSecretResponse,
 } from './dto/webhook-endpoint.dto';
 import { newSigningSecret, SecretBox } from './webhook-secrets';
-import { Lookup, parseTargetUrl, resolveTarget, TargetRefused } from './webhook-target';
+import { TargetRefused, WebhookTargets } from './webhook-target';
 import { DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
 
 /** Who asks: the organization, and whether it is a test organization (localhost targets). */
@@ -20,15 +20,15 @@ export interface WebhookOwner {
 
 const DEFAULT_OVERLAP_SECONDS = 86_400;
 const DELIVERY_PAGE = 50;
+/** After a DNS timeout the name's servers may answer on the next try; no need to make partners wait long. */
+const DNS_RETRY_AFTER_SECONDS = 5;
 
 /** The partner-facing management of webhook endpoints: create, list, change, rotate, delete, inspect, replay. */
 @Injectable()
 export class WebhookEndpointsService {
-  /** DNS, behind a seam so the SSRF rules are testable without a resolver that lies. */
-  lookup: Lookup | undefined = undefined;
-
   constructor(
     private readonly webhooks: WebhooksRepository,
+    private readonly targets: WebhookTargets,
     private readonly secrets: SecretBox,
     private readonly ids: IdGenerator,
     private readonly random: RandomSource,
@@ -116,14 +116,23 @@ export class WebhookEndpointsService {
     return value;
   }
 
-  private async checkedUrl(raw: string, allowLoopback: boolean): Promise<string> {
+  /**
+   * The URL as stored, once it passed the target rules. A name whose DNS did not answer in time
+   * (or failed) is `503 unavailable` with Retry-After, not `422`: nothing says the URL is wrong,
+   * and the same request may pass a moment later. A name that does not exist is `422`.
+   */
+  private async checkedUrl(raw: string, isTest: boolean): Promise<string> {
     try {
-      const url = parseTargetUrl(raw, allowLoopback);
-      await resolveTarget(url, allowLoopback, this.lookup);
-      return url.href;
+      return (await this.targets.check(raw, isTest)).url.href;
     } catch (e) {
-      if (!(e instanceof TargetRefused)) throw e;
-      throw DomainError.validation([{ field: 'url', code: 'not_allowed', message: e.message }]);
+      if (e instanceof TargetRefused) throw DomainError.validation([{ field: 'url', code: 'not_allowed', message: e.message }]);
+      if (e instanceof HostResolutionError) {
+        throw new DomainError(ErrorCode.Unavailable, 'The host name of url could not be resolved in time. Retry later.', {
+          retryAfterSeconds: DNS_RETRY_AFTER_SECONDS,
+          cause: e,
+        });
+      }
+      throw e;
     }
   }
 }

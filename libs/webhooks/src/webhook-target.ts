@@ -1,30 +1,8 @@
-import ipaddr from 'ipaddr.js';
-import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { AppConfig, HostResolutionError, HostResolver, isLoopbackAddress, isPublicAddress } from '@app/core';
+import { Injectable } from '@nestjs/common';
 
 /** Why a target URL or address is refused; shown to the partner as a field error's message. */
 export class TargetRefused extends Error {}
-
-export type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
-
-const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
-
-/**
- * Whether a delivery may go to `address`: only global unicast. ipaddr.js names every special
- * range (private, loopback, link-local — where cloud metadata services live —, carrier-grade NAT,
- * multicast, reserved, unique-local, 6to4/Teredo tunnels…); IPv4-mapped IPv6 is judged as IPv4.
- */
-export function isPublicAddress(address: string): boolean {
-  return rangeOf(address) === 'unicast';
-}
-
-/** ipaddr.js's name for the range of `address` (IPv4-mapped IPv6 judged as IPv4); null when it is no address. */
-function rangeOf(address: string): string | null {
-  if (!ipaddr.isValid(address)) return null;
-  const parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return (parsed as ipaddr.IPv6).toIPv4Address().range();
-  return parsed.range();
-}
 
 /** The one shape of local target a test organization may use: http://localhost:<port>. */
 export function isLocalhostTarget(url: URL): boolean {
@@ -53,27 +31,58 @@ export function parseTargetUrl(raw: string, allowLoopback: boolean): URL {
   return url;
 }
 
+export interface CheckedTarget {
+  url: URL;
+  /** Where a delivery may connect: every address the name has, each of them allowed. */
+  addresses: string[];
+}
+
 /**
- * Resolves the URL's host and returns the addresses a delivery may connect to. Every address
- * must be public (a name with one private address among public ones is refused as a whole, since
- * the connection could land on it); a test organization's http://localhost:<port> may resolve to
- * loopback only. Run at creation and again before each delivery, which then connects to exactly
- * the address checked here: a DNS answer that changes in between (rebinding) gains nothing.
+ * Which URLs webhooks may go to, decided the same way when an endpoint is created or changed and
+ * again before every delivery (an installation's settings may have changed since, and a DNS
+ * answer may have). A live organization's URL must resolve to public addresses only. A test
+ * organization may also use http://localhost:<port>, which may reach loopback only — not in
+ * production unless WEBHOOK_ALLOW_LOOPBACK says so, and never on a port of this service's own
+ * processes (its api, studio, worker and ops ports), which would let a partner drive our own
+ * endpoints from inside.
+ *
+ * Names go through the HostResolver (c-ares, with its own timeout): a DNS server that never
+ * answers costs a pending query, not a thread of the pool that image processing runs on.
  */
-export async function resolveTarget(url: URL, allowLoopback: boolean, lookup: Lookup = systemLookup): Promise<string[]> {
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const local = allowLoopback && isLocalhostTarget(url);
-  let addresses: string[];
-  if (isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = (await lookup(host)).map((a) => a.address);
-    } catch {
-      throw new TargetRefused('url host does not resolve');
-    }
+@Injectable()
+export class WebhookTargets {
+  private readonly ownPorts: ReadonlySet<number>;
+
+  constructor(
+    private readonly resolver: HostResolver,
+    private readonly config: AppConfig,
+  ) {
+    const p = config.ports;
+    // 0 (an ops port on any free port) names no port to refuse.
+    this.ownPorts = new Set([p.api, p.studio, p.worker, p.apiOps, p.studioOps].filter((port) => port > 0));
   }
-  if (addresses.length === 0) throw new TargetRefused('url host does not resolve');
-  const allowed = local ? addresses.every((a) => rangeOf(a) === 'loopback') : addresses.every(isPublicAddress);
-  if (!allowed) throw new TargetRefused('url must point to a public address (not private, loopback, link-local or metadata)');
-  return addresses;
+
+  /**
+   * The URL and the addresses it may reach. Throws TargetRefused for a URL that may not be a
+   * target (also a name that does not exist), HostResolutionError when DNS did not answer in
+   * time or failed (transient: the URL may be fine), or the signal's reason when it aborts.
+   */
+  async check(raw: string, isTest: boolean, signal?: AbortSignal): Promise<CheckedTarget> {
+    const url = parseTargetUrl(raw, isTest);
+    const local = isTest && isLocalhostTarget(url);
+    if (local && !this.config.webhooks.allowLoopback)
+      throw new TargetRefused('http://localhost targets are not enabled on this installation');
+    if (local && this.ownPorts.has(Number(url.port))) throw new TargetRefused('url must not point at a port of this service');
+    let addresses: string[];
+    try {
+      addresses = await this.resolver.resolve(url.hostname, signal);
+    } catch (e) {
+      if (e instanceof HostResolutionError && !e.transient) throw new TargetRefused('url host does not resolve');
+      throw e;
+    }
+    // A name with one private address among public ones is refused as a whole: a connection could land on it.
+    const allowed = local ? addresses.every(isLoopbackAddress) : addresses.every(isPublicAddress);
+    if (!allowed) throw new TargetRefused('url must point to a public address (not private, loopback, link-local or metadata)');
+    return { url, addresses };
+  }
 }

@@ -4,12 +4,13 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookOutbox } from './webhook-outbox';
 import { WebhookRetention } from './webhook-retention';
 import { SecretBox } from './webhook-secrets';
+import { WebhookTargets } from './webhook-target';
 import { WebhooksRepository } from './webhooks.repository';
 
 /** Endpoints and the outbox, for every process that changes state worth announcing. */
 @Module({
-  providers: [WebhooksRepository, SecretBox, WebhookOutbox, WebhookEndpointsService],
-  exports: [WebhookOutbox, WebhookEndpointsService, WebhooksRepository, SecretBox],
+  providers: [WebhooksRepository, SecretBox, WebhookTargets, WebhookOutbox, WebhookEndpointsService],
+  exports: [WebhookOutbox, WebhookEndpointsService, WebhooksRepository, SecretBox, WebhookTargets],
 })
 export class WebhooksModule {}
 

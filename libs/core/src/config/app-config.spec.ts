@@ -120,6 +120,29 @@ describe(loadConfig.name, () => {
     }
   });
 
+  it('allows loopback webhook targets outside production, and in production only with WEBHOOK_ALLOW_LOOPBACK=true', () => {
+    const production = { NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') };
+    expect(sut({}).webhooks.allowLoopback).toBe(true);
+    expect(sut({ NODE_ENV: 'test' }).webhooks.allowLoopback).toBe(true);
+    expect(sut(production).webhooks.allowLoopback).toBe(false);
+    expect(sut({ ...production, WEBHOOK_ALLOW_LOOPBACK: 'true' }).webhooks.allowLoopback).toBe(true);
+    expect(() => sut({ WEBHOOK_ALLOW_LOOPBACK: 'yes' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK/);
+  });
+
+  it('reads the outbound DNS settings: the system’s servers by default, else IP addresses with optional ports', () => {
+    expect(sut({}).outboundDns).toEqual({ servers: null, timeoutMs: 5000 });
+    expect(
+      sut({ OUTBOUND_DNS_SERVERS: '10.0.0.2,127.0.0.1:5353,fd00::53,[fd00::53]:53', OUTBOUND_DNS_TIMEOUT_MS: '800' }).outboundDns,
+    ).toEqual({
+      servers: ['10.0.0.2', '127.0.0.1:5353', 'fd00::53', '[fd00::53]:53'],
+      timeoutMs: 800,
+    });
+    for (const bad of ['dns.example', '10.0.0.2:0', '10.0.0.2:70000', '[10.0.0.2]:53', '10.0.0.2,,10.0.0.3', '10.0.0.2 10.0.0.3']) {
+      expect(() => sut({ OUTBOUND_DNS_SERVERS: bad })).toThrow(/OUTBOUND_DNS_SERVERS/);
+    }
+    expect(() => sut({ OUTBOUND_DNS_TIMEOUT_MS: '50' })).toThrow(/OUTBOUND_DNS_TIMEOUT_MS/);
+  });
+
   it('keeps bytes in PostgreSQL by default, and needs a bucket for BLOB_STORE=s3', () => {
     expect(sut({}).blobStore.kind).toBe('postgres');
     expect(() => sut({ BLOB_STORE: 's3' })).toThrow(/S3_BUCKET must be set when BLOB_STORE is "s3"/);

@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
+import { isIP } from 'node:net';
 import {
   BlobStoreKind,
   ENV_DEFAULTS,
@@ -72,7 +73,11 @@ export class AppConfig {
     pollIntervalMs: number;
     retryScheduleMs: number[];
     disableAfterMs: number;
+    /** Whether test organizations' http://localhost:<port> targets may be delivered: always outside production, there only with WEBHOOK_ALLOW_LOOPBACK. */
+    allowLoopback: boolean;
   };
+  /** DNS for outbound connections made for others: webhook targets, hosts a provider hands back. */
+  readonly outboundDns: { servers: string[] | null; timeoutMs: number };
   readonly blobStore: {
     kind: BlobStoreKind;
     s3: {
@@ -146,7 +151,9 @@ export class AppConfig {
       pollIntervalMs: v.WEBHOOK_POLL_INTERVAL_MS,
       retryScheduleMs: v.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number),
       disableAfterMs: v.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
+      allowLoopback: v.NODE_ENV !== 'production' || v.WEBHOOK_ALLOW_LOOPBACK === 'true',
     };
+    this.outboundDns = { servers: v.OUTBOUND_DNS_SERVERS ? v.OUTBOUND_DNS_SERVERS.split(',') : null, timeoutMs: v.OUTBOUND_DNS_TIMEOUT_MS };
     this.blobStore = {
       kind: v.BLOB_STORE,
       s3: {
@@ -211,8 +218,20 @@ export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.Proce
   if (vars.NODE_ENV === 'production' && !vars.WEBHOOK_SECRETS_KEY) {
     problems.push('WEBHOOK_SECRETS_KEY must be set when NODE_ENV is "production" (openssl rand -base64 32)');
   }
+  // dns.Resolver#setServers takes addresses only (no names: they would need DNS themselves).
+  if (vars.OUTBOUND_DNS_SERVERS && !vars.OUTBOUND_DNS_SERVERS.split(',').every(isDnsServer)) {
+    problems.push('OUTBOUND_DNS_SERVERS must list IP addresses with an optional port: 10.0.0.2, 10.0.0.2:5353, [fd00::53]:53');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return new AppConfig(vars);
+}
+
+/** `1.2.3.4`, `1.2.3.4:53`, `fd00::53`, `[fd00::53]` or `[fd00::53]:53`. */
+function isDnsServer(server: string): boolean {
+  if (isIP(server) !== 0) return true;
+  const m = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(server) ?? /^([^:\]]+):(\d{1,5})$/.exec(server);
+  const port = Number(m?.[2] ?? 53);
+  return !!m && isIP(m[1]) === (server.startsWith('[') ? 6 : 4) && port >= 1 && port <= 65535;
 }
 
 function flatten(errors: ValidationError[]): string[] {

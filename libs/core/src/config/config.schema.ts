@@ -334,12 +334,19 @@ export class EnvironmentVariables {
   @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'must be base64 of exactly 32 bytes (openssl rand -base64 32)' })
   WEBHOOK_SECRETS_KEY?: string;
 
-  /** The longest one delivery may take, from connecting to the end of the answer's headers. */
+  /** The longest one delivery may take, from resolving the target's name to the end of the answer's headers. */
   @Transform(toInt)
   @IsInt()
   @Min(100)
   @Max(60_000)
   WEBHOOK_TIMEOUT_MS: number;
+
+  /**
+   * `true` lets test organizations' http://localhost:<port> webhook targets be delivered in
+   * production too (a staging installation, say); outside production they always may.
+   */
+  @IsIn(['true', 'false'])
+  WEBHOOK_ALLOW_LOOPBACK: string;
 
   /** Deliveries one worker sends at once. */
   @Transform(toInt)
@@ -365,6 +372,22 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(90 * 86_400)
   WEBHOOK_DISABLE_AFTER_SECONDS: number;
+
+  /**
+   * DNS servers for the names of outbound connections made for others (webhook targets, hosts a
+   * generation provider hands back): comma-separated IP addresses with an optional port
+   * (`10.0.0.2`, `10.0.0.2:5353`, `[fd00::53]:53`); unset: the system's (/etc/resolv.conf).
+   */
+  @IsOptional()
+  @Matches(/^[^,\s]+(,[^,\s]+){0,9}$/, { message: 'must be 1 to 10 comma-separated DNS servers, e.g. 10.0.0.2,10.0.0.3:5353' })
+  OUTBOUND_DNS_SERVERS?: string;
+
+  /** The longest one such name may take to resolve, all servers and retries included. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  OUTBOUND_DNS_TIMEOUT_MS: number;
 
   /** Where bytes live: the `blobs` table (default) or an S3-compatible bucket (docs/operations.md). */
   @IsIn(BLOB_STORES)
@@ -464,6 +487,9 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   // About 27 hours in all, as in the Standard Webhooks reference schedule.
   WEBHOOK_RETRY_SCHEDULE_MS: '5000,300000,1800000,7200000,18000000,36000000,36000000',
   WEBHOOK_DISABLE_AFTER_SECONDS: String(5 * 86_400),
+  WEBHOOK_ALLOW_LOOPBACK: 'false',
+  OUTBOUND_DNS_SERVERS: undefined,
+  OUTBOUND_DNS_TIMEOUT_MS: '5000',
   BLOB_STORE: 'postgres',
   S3_BUCKET: undefined,
   S3_REGION: 'us-east-1',

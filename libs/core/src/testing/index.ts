@@ -1,3 +1,4 @@
+export * from './fake-dns-server';
 export * from './log-capture';
 export * from './tcp-proxy';
 export * from './test-database';

@@ -1,3 +1,4 @@
+import { HostResolver } from '@app/core';
 import { downloadArtifact } from '../providers/artifacts';
 import { invalidResult, jobFailed, ProviderHttp } from '../providers/provider-http';
 import { editsAfter, providerView } from '../providers/provider-view';
@@ -24,6 +25,8 @@ export interface HttpSceneGeneratorOptions {
   timeoutMs: number;
   /** The largest file the provider may hand back. */
   maxArtifactBytes: number;
+  /** Resolves the hosts of file URLs the provider hands back (see ProviderHttp). */
+  resolver: HostResolver;
 }
 
 /** The body of `POST /v2/generations` (docs/generation-provider.md). */
@@ -55,6 +58,7 @@ export class HttpSceneGenerator extends SceneGenerator {
       baseUrl: options.baseUrl,
       headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
       timeoutMs: options.timeoutMs,
+      resolver: options.resolver,
     });
   }
 

@@ -1,3 +1,7 @@
+import { HostResolver, isPublicAddress, pinnedLookup } from '@app/core';
+import { lookup as systemLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { Agent, fetch, Headers, RequestInit, Response } from 'undici';
 import { GenerationError } from '../scene-generator';
 
 /**
@@ -51,6 +55,11 @@ export interface ProviderHttpOptions {
   timeoutMs: number;
   /** The largest JSON answer read from the API; file downloads have their own cap. */
   maxJsonBytes?: number;
+  /**
+   * Resolves (within its own timeout) the names of hosts other than the provider's that it hands
+   * back (file and upload URLs, redirects): only public addresses may be reached there.
+   */
+  resolver: HostResolver;
 }
 
 export interface JsonAnswer {
@@ -91,20 +100,39 @@ class Watchdog {
 
 type Answer = Response & { watchdog: Watchdog; caller?: AbortSignal; idle: boolean };
 
+/** A connection to a host the provider handed back would reach a private, loopback or link-local address. */
+class AddressRefused extends Error {
+  constructor() {
+    super('a URL the provider handed back leads to an address that is not public');
+    this.name = 'AddressRefused';
+  }
+}
+
 /**
- * The HTTP side of every provider adapter, on Node's fetch: timeouts on every call, provider
+ * The HTTP side of every provider adapter, on undici's fetch: timeouts on every call, provider
  * failures mapped to our safe errors, answers read with a size cap, and downloads that refuse to
  * leave https (unless the provider itself is plain http, as the local fakes are) or to grow past
  * their cap. Redirects of API calls are not followed; a download follows at most three, each
  * checked again.
+ *
+ * The provider's own host (the operator's base URL) is trusted and resolved as the system
+ * resolves it: an operator's own model may well run on a private network. Every other host — the
+ * file, upload and redirect URLs a provider hands back, which a compromised or confused provider
+ * could point anywhere — must be public: its name is resolved by the HostResolver (bounded, off
+ * the thread pool) and checked at connection time, and the connection goes to exactly the
+ * addresses checked (undici's connector takes our `lookup`), so DNS rebinding gains nothing.
  */
 export class ProviderHttp {
   private readonly baseUrl: string;
   private readonly insecureAllowed: boolean;
+  private readonly trustedHost: string;
+  private readonly dispatcher: Agent;
 
   constructor(private readonly options: ProviderHttpOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.insecureAllowed = this.baseUrl.startsWith('http://');
+    this.trustedHost = new URL(this.baseUrl).hostname;
+    this.dispatcher = new Agent({ connect: { lookup: pinnedLookup((host) => this.addressesOf(host)) } });
   }
 
   /**
@@ -199,6 +227,17 @@ export class ProviderHttp {
     }
     const ok = parsed.protocol === 'https:' || (parsed.protocol === 'http:' && this.insecureAllowed);
     if (!ok || parsed.username || parsed.password) throw invalidResult(new Error('provider handed back a URL we do not fetch'));
+    // An address literal is connected to without a lookup, so it is judged here.
+    const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (isIP(host) && parsed.hostname !== this.trustedHost && !isPublicAddress(host)) throw invalidResult(new AddressRefused());
+  }
+
+  /** Where a connection to `host` may go: the provider's own host as the system resolves it; any other, public addresses only. */
+  private async addressesOf(host: string): Promise<string[]> {
+    if (host === this.trustedHost) return (await systemLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    const addresses = await this.options.resolver.resolve(host);
+    if (!addresses.every(isPublicAddress)) throw new AddressRefused();
+    return addresses;
   }
 
   /**
@@ -211,7 +250,11 @@ export class ProviderHttp {
     const caller = init.signal ?? undefined;
     const signal = caller ? AbortSignal.any([caller, watchdog.signal]) : watchdog.signal;
     try {
-      return Object.assign(await fetch(url, { ...init, signal }), { watchdog, caller, idle: opts.idle ?? false });
+      return Object.assign(await fetch(url, { ...init, signal, dispatcher: this.dispatcher }), {
+        watchdog,
+        caller,
+        idle: opts.idle ?? false,
+      });
     } catch (e) {
       watchdog.dispose();
       throw this.transportError(e, watchdog.signal, caller);
@@ -220,6 +263,7 @@ export class ProviderHttp {
 
   private transportError(e: unknown, timeout: AbortSignal, caller?: AbortSignal): unknown {
     if (caller?.aborted) return e;
+    if (causedBy(e, AddressRefused)) return invalidResult(new AddressRefused());
     if (timeout.aborted) return providerTimeout(new Error('provider call timed out'));
     return providerUnavailable(new Error(`provider unreachable (${(e as Error)?.name ?? 'error'})`));
   }
@@ -251,4 +295,14 @@ export class ProviderHttp {
     }
     return Buffer.concat(chunks, total);
   }
+}
+
+/** Whether `e` or an error it wraps (fetch wraps connection failures in `cause`) is a `type`. */
+function causedBy(e: unknown, type: new (...args: never[]) => Error): boolean {
+  let current: unknown = e;
+  for (let depth = 0; current instanceof Error && depth < 5; depth++) {
+    if (current instanceof type) return true;
+    current = (current as Error).cause;
+  }
+  return false;
 }

@@ -1,3 +1,4 @@
+import { HostResolver } from '@app/core';
 import { ImageMedia } from '@app/image-assets';
 import { readGlb } from '../../glb';
 import {
@@ -38,6 +39,8 @@ export interface MeshySceneGeneratorOptions {
   timeoutMs: number;
   /** The largest file (model or thumbnail) taken from Meshy. */
   maxArtifactBytes: number;
+  /** Resolves the hosts of file URLs the provider hands back (see ProviderHttp). */
+  resolver: HostResolver;
 }
 
 const TEXT_TO_3D = '/openapi/v2/text-to-3d';
@@ -81,6 +84,7 @@ export class MeshySceneGenerator extends SceneGenerator {
       baseUrl: options.baseUrl,
       headers: { authorization: `Bearer ${options.apiKey}` },
       timeoutMs: options.timeoutMs,
+      resolver: options.resolver,
     });
   }
 

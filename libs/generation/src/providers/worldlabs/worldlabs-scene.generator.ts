@@ -1,3 +1,4 @@
+import { HostResolver } from '@app/core';
 import {
   ArtifactKind,
   GeneratedScene,
@@ -37,6 +38,8 @@ export interface WorldLabsSceneGeneratorOptions {
   timeoutMs: number;
   /** The largest file accepted from Marble (a full-resolution SPZ is tens of megabytes). */
   maxArtifactBytes: number;
+  /** Resolves the hosts of file and upload URLs the provider hands back (see ProviderHttp). */
+  resolver: HostResolver;
 }
 
 const API = '/marble/v1';
@@ -65,7 +68,12 @@ export class WorldLabsSceneGenerator extends SceneGenerator {
     // Checked here because fetch would reject it on every call, as a network error we would retry.
     if (!/^[\x21-\x7e]+$/.test(options.apiKey)) throw new Error('The World Labs API key is empty or not a valid header value.');
     // The key lives only inside ProviderHttp's API headers: no field of ours holds it to be logged.
-    this.http = new ProviderHttp({ baseUrl: options.baseUrl, headers: { 'wlt-api-key': options.apiKey }, timeoutMs: options.timeoutMs });
+    this.http = new ProviderHttp({
+      baseUrl: options.baseUrl,
+      headers: { 'wlt-api-key': options.apiKey },
+      timeoutMs: options.timeoutMs,
+      resolver: options.resolver,
+    });
     this.model = options.model;
     this.splatResolution = options.splatResolution;
     this.maxArtifactBytes = options.maxArtifactBytes;
