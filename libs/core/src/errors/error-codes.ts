@@ -17,6 +17,8 @@ export enum ErrorCode {
   IdempotencyRequestInProgress = 'idempotency_request_in_progress',
   ExternalRefConflict = 'external_ref_conflict',
   SceneNotReady = 'scene_not_ready',
+  EditInProgress = 'edit_in_progress',
+  LimitExceeded = 'limit_exceeded',
   PayloadTooLarge = 'payload_too_large',
   ExpectationFailed = 'expectation_failed',
   HeadersTooLarge = 'headers_too_large',
@@ -31,6 +33,7 @@ export enum ErrorCode {
   SourceImageAspectRatio = 'source_image_aspect_ratio',
   OriginNotAllowed = 'origin_not_allowed',
   RateLimited = 'rate_limited',
+  QuotaExceeded = 'quota_exceeded',
   Unavailable = 'unavailable',
   InternalError = 'internal_error',
 }

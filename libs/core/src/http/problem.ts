@@ -17,6 +17,8 @@ const TABLE: Record<ErrorCode, [number, string]> = {
   [ErrorCode.IdempotencyRequestInProgress]: [409, 'Request with this Idempotency-Key in progress'],
   [ErrorCode.ExternalRefConflict]: [409, 'externalRef already in use'],
   [ErrorCode.SceneNotReady]: [409, 'Scene not ready'],
+  [ErrorCode.EditInProgress]: [409, 'An edit is already in progress'],
+  [ErrorCode.LimitExceeded]: [409, 'Limit exceeded'],
   [ErrorCode.PayloadTooLarge]: [413, 'Payload too large'],
   [ErrorCode.ExpectationFailed]: [417, 'Expectation failed'],
   [ErrorCode.HeadersTooLarge]: [431, 'Request header fields too large'],
@@ -31,6 +33,7 @@ const TABLE: Record<ErrorCode, [number, string]> = {
   [ErrorCode.SourceImageAspectRatio]: [422, 'Source image aspect ratio not 16:9'],
   [ErrorCode.OriginNotAllowed]: [422, 'Origin not allowed'],
   [ErrorCode.RateLimited]: [429, 'Too many requests'],
+  [ErrorCode.QuotaExceeded]: [429, 'Quota exceeded'],
   [ErrorCode.Unavailable]: [503, 'Service unavailable'],
   [ErrorCode.InternalError]: [500, 'Internal server error'],
 };
