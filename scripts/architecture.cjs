@@ -9,11 +9,12 @@
 /** Each lib may import only the libs listed for it. */
 const LIB_DEPENDENCIES = {
   core: [],
-  'image-assets': ['core'],
+  tenancy: ['core'],
+  'image-assets': ['core', 'tenancy'],
   generation: ['core', 'image-assets'],
   organizations: ['core'],
   webhooks: ['core'],
-  scenes: ['core', 'generation', 'image-assets', 'webhooks'],
+  scenes: ['core', 'generation', 'image-assets', 'tenancy', 'webhooks'],
   'embed-sessions': ['core', 'organizations', 'scenes', 'webhooks'],
   'camera-paths': ['core', 'scenes'],
 };
@@ -24,10 +25,11 @@ const LIB_DEPENDENCIES = {
  */
 const TABLES = {
   core: { own: ['idempotency_keys', 'blobs'], published: [] },
+  tenancy: { own: ['organization_limits', 'usage_days'], published: [] },
   'image-assets': { own: ['image_assets'], published: [] },
   generation: { own: [], published: [] },
   organizations: { own: ['organizations', 'approved_origins', 'api_keys'], published: [] },
-  scenes: { own: ['scenes', 'scene_versions', 'scene_artifacts', 'operations'], published: ['scene_states'] },
+  scenes: { own: ['scenes', 'scene_versions', 'scene_artifacts', 'operations', 'admission_turns'], published: ['scene_states'] },
   'embed-sessions': { own: ['embed_sessions'], published: [] },
   webhooks: { own: ['webhook_endpoints', 'webhook_messages', 'webhook_deliveries'], published: [] },
   'camera-paths': { own: ['camera_paths'], published: [] },

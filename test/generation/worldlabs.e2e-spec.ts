@@ -209,7 +209,12 @@ describe('WorldLabsSceneGenerator against a fake Marble', () => {
       expect(progress).toEqual([...progress].sort((a, b) => a! - b!));
       expect(new Set(progress).size).toBeGreaterThanOrEqual(3);
       const last = seen[seen.length - 1];
-      expect(last).toEqual({ status: 'succeeded', job: { id: job.id, state: expect.objectContaining({ worldId: expect.any(String) }) } });
+      // The cost Marble reports (`cost.total_credits`), for the organization's usage.
+      expect(last).toEqual({
+        status: 'succeeded',
+        job: { id: job.id, state: expect.objectContaining({ worldId: expect.any(String) }) },
+        costUnits: 1500,
+      });
       // The world id, seen while running, is handed back for the worker to keep.
       const first = seen[0];
       expect(first.status === 'running' && first.job?.state?.worldId).toBe((last as { job: ProviderJob }).job.state?.worldId);

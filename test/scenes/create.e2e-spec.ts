@@ -308,14 +308,20 @@ describe('POST /v1/scenes', () => {
     expect((await suite.api.http().get(`/v1/image-assets/${assetId}`).set(other.auth)).body.status).toBe('unattached');
   });
 
-  it('Retry-After follows the queue: it grows as jobs wait (no worker runs here)', async () => {
-    const queue = suite.api.app.get(QueueService).queue(QueueName.Scenes);
+  it('Retry-After follows the queue: it grows as operations of the organization wait (no worker runs here)', async () => {
     const created = await createScene(suite.api, suite.org, { prompt: 'at the back of the queue' });
-    const waiting = async () => {
-      const c = await queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active');
-      return Object.values(c).reduce((a, b) => a + b, 0);
-    };
-    // WORKER_CONCURRENCY 4: one more second per 8 jobs waiting, from 1 up to 10.
+    // Nothing admits them without a worker: they all wait for their turn in PostgreSQL.
+    const waiting = async () =>
+      Number(
+        (
+          await suite.api.app
+            .get(DataSource)
+            .query(`SELECT count(*) AS n FROM operations WHERE organization_id = $1 AND status = 'processing' AND admitted_at IS NULL`, [
+              suite.org.organizationId,
+            ])
+        )[0].n,
+      );
+    // WORKER_CONCURRENCY 4: one more second per 8 operations waiting, from 1 up to 10.
     const expected = Math.min(10, 1 + Math.floor((await waiting()) / 8));
     expect(expected).toBeGreaterThan(1);
     const res = await pollUntil(

@@ -13,21 +13,33 @@ describe('no accepted operation is lost', () => {
   const db = () => suite.api.app.get(DataSource);
   const enqueuedAt = async (id: string) => (await db().query(`SELECT enqueued_at FROM operations WHERE id = $1`, [id]))[0].enqueued_at;
 
-  it('the process died between commit and enqueue: the reconciler enqueues it', async () => {
-    const jobs = suite.api.app.get(SceneJobs);
-    const original = jobs.enqueueSoon.bind(jobs);
-    // As if the api process were killed right after its transaction committed.
-    jobs.enqueueSoon = () => undefined;
+  /** Makes `jobs` lose its enqueues (as a worker killed between admitting and enqueueing would) until the returned function restores it. */
+  const loseEnqueues = (...all: SceneJobs[]) => {
+    const originals = all.map((jobs) => jobs.enqueue.bind(jobs));
+    for (const jobs of all) jobs.enqueue = () => Promise.reject(new Error('the process died before its enqueue'));
+    return () => all.forEach((jobs, i) => (jobs.enqueue = originals[i]));
+  };
+  const admittedAt = async (id: string) => (await db().query(`SELECT admitted_at FROM operations WHERE id = $1`, [id]))[0].admitted_at;
+
+  it('the worker died between admitting an operation and enqueueing it: the reconciler enqueues it', async () => {
+    const restore = loseEnqueues(suite.worker.get(SceneJobs));
+    let id: string;
     try {
       const created = await createScene(suite.api, suite.org, { prompt: 'orphaned by a crash' });
       expect(created.status).toBe(202);
-      expect(await enqueuedAt(created.body.operationId)).toBeNull();
-      const done = await awaitOperation(suite.api, suite.org, created.body.operationId);
-      expect(done.body).toMatchObject({ status: 'succeeded', version: 1 });
-      expect(await enqueuedAt(created.body.operationId)).not.toBeNull();
+      id = created.body.operationId;
+      await pollUntil(
+        () => admittedAt(id),
+        (at) => at !== null,
+        { what: 'the operation to be admitted' },
+      );
+      expect(await enqueuedAt(id)).toBeNull();
     } finally {
-      jobs.enqueueSoon = original;
+      restore();
     }
+    const done = await awaitOperation(suite.api, suite.org, id);
+    expect(done.body).toMatchObject({ status: 'succeeded', version: 1 });
+    expect(await enqueuedAt(id)).not.toBeNull();
   });
 
   it('the job vanished from Redis (a restart without persistence): the reconciler enqueues it again', async () => {
@@ -67,23 +79,27 @@ describe('no accepted operation is lost', () => {
 
   it('only one replica reconciles at a time', async () => {
     const second = await startWorker(suite.env, { config: { RECONCILE_INTERVAL_MS: '600000' } });
-    const jobs = suite.api.app.get(SceneJobs);
-    const original = jobs.enqueueSoon.bind(jobs);
+    const restore = loseEnqueues(suite.worker.get(SceneJobs), second.get(SceneJobs));
     const runner = db().createQueryRunner();
     await runner.connect();
     try {
-      jobs.enqueueSoon = () => undefined;
       await runner.query(`SELECT pg_advisory_lock(731903118)`);
       const created = await createScene(suite.api, suite.org, { prompt: 'waits for the lock' });
       const id = created.body.operationId;
+      await pollUntil(
+        () => admittedAt(id),
+        (at) => at !== null,
+        { what: 'the operation to be admitted' },
+      );
       await db().query(`UPDATE operations SET updated_at = now() - interval '1 hour' WHERE id = $1`, [id]);
+      restore();
       // Another replica holds the reconciler lock: this one does nothing, and neither does the first.
       expect(await second.get(OperationsReconciler).reconcile()).toBe(0);
       expect(await enqueuedAt(id)).toBeNull();
       await runner.query(`SELECT pg_advisory_unlock(731903118)`);
       expect((await awaitOperation(suite.api, suite.org, id)).body).toMatchObject({ status: 'succeeded' });
     } finally {
-      jobs.enqueueSoon = original;
+      restore();
       await runner.query(`SELECT pg_advisory_unlock_all()`);
       await runner.release();
       await second.close();

@@ -4,12 +4,14 @@ import { EmbedSessionsModule } from '@app/embed-sessions';
 import { ImageAssetsModule } from '@app/image-assets';
 import { OrganizationsModule } from '@app/organizations';
 import { ScenesModule } from '@app/scenes';
+import { TenancyModule } from '@app/tenancy';
 import { WebhooksModule } from '@app/webhooks';
 import { DynamicModule, Module } from '@nestjs/common';
 import { EmbedSessionsController } from './controllers/embed-sessions.controller';
 import { ImageAssetsController } from './controllers/image-assets.controller';
 import { OperationsController } from './controllers/operations.controller';
 import { ScenesController } from './controllers/scenes.controller';
+import { UsageController } from './controllers/usage.controller';
 import { WebhookEndpointsController } from './controllers/webhook-endpoints.controller';
 import { UploadGate } from './uploads/upload-gate';
 import { UploadReader } from './uploads/upload-reader';
@@ -32,10 +34,18 @@ export class ApiModule {
         ScenesModule,
         EmbedSessionsModule,
         WebhooksModule,
+        TenancyModule,
         // Scenes are deleted here: its scene-deletion hook removes their saved camera paths.
         CameraPathsModule,
       ],
-      controllers: [ImageAssetsController, ScenesController, OperationsController, EmbedSessionsController, WebhookEndpointsController],
+      controllers: [
+        ImageAssetsController,
+        ScenesController,
+        OperationsController,
+        EmbedSessionsController,
+        WebhookEndpointsController,
+        UsageController,
+      ],
       providers: [UploadGate, UploadReader],
     };
   }

@@ -1,5 +1,6 @@
 import { AppConfig, CoreModule } from '@app/core';
 import { OrganizationsModule } from '@app/organizations';
+import { TenancyModule } from '@app/tenancy';
 import { WebhooksModule } from '@app/webhooks';
 import { DynamicModule, Module } from '@nestjs/common';
 
@@ -12,6 +13,7 @@ export class CliModule {
       imports: [
         CoreModule.forRoot({ app: 'cli', config, logging: { destination: 2, quietLevel: 'warn' } }),
         OrganizationsModule,
+        TenancyModule,
         WebhooksModule,
       ],
     };

@@ -1,5 +1,6 @@
 import { AppConfig, ensureDatabase, runMigrations } from '@app/core';
 import { OrganizationsService } from '@app/organizations';
+import { LimitsService, OrganizationLimits, UsageService } from '@app/tenancy';
 import { WebhookEndpointResponse, WebhookEndpointsService, WebhookEventType } from '@app/webhooks';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -179,4 +180,51 @@ export async function webhookRotate(
 export async function webhookDelete(config: AppConfig, o: Json & { org: string; endpoint: string }): Promise<void> {
   await withWebhooks(config, o.org, (w, owner) => w.delete(owner.organizationId, o.endpoint));
   await printResult(!!o.json, { webhookEndpointId: o.endpoint, deleted: true }, `Deleted ${o.endpoint} (if it existed).`);
+}
+
+/** A whole number as the CLI takes it: digits only, so "1e3" or "10x" are refused, not guessed. */
+function wholeNumber(flag: string, value: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw new Error(`${flag} must be a whole number`);
+  return Number(value);
+}
+
+export async function orgLimits(
+  config: AppConfig,
+  o: Json & { org: string; maxConcurrentGenerations?: string; generationsPerDay?: string },
+): Promise<void> {
+  const change: Partial<OrganizationLimits> = {};
+  if (o.maxConcurrentGenerations !== undefined) {
+    change.maxConcurrentGenerations = wholeNumber('--max-concurrent-generations', o.maxConcurrentGenerations);
+  }
+  if (o.generationsPerDay !== undefined) {
+    change.generationsPerDay = o.generationsPerDay === 'unlimited' ? null : wholeNumber('--generations-per-day', o.generationsPerDay);
+  }
+  const limits = await withServices(config, async (orgs, app) => {
+    await orgs.getOrganization(o.org);
+    const service = app.get(LimitsService);
+    return Object.keys(change).length > 0 ? service.change(o.org, change) : service.of(o.org);
+  });
+  await printResult(
+    !!o.json,
+    { organizationId: o.org, ...limits },
+    `${o.org}: at most ${limits.maxConcurrentGenerations} generations at once, ${limits.generationsPerDay ?? 'unlimited'} per day (UTC).`,
+  );
+}
+
+export async function usage(config: AppConfig, o: Json & { org: string; from?: string; to?: string }): Promise<void> {
+  const report = await withServices(config, async (orgs, app) => {
+    await orgs.getOrganization(o.org);
+    return app.get(UsageService).report(o.org, { from: o.from, to: o.to });
+  });
+  const t = report.totals;
+  await printResult(
+    !!o.json,
+    { ...report },
+    [
+      `${report.organizationId}, ${report.from} to ${report.to}:`,
+      `  generations started ${t.generationsStarted} (edits ${t.editsStarted}), succeeded ${t.generationsSucceeded}, failed ${t.generationsFailed}, cancelled ${t.generationsCancelled}`,
+      `  provider cost ${t.providerCostUnits} units, stored ${t.storedBytes} bytes`,
+      `  today: ${report.today.generationsStarted} started, ${report.today.remaining ?? 'unlimited'} left`,
+    ].join('\n'),
+  );
 }

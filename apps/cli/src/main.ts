@@ -9,7 +9,9 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 /** Builds the command tree; each action receives the config loaded once, lazily. */
 export function buildProgram(run: (action: (config: AppConfig) => Promise<void>, json: boolean) => void): Command {
   const program = new Command('scene-studio')
-    .description('Operate Scene Studio: migrations, organizations, API keys, approved origins and webhook endpoints.')
+    .description(
+      'Operate Scene Studio: migrations, organizations, their limits and usage, API keys, approved origins and webhook endpoints.',
+    )
     .showHelpAfterError()
     .exitOverride();
   const json = ['--json', 'print one JSON object on stdout and nothing else'] as const;
@@ -41,10 +43,27 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
     .option(...json)
     .action(act(c.orgList));
   org
+    .command('limits')
+    .description("show an organization's limits, or change those named (contract section 7)")
+    .requiredOption('--org <organizationId>')
+    .option('--max-concurrent-generations <n>', 'generations and edits running at once (default 10)')
+    .option('--generations-per-day <n>', 'creations plus edits started per UTC day, or "unlimited" (the default)')
+    .option(...json)
+    .action(act(c.orgLimits));
+  org
     .command('bootstrap-local')
     .description('create the local test organization if the database has none')
     .option(...json)
     .action(act(c.orgBootstrapLocal));
+
+  program
+    .command('usage')
+    .description("an organization's usage per UTC day (default: this month up to today; at most 93 days)")
+    .requiredOption('--org <organizationId>')
+    .option('--from <YYYY-MM-DD>', 'first day')
+    .option('--to <YYYY-MM-DD>', 'last day')
+    .option(...json)
+    .action(act(c.usage));
 
   const key = program.command('key').description('API keys');
   key

@@ -2,6 +2,7 @@ import { AppConfig, ConfigOverrides, CoreModule, HealthServiceModule, JobWorkerM
 import { EmbedSessionsModule } from '@app/embed-sessions';
 import { ImageAssetsModule } from '@app/image-assets';
 import { ScenesWorkerModule } from '@app/scenes';
+import { TenancyMetricsModule } from '@app/tenancy';
 import { WebhooksWorkerModule } from '@app/webhooks';
 import { DynamicModule, Module } from '@nestjs/common';
 
@@ -24,6 +25,7 @@ export class WorkerModule {
         ScenesWorkerModule,
         EmbedSessionsModule,
         WebhooksWorkerModule,
+        TenancyMetricsModule,
       ],
     };
   }

@@ -74,8 +74,13 @@ export type JobPoll =
       /** The provider asked for this pause before the next poll (Retry-After). */
       retryAfterMs?: number;
     }
-  | { status: 'succeeded'; job?: ProviderJob }
-  | { status: 'failed'; error: GenerationError };
+  | {
+      status: 'succeeded';
+      job?: ProviderJob;
+      /** What the provider said the job cost (World Labs credits), for the organization's usage. */
+      costUnits?: number;
+    }
+  | { status: 'failed'; error: GenerationError; costUnits?: number };
 
 /**
  * Our safe error codes. `provider_quota_exceeded`: the operator's account at the provider is out

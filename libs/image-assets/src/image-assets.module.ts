@@ -1,3 +1,4 @@
+import { TenancyModule } from '@app/tenancy';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ImageAssetEntity } from './image-asset.entity';
@@ -8,7 +9,7 @@ import { ImageMedia } from './media/image-media';
 import { SharpImageMedia } from './media/sharp-image-media';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ImageAssetEntity])],
+  imports: [TypeOrmModule.forFeature([ImageAssetEntity]), TenancyModule],
   providers: [ImageAssetsRepository, ImageAssetsService, ImageAssetsSweeper, { provide: ImageMedia, useClass: SharpImageMedia }],
   exports: [ImageAssetsService, ImageMedia],
 })

@@ -1,4 +1,5 @@
 import { BlobStore, Clock, ErrorCode, IdGenerator, IdPrefix, MetricsService, sha256Hex } from '@app/core';
+import { UsageService } from '@app/tenancy';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ImageAssetResponse } from './dto/image-asset.response';
@@ -27,6 +28,7 @@ export class ImageAssetsService {
     private readonly blobs: BlobStore,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    private readonly usage: UsageService,
     metrics: MetricsService,
   ) {
     this.validationSeconds = metrics.histogram(
@@ -73,6 +75,7 @@ export class ImageAssetsService {
     await this.assets.transaction(async (tx) => {
       await this.blobs.put(entity.blobKey, bytes, MIME[entity.format], tx);
       await this.assets.insert(entity, tx);
+      await this.usage.stored(tx, organizationId, entity.sizeBytes, now);
     });
     return { asset: toResponse(entity), validationMs };
   }

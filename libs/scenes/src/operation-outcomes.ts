@@ -1,3 +1,4 @@
+import { UsageService } from '@app/tenancy';
 import { WebhookOutbox } from '@app/webhooks';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
@@ -9,24 +10,30 @@ import { OperationsRepository } from './operations.repository';
  * The one way an operation ends. Each end is announced in the same transaction
  * (`operation.succeeded` / `operation.failed`, the operation as GET shows it then), so a webhook
  * exists exactly when the end committed. Operations ended by their scene's deletion are not
- * announced: their scene is gone and so are they; `scene.deleted` says it.
+ * announced: their scene is gone and so are they; `scene.deleted` says it. Each end is counted in
+ * the organization's usage in the same transaction too.
  */
 @Injectable()
 export class OperationOutcomes {
   constructor(
     private readonly operations: OperationsRepository,
     private readonly outbox: WebhookOutbox,
+    private readonly usage: UsageService,
   ) {}
 
   /** false when the operation had already ended (nothing changes, nothing is announced). */
   async succeeded(tx: EntityManager, id: string, version: number, at: Date): Promise<boolean> {
-    if (!(await this.operations.markSucceeded(tx, id, version, at))) return false;
+    const organizationId = await this.operations.markSucceeded(tx, id, version, at);
+    if (!organizationId) return false;
+    await this.usage.ended(tx, organizationId, 'succeeded', at);
     await this.announce(tx, id, 'operation.succeeded', at);
     return true;
   }
 
   async failed(tx: EntityManager, id: string, error: OperationError, at: Date): Promise<boolean> {
-    if (!(await this.operations.markFailed(tx, id, error, at))) return false;
+    const organizationId = await this.operations.markFailed(tx, id, error, at);
+    if (!organizationId) return false;
+    await this.usage.ended(tx, organizationId, error.code === 'cancelled' ? 'cancelled' : 'failed', at);
     await this.announce(tx, id, 'operation.failed', at);
     return true;
   }

@@ -80,6 +80,14 @@ export class OperationEntity {
   @Column({ name: 'enqueued_at', type: 'timestamptz', nullable: true })
   enqueuedAt: Date | null;
 
+  /** When admission let it on the queue (its organization's turn came); null while it waits. */
+  @Column({ name: 'admitted_at', type: 'timestamptz', nullable: true })
+  admittedAt?: Date | null;
+
+  /** When a worker first started it. */
+  @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
+  startedAt?: Date | null;
+
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

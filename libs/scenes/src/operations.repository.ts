@@ -261,24 +261,24 @@ export class OperationsRepository {
     await this.db.query(`UPDATE operations SET enqueued_at = $2 WHERE id = ANY($1) AND status = 'processing'`, [ids, at]);
   }
 
-  /** Only a processing operation moves; returns false when someone else finished it first. */
-  async markSucceeded(tx: EntityManager, id: string, version: number, at: Date): Promise<boolean> {
-    const res: [unknown[], number] = await tx.query(
+  /** Only a processing operation moves; returns its organization, or null when someone else finished it first. */
+  async markSucceeded(tx: EntityManager, id: string, version: number, at: Date): Promise<string | null> {
+    const [rows]: [{ organization_id: string }[], number] = await tx.query(
       `UPDATE operations SET status = 'succeeded', version = $2, progress = 1, stage = NULL, updated_at = $3, completed_at = $3
-        WHERE id = $1 AND status = 'processing'`,
+        WHERE id = $1 AND status = 'processing' RETURNING organization_id`,
       [id, version, at],
     );
-    return res[1] === 1;
+    return rows[0]?.organization_id ?? null;
   }
 
-  async markFailed(tx: EntityManager, id: string, error: OperationError, at: Date): Promise<boolean> {
-    const res: [unknown[], number] = await tx.query(
+  async markFailed(tx: EntityManager, id: string, error: OperationError, at: Date): Promise<string | null> {
+    const [rows]: [{ organization_id: string }[], number] = await tx.query(
       `UPDATE operations SET status = 'failed', error_code = $2, error_message = $3, error_retryable = $4,
               stage = NULL, updated_at = $5, completed_at = $5
-        WHERE id = $1 AND status = 'processing'`,
+        WHERE id = $1 AND status = 'processing' RETURNING organization_id`,
       [id, error.code, error.message, error.retryable, at],
     );
-    return res[1] === 1;
+    return rows[0]?.organization_id ?? null;
   }
 
   /**
@@ -287,7 +287,8 @@ export class OperationsRepository {
    */
   async setProgress(id: string, stage: OperationStage, progress: number, at: Date): Promise<void> {
     await this.db.query(
-      `UPDATE operations SET stage = $2, progress = GREATEST(coalesce(progress, 0), $3), updated_at = $4
+      `UPDATE operations SET stage = $2, progress = GREATEST(coalesce(progress, 0), $3), updated_at = $4,
+              started_at = coalesce(started_at, CASE WHEN $2 <> 'queued' THEN $4::timestamptz END)
         WHERE id = $1 AND status = 'processing'`,
       [id, stage, progress, at],
     );
@@ -330,11 +331,14 @@ export class OperationsRepository {
     await this.db.query(`UPDATE operations SET updated_at = $2 WHERE id = $1 AND status = 'processing'`, [id, at]);
   }
 
-  /** Processing operations with no progress since `before`, oldest first: candidates for the reconciler. */
+  /**
+   * Admitted processing operations with no progress since `before`, oldest first: candidates for
+   * the reconciler. Operations still waiting for their turn are admission's, not its.
+   */
   async stale(before: Date, limit: number): Promise<Pick<OperationEntity, 'id' | 'kind' | 'enqueuedAt'>[]> {
     const rows: { id: string; kind: OperationEntity['kind']; enqueued_at: Date | null }[] = await this.db.query(
       `SELECT id, kind, enqueued_at FROM operations
-        WHERE status = 'processing' AND updated_at <= $1
+        WHERE status = 'processing' AND admitted_at IS NOT NULL AND updated_at <= $1
         ORDER BY updated_at LIMIT $2`,
       [before, limit],
     );

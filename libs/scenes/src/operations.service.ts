@@ -5,6 +5,7 @@ import { OperationFailures } from './operation-error';
 import { OperationOutcomes } from './operation-outcomes';
 import { toOperationResponse } from './operation-view';
 import { OperationsRepository } from './operations.repository';
+import { AdmissionSignal } from './admission-signal';
 import { SceneJobs } from './scene-jobs';
 import { ScenesRepository } from './scenes.repository';
 
@@ -15,6 +16,7 @@ export class OperationsService {
     private readonly scenes: ScenesRepository,
     private readonly jobs: SceneJobs,
     private readonly outcomes: OperationOutcomes,
+    private readonly admission: AdmissionSignal,
     private readonly clock: Clock,
   ) {}
 
@@ -48,6 +50,8 @@ export class OperationsService {
     if (!result) return null;
     if (!result.cancelled) return toOperationResponse(result.op);
     await this.jobs.wake(result.op.id);
+    // The organization runs one fewer: its next waiting operation may be admitted.
+    this.admission.wake();
     return this.get(organizationId, id);
   }
 }

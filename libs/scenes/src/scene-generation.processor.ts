@@ -9,13 +9,16 @@ import {
   SourceImageInput,
 } from '@app/generation';
 import { ImageAssetsService } from '@app/image-assets';
+import { UsageService } from '@app/tenancy';
 import { Injectable, Logger } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { EntityManager } from 'typeorm';
+import { AdmissionSignal } from './admission-signal';
 import { OperationError, OperationFailures } from './operation-error';
 import { OperationEntity, OperationStage } from './operation.entity';
 import { OperationOutcomes } from './operation-outcomes';
 import { OperationsRepository } from './operations.repository';
+import { ProviderStarts } from './provider-starts';
 import { SceneReverts } from './scene-reverts';
 import { SceneEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
@@ -71,6 +74,9 @@ export class SceneGenerationProcessor {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly reverts: SceneReverts,
+    private readonly usage: UsageService,
+    private readonly starts: ProviderStarts,
+    private readonly admission: AdmissionSignal,
   ) {}
 
   @OnJob(JobName.SceneGenerate)
@@ -84,6 +90,15 @@ export class SceneGenerationProcessor {
   }
 
   private async run(operationId: string, job: Job): Promise<unknown> {
+    try {
+      return await this.step(operationId, job);
+    } finally {
+      // A start, an end or a pause changed what the fleet runs: admission may have room now.
+      this.admission.wake();
+    }
+  }
+
+  private async step(operationId: string, job: Job): Promise<unknown> {
     const op = await this.operations.findById(operationId);
     if (!op) return { skipped: 'unknown operation' };
     if (op.status !== 'processing') {
@@ -103,7 +118,11 @@ export class SceneGenerationProcessor {
       if (e instanceof GenerationError && e.retryable && e.retryAfterMs !== undefined && !op.providerJob) {
         const waitedMs = this.clock.now().getTime() - op.createdAt.getTime();
         if (waitedMs + e.retryAfterMs < this.config.generation.deadlineMs) {
-          this.logger.warn(`operation ${op.id}: ${this.generator.name} asked for ${e.retryAfterMs} ms before the submit; waiting`);
+          this.logger.warn(`operation ${op.id}: ${this.generator.name} asked for ${e.retryAfterMs} ms before the submit; the fleet waits`);
+          // The provider counts starts per account: every worker holds back, not this job alone,
+          // and the operation shows it waits (`queued`, its progress as it was).
+          await this.starts.pause(e.retryAfterMs).catch((p: Error) => this.logger.warn(`could not pause the fleet's starts: ${p.message}`));
+          await this.progress(op, 'queued', 0);
           throw new RescheduleJob(Math.max(e.retryAfterMs, this.config.generation.pollIntervalMs));
         }
       }
@@ -171,8 +190,11 @@ export class SceneGenerationProcessor {
       await this.cancelAtProvider({ ...op, status: 'failed' });
       return { failed: 'deadline' };
     }
+    // What the provider reported the job cost, counted once with its end.
+    let costUnits = 0;
     try {
       const poll = await this.generator.poll(job);
+      if (poll.status !== 'running') costUnits = poll.costUnits ?? 0;
       if (poll.status === 'failed') throw poll.error;
       if (poll.job) await this.operations.replaceJob(op.id, poll.job, this.clock.now());
       if (poll.status === 'running') {
@@ -189,11 +211,11 @@ export class SceneGenerationProcessor {
       const request = await this.request(op, scene, { withSource: false });
       const result = await this.generator.fetch(poll.job ?? job, request);
       try {
-        return await this.store(op, request, result);
+        return await this.store(op, request, result, costUnits);
       } catch (e) {
         if (!(e instanceof VersionMoved)) throw e;
         // Another edit landed first, and this result was made from the version before it.
-        await this.fail(op, OperationFailures.generationFailed());
+        await this.fail(op, OperationFailures.generationFailed(), costUnits);
         return { discarded: 'version moved' };
       }
     } catch (e) {
@@ -204,7 +226,7 @@ export class SceneGenerationProcessor {
         throw new RescheduleJob(this.pollDelayMs(elapsedMs, e.retryAfterMs));
       }
       if (e instanceof GenerationError) {
-        await this.fail(op, { code: e.code, message: e.message, retryable: e.retryable });
+        await this.fail(op, { code: e.code, message: e.message, retryable: e.retryable }, costUnits);
         await this.cancelAtProvider({ ...op, status: 'failed' });
         return { failed: e.code };
       }
@@ -241,10 +263,10 @@ export class SceneGenerationProcessor {
   }
 
   /** Writes the version and its files in one transaction, conditionally (see the class comment). */
-  private async store(op: OperationEntity, request: GenerationRequest, generated: GeneratedScene): Promise<unknown> {
+  private async store(op: OperationEntity, request: GenerationRequest, generated: GeneratedScene, costUnits = 0): Promise<unknown> {
     await this.progress(op, 'storing', PROGRESS.storing);
     const base = request.edit ? request.version - 1 : null;
-    return this.scenes.transaction((tx) => this.commit(tx, op, request.sceneId, base, request.version, generated));
+    return this.scenes.transaction((tx) => this.commit(tx, op, request.sceneId, base, request.version, generated, costUnits));
   }
 
   private async commit(
@@ -254,11 +276,14 @@ export class SceneGenerationProcessor {
     base: number | null,
     version: number,
     generated: GeneratedScene,
+    costUnits: number,
   ): Promise<unknown> {
     const scene = await this.scenes.lockById(tx, sceneId);
     const current = await this.operations.lockById(tx, op.id);
     if (!current || current.status !== 'processing') return { skipped: 'already finished' };
     const now = this.clock.now();
+    // The provider's work was done, and charged, whatever happens to its result.
+    await this.usage.providerCost(tx, op.organizationId, costUnits, now);
     if (!scene || scene.deletedAt) {
       // Files of a deleted scene are discarded: nothing below is written.
       await this.outcomes.failed(tx, op.id, OperationFailures.sceneDeleted(), now);
@@ -287,19 +312,26 @@ export class SceneGenerationProcessor {
           sha256: sha256Hex(a.bytes),
         });
       }
+      await this.usage.stored(
+        tx,
+        op.organizationId,
+        generated.artifacts.reduce((n, a) => n + a.bytes.length, 0),
+        now,
+      );
     }
     await this.scenes.markReady(tx, sceneId, version, now);
     await this.outcomes.succeeded(tx, op.id, version, now);
     return { version };
   }
 
-  private async fail(op: OperationEntity, error: OperationError): Promise<void> {
+  private async fail(op: OperationEntity, error: OperationError, costUnits = 0): Promise<void> {
     await this.scenes.transaction(async (tx) => {
       const now = this.clock.now();
       // Scene before operation, as everywhere (see OperationsService.cancel).
       await this.scenes.lockById(tx, op.sceneId);
       if (await this.outcomes.failed(tx, op.id, error, now)) {
         if (op.kind === 'scene.create') await this.scenes.markCreationFailed(tx, op.sceneId, now);
+        await this.usage.providerCost(tx, op.organizationId, costUnits, now);
       }
     });
   }

@@ -1,5 +1,7 @@
 import { AppConfig, Clock, JobName, QueueName, QueueService, RedisCircuit } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { AdmissionRepository } from './admission.repository';
 import { OperationEntity } from './operation.entity';
 import { OperationsRepository } from './operations.repository';
 
@@ -8,11 +10,15 @@ const JOB_FOR_KIND: Record<OperationEntity['kind'], JobName.SceneGenerate | JobN
   'scene.edit': JobName.SceneEdit,
 };
 
-/** Puts operations on the scenes queue, one job per operation (jobId = operation id). */
+/**
+ * Puts admitted operations on the scenes queue, one job per operation (jobId = operation id):
+ * GenerationAdmission as their turn comes, the reconciler when an admitted one lost its job.
+ */
 @Injectable()
 export class SceneJobs {
   private readonly logger = new Logger(SceneJobs.name);
   private depth = { at: 0, waiting: 0 };
+  private readonly waiting = new LRUCache<string, { at: number; waiting: number }>({ max: 10_000 });
 
   constructor(
     private readonly queues: QueueService,
@@ -20,6 +26,7 @@ export class SceneJobs {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly circuit: RedisCircuit,
+    private readonly admission: AdmissionRepository,
   ) {}
 
   /** Throws when Redis is unreachable or its circuit open; the caller decides whether that matters. */
@@ -38,14 +45,6 @@ export class SceneJobs {
   }
 
   /**
-   * Enqueues after the creating transaction committed, without making the partner wait for Redis:
-   * if this fails (Redis down, process killed) the reconciler enqueues the operation later.
-   */
-  enqueueSoon(op: Pick<OperationEntity, 'id' | 'kind'>): void {
-    this.enqueue(op).catch((e: Error) => this.logger.warn(`could not enqueue ${op.id} now (${e.message}); the reconciler will`));
-  }
-
-  /**
    * Runs an operation's job now if it is waiting for its next poll (a cancel wants the provider
    * job cancelled without waiting out the poll interval). Best effort: the poll comes anyway.
    */
@@ -60,8 +59,13 @@ export class SceneJobs {
     }
   }
 
-  /** Seconds a poller should wait: 1 when the queue is empty, up to 10 as it fills. */
-  async suggestedPollDelaySeconds(): Promise<number> {
+  /**
+   * Seconds a poller should wait: 1 when nothing is ahead, up to 10 as work piles up — what sits
+   * on the BullMQ queue plus the organization's own operations waiting for their turn (another
+   * organization's flood does not slow this one's polls: admission serves it in turn). Each figure
+   * is read at most once a second per process.
+   */
+  async suggestedPollDelaySeconds(organizationId: string): Promise<number> {
     const now = Date.now();
     if (now - this.depth.at > 1000) {
       this.depth.at = now;
@@ -72,7 +76,13 @@ export class SceneJobs {
         this.depth.waiting = 0;
       }
     }
+    let own = this.waiting.get(organizationId);
+    if (!own || now - own.at > 1000) {
+      own = { at: now, waiting: own?.waiting ?? 0 };
+      this.waiting.set(organizationId, own);
+      own.waiting = await this.admission.waitingOf(organizationId).catch(() => 0);
+    }
     const perWorkerRound = Math.max(1, this.config.worker.concurrency);
-    return Math.min(10, Math.max(1, 1 + Math.floor(this.depth.waiting / (perWorkerRound * 2))));
+    return Math.min(10, Math.max(1, 1 + Math.floor((this.depth.waiting + own.waiting) / (perWorkerRound * 2))));
   }
 }

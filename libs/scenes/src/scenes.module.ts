@@ -1,8 +1,12 @@
 import { GenerationModule } from '@app/generation';
 import { ImageAssetsModule } from '@app/image-assets';
+import { TenancyModule } from '@app/tenancy';
 import { WebhooksModule } from '@app/webhooks';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AdmissionRepository } from './admission.repository';
+import { AdmissionSignal } from './admission-signal';
+import { GenerationAdmission } from './generation-admission';
 import { OperationOutcomes } from './operation-outcomes';
 import { OperationEntity } from './operation.entity';
 import { OperationsReconciler } from './operations-reconciler';
@@ -15,19 +19,39 @@ import { SceneReverts } from './scene-reverts';
 import { SceneEntity, SceneVersionEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
 import { ScenesService } from './scenes.service';
+import { ProviderStarts } from './provider-starts';
 
 /** Scenes and their operations for every process: creation, lookup, polling, deletion, edits. */
 @Module({
-  imports: [TypeOrmModule.forFeature([SceneEntity, SceneVersionEntity, OperationEntity]), ImageAssetsModule, WebhooksModule],
-  providers: [ScenesRepository, ScenesService, OperationsRepository, OperationsService, OperationOutcomes, SceneJobs, SceneDeletionHooks],
-  exports: [ScenesService, OperationsService, OperationOutcomes, SceneJobs, SceneDeletionHooks, ScenesRepository, OperationsRepository],
+  imports: [TypeOrmModule.forFeature([SceneEntity, SceneVersionEntity, OperationEntity]), ImageAssetsModule, WebhooksModule, TenancyModule],
+  providers: [
+    ScenesRepository,
+    ScenesService,
+    OperationsRepository,
+    OperationsService,
+    OperationOutcomes,
+    SceneJobs,
+    SceneDeletionHooks,
+    AdmissionSignal,
+    AdmissionRepository,
+  ],
+  exports: [
+    ScenesService,
+    OperationsService,
+    OperationOutcomes,
+    SceneJobs,
+    SceneDeletionHooks,
+    ScenesRepository,
+    OperationsRepository,
+    AdmissionSignal,
+  ],
 })
 export class ScenesModule {}
 
-/** What only the worker runs: the generation jobs and the reconciler. */
+/** What only the worker runs: admission, the generation jobs and the reconciler. */
 @Module({
-  imports: [ScenesModule, ImageAssetsModule, GenerationModule],
-  providers: [SceneGenerationProcessor, SceneReverts, OperationsReconciler],
-  exports: [OperationsReconciler],
+  imports: [ScenesModule, ImageAssetsModule, GenerationModule, TenancyModule],
+  providers: [SceneGenerationProcessor, SceneReverts, OperationsReconciler, AdmissionRepository, ProviderStarts, GenerationAdmission],
+  exports: [OperationsReconciler, GenerationAdmission],
 })
 export class ScenesWorkerModule {}

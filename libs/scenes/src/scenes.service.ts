@@ -11,11 +11,12 @@ import {
   IdPrefix,
 } from '@app/core';
 import { ImageAssetsService } from '@app/image-assets';
+import { UsageService } from '@app/tenancy';
 import { Injectable } from '@nestjs/common';
 import { CreateSceneDto } from './dto/create-scene.dto';
 import { SceneResponse } from './dto/scene.response';
 import { SceneDeletionHooks } from './scene-deletion-hooks';
-import { SceneJobs } from './scene-jobs';
+import { AdmissionSignal } from './admission-signal';
 import { SceneEntity } from './scene.entity';
 import { isExternalRefConflict, SceneErrors } from './scenes.errors';
 import { ScenesRepository } from './scenes.repository';
@@ -32,20 +33,22 @@ export class ScenesService {
     private readonly operations: OperationsRepository,
     private readonly assets: ImageAssetsService,
     private readonly idempotency: IdempotentRequests,
-    private readonly jobs: SceneJobs,
+    private readonly admission: AdmissionSignal,
     private readonly deletionHooks: SceneDeletionHooks,
     private readonly outcomes: OperationOutcomes,
     private readonly outbox: WebhookOutbox,
     private readonly blobs: BlobStore,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    private readonly usage: UsageService,
   ) {}
 
   /**
    * Accepts a scene in one transaction, idempotently: the idempotency record, the scene
-   * (reserving its externalRef), the creating operation and the source asset's attachment. The
-   * job is enqueued after commit; if that enqueue is lost the reconciler makes up for it, so an
-   * accepted operation is never lost.
+   * (reserving its externalRef), the creating operation, the source asset's attachment and the
+   * day's usage (refused past the organization's quota). The operation then waits in PostgreSQL
+   * for its organization's turn (GenerationAdmission), which the workers are told of at once: an
+   * accepted operation is never lost, whatever happens to Redis.
    */
   async create(organizationId: string, key: IdempotencyKey, dto: CreateSceneDto): Promise<Idempotent<OperationAcceptedResponse>> {
     const now = this.clock.now();
@@ -76,10 +79,12 @@ export class ScenesService {
         }
         created.op = newOperation(operationId, organizationId, sceneId, 'scene.create', null, now);
         await this.operations.insert(tx, created.op);
+        // Last: the day's counter row stays locked only until the commit that follows.
+        await this.usage.startGeneration(tx, organizationId, 'creation', now);
         return accepted(created.op);
       }),
     );
-    if (created.op) this.jobs.enqueueSoon(created.op);
+    if (created.op) this.admission.wake();
     return result;
   }
 
@@ -111,6 +116,8 @@ export class ScenesService {
       await this.deletionHooks.run(tx, { id: scene.id, organizationId: scene.organizationId }, now);
       await this.outbox.emit(tx, scene.organizationId, 'scene.deleted', { sceneId: scene.id, externalRef: scene.externalRef }, now);
     });
+    // Its running operations ended: others of the organization may be admitted.
+    this.admission.wake();
   }
 
   /** Starts an edit of the current version: a `scene.edit` operation that produces version n + 1. */
@@ -131,7 +138,7 @@ export class ScenesService {
     });
   }
 
-  /** Accepts an edit turn of a ready scene, then enqueues it (the reconciler covers a lost enqueue). */
+  /** Accepts an edit turn of a ready scene; it then waits for its organization's turn like a creation. */
   private async startEdit(
     organizationId: string,
     sceneId: string,
@@ -145,9 +152,10 @@ export class ScenesService {
       const created = build(this.ids.generate(IdPrefix.Operation), now, scene);
       await this.operations.insert(tx, created);
       await this.scenes.touch(tx, sceneId, now);
+      await this.usage.startGeneration(tx, organizationId, 'edit', now);
       return created;
     });
-    this.jobs.enqueueSoon(op);
+    this.admission.wake();
     return accepted(op);
   }
 

@@ -23,6 +23,7 @@ import type {
   ImageAsset,
   Operation,
   Scene,
+  Usage,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
 } from './types';
@@ -84,9 +85,16 @@ interface FetchResult<T> {
   response: Response;
 }
 
-/** Statuses that ask for the same request again, per call: the create also waits out a concurrent twin. */
+const codeOf = (body: unknown) => (body as { code?: string } | undefined)?.code;
+
+/**
+ * Statuses that ask for the same request again, per call: the create also waits out a concurrent
+ * twin, but not a spent daily quota (`quota_exceeded`: its Retry-After is hours, up to midnight
+ * UTC; the caller decides).
+ */
 const SCENE_CREATE_RETRY = (status: number, body: unknown) =>
-  RETRYABLE_STATUSES.has(status) || (status === 409 && (body as { code?: string } | undefined)?.code === 'idempotency_request_in_progress');
+  (RETRYABLE_STATUSES.has(status) && codeOf(body) !== 'quota_exceeded') ||
+  (status === 409 && codeOf(body) === 'idempotency_request_in_progress');
 const TRANSIENT = (status: number) => RETRYABLE_STATUSES.has(status);
 
 /**
@@ -325,6 +333,11 @@ export class SceneStudioClient {
   async listWebhookEndpoints(options: RequestOptions = {}): Promise<WebhookEndpoint[]> {
     const page = await this.call((signal) => this.raw.GET('/v1/webhook-endpoints', { signal }), TRANSIENT, options.signal);
     return page.items;
+  }
+
+  /** GET /v1/usage: the organization's usage per UTC day (default: this month up to today), its limits and today's quota. */
+  usage(period: { from?: string; to?: string } = {}, options: RequestOptions = {}): Promise<Usage> {
+    return this.call((signal) => this.raw.GET('/v1/usage', { params: { query: period }, signal }), TRANSIENT, options.signal);
   }
 
   /** DELETE /v1/webhook-endpoints/{id}. */

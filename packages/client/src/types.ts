@@ -19,6 +19,7 @@ export type WebhookEndpoint = Schemas['WebhookEndpointResponse'];
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecretResponse'];
 export type CreateWebhookEndpointInput = Schemas['CreateWebhookEndpointDto'];
 export type WebhookEventType = CreateWebhookEndpointInput['events'][number];
+export type Usage = Schemas['UsageResponse'];
 
 /** An operation that has finished: `succeeded` (with `sceneId` and `version`) or `failed` (with `error`). */
 export type FinishedOperation = Operation & { status: 'succeeded' | 'failed' };

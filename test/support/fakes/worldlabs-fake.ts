@@ -126,8 +126,21 @@ interface FakeFiles {
 }
 
 const API = '/marble/v1';
+
+/**
+ * World Labs' default start-rate limit per account (docs.worldlabs.ai/api/rate-limits: about 3
+ * world generation starts a minute, "tracked in a rolling window"), for tests and benchmarks
+ * that need the provider to push back as Marble does.
+ */
+export const WORLDLABS_DEFAULT_START_RATE = { starts: 3, windowMs: 60_000 } as const;
 const UPLOAD_RANGE = '0,104857600';
 const EXPIRY_MS = 3_600_000;
+
+export interface FakeWorldLabsOptions {
+  apiKey?: string;
+  jobDurationMs?: number;
+  startRate?: { starts: number; windowMs: number } | null;
+}
 
 export class FakeWorldLabs {
   /** The key the fake accepts in `WLT-Api-Key`. */
@@ -148,6 +161,17 @@ export class FakeWorldLabs {
   /** Off for benchmarks: `requests` grows by one entry per request. */
   recordRequests = true;
 
+  /**
+   * Starts allowed per account in a rolling window; past it, `worlds:generate` answers 429 with
+   * `Retry-After` (the seconds until the oldest start leaves the window), as Marble does. Null:
+   * unlimited (the protocol tests, which start many worlds at once).
+   */
+  startRate: { starts: number; windowMs: number } | null;
+  /** Generates refused by `startRate` (429). */
+  rateLimited = 0;
+  /** When each accepted generate arrived (ms), oldest first. */
+  readonly startTimes: number[] = [];
+
   /** `worlds:generate` calls accepted (each one a billed world at Marble). */
   submits = 0;
   /** Uploads to a signed URL accepted. */
@@ -165,13 +189,14 @@ export class FakeWorldLabs {
 
   private constructor(
     private readonly files: FakeFiles,
-    options: { apiKey?: string; jobDurationMs?: number },
+    options: FakeWorldLabsOptions,
   ) {
     this.apiKey = options.apiKey ?? `wlt_fake_${randomBytes(12).toString('hex')}`;
     this.jobDurationMs = options.jobDurationMs ?? 2_000;
+    this.startRate = options.startRate ?? null;
   }
 
-  static async start(options: { apiKey?: string; jobDurationMs?: number } = {}): Promise<FakeWorldLabs> {
+  static async start(options: FakeWorldLabsOptions = {}): Promise<FakeWorldLabs> {
     const fake = new FakeWorldLabs(await fakeFiles(), options);
     fake.server = await FakeServer.listen((req, res) => fake.handle(req, res));
     return fake;
@@ -243,6 +268,11 @@ export class FakeWorldLabs {
   private async generate(res: ServerResponse, raw: Buffer, body: unknown): Promise<void> {
     const invalid = raw.length === 0 || body === undefined ? jsonInvalid() : this.validateGenerate(body);
     if (invalid) return invalid.status === 422 ? this.validation(res, invalid.issues) : this.detail(res, invalid.status, invalid.message);
+    const waitMs = this.startWaitMs(Date.now());
+    if (waitMs > 0) {
+      this.rateLimited++;
+      return this.detail(res, 429, 'Too many generation requests', { 'retry-after': String(Math.ceil(waitMs / 1000)) });
+    }
     switch (this.behaviour) {
       case 'no-credits':
         return this.detail(res, 402, 'Insufficient API credits to start this request.');
@@ -280,6 +310,7 @@ export class FakeWorldLabs {
     this.operations.set(op.id, op);
     this.worlds.set(op.worldId, op);
     this.submits++;
+    this.startTimes.push(now);
     // As the quickstart shows: not done, no metadata yet.
     return this.json(res, 200, {
       ...this.operationTimes(op, now),
@@ -290,6 +321,14 @@ export class FakeWorldLabs {
       response: null,
       cost: null,
     });
+  }
+
+  /** 0 when a start is allowed now, else how long until the rolling window has room. */
+  private startWaitMs(now: number): number {
+    if (!this.startRate) return 0;
+    const inWindow = this.startTimes.filter((t) => t > now - this.startRate!.windowMs);
+    if (inWindow.length < this.startRate.starts) return 0;
+    return inWindow[inWindow.length - this.startRate.starts] + this.startRate.windowMs - now;
   }
 
   private validateGenerate(body: unknown): Invalid | null {

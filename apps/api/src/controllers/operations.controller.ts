@@ -37,7 +37,7 @@ export class OperationsController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) res: Response,
   ): Promise<OperationResponse> {
-    return this.answer(res, await this.operations.get(principal.organizationId, id));
+    return this.answer(res, principal.organizationId, await this.operations.get(principal.organizationId, id));
   }
 
   // AIP-151's custom method: the colon is part of the path, escaped for Express's router.
@@ -58,12 +58,12 @@ export class OperationsController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) res: Response,
   ): Promise<OperationResponse> {
-    return this.answer(res, await this.operations.cancel(principal.organizationId, id));
+    return this.answer(res, principal.organizationId, await this.operations.cancel(principal.organizationId, id));
   }
 
-  private async answer(res: Response, op: OperationResponse | null): Promise<OperationResponse> {
+  private async answer(res: Response, organizationId: string, op: OperationResponse | null): Promise<OperationResponse> {
     if (!op) throw DomainError.notFound();
-    if (op.status === 'processing') res.setHeader('retry-after', String(await this.jobs.suggestedPollDelaySeconds()));
+    if (op.status === 'processing') res.setHeader('retry-after', String(await this.jobs.suggestedPollDelaySeconds(organizationId)));
     res.setHeader('cache-control', 'no-store');
     return op;
   }

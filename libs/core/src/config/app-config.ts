@@ -56,6 +56,8 @@ export class AppConfig {
     pollIntervalMs: number;
     pollMaxMs: number;
     maxArtifactBytes: number;
+    /** GENERATION_PROVIDER_RATE: at most `starts` generation starts per `windowMs`, fleet-wide; null: no limit. */
+    providerRate: { starts: number; windowMs: number } | null;
     /** Procedural versions as splat worlds of this many splats; null: as meshes. */
     proceduralSplats: { count: number } | null;
     /** A coarse preview of this many splats beside larger splat worlds; null: none. */
@@ -127,6 +129,7 @@ export class AppConfig {
       pollIntervalMs: v.GENERATION_POLL_INTERVAL_MS,
       pollMaxMs: Math.max(v.GENERATION_POLL_INTERVAL_MS, v.GENERATION_POLL_MAX_MS),
       maxArtifactBytes: v.GENERATION_MAX_ARTIFACT_BYTES,
+      providerRate: v.GENERATION_PROVIDER_RATE ? providerRate(v.GENERATION_PROVIDER_RATE) : null,
       proceduralSplats: v.PROCEDURAL_SPLATS === 'true' ? { count: v.PROCEDURAL_SPLAT_COUNT } : null,
       splatPreview: v.SPLAT_PREVIEW_COUNT > 0 ? { count: v.SPLAT_PREVIEW_COUNT } : null,
       worldLabs: {
@@ -254,4 +257,9 @@ export function exitOnConfigError<T>(load: () => T): T {
     }
     throw e;
   }
+}
+
+function providerRate(value: string): { starts: number; windowMs: number } {
+  const [starts, seconds] = value.split('/').map(Number);
+  return { starts, windowMs: seconds * 1000 };
 }

@@ -246,6 +246,14 @@ export class EnvironmentVariables {
   @Max(86_400)
   GENERATION_DEADLINE_SECONDS: number;
 
+  /**
+   * How often the whole fleet may start a generation, `<starts>/<seconds>` (World Labs allows
+   * about `3/60` per account by default); unset: no limit. Work over it waits its turn.
+   */
+  @IsOptional()
+  @Matches(/^[1-9]\d{0,5}\/[1-9]\d{0,5}$/, { message: 'must be <starts>/<seconds>, e.g. 3/60' })
+  GENERATION_PROVIDER_RATE?: string;
+
   /** The first wait between polls of a provider job; it grows by half each poll up to GENERATION_POLL_MAX_MS. */
   @Transform(toInt)
   @IsInt()
@@ -466,6 +474,7 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   GENERATION_PROVIDER_API_KEY: undefined,
   GENERATION_PROVIDER_TIMEOUT_MS: '30000',
   GENERATION_DEADLINE_SECONDS: '1200',
+  GENERATION_PROVIDER_RATE: undefined,
   GENERATION_POLL_INTERVAL_MS: '2000',
   GENERATION_POLL_MAX_MS: '15000',
   GENERATION_MAX_ARTIFACT_BYTES: String(256 * 1024 * 1024),

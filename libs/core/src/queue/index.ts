@@ -1,3 +1,4 @@
+export * from './fleet-slots';
 export * from './job-handler.decorator';
 export * from './job-worker.host';
 export * from './queue.constants';

@@ -2,11 +2,13 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { DelayedError, Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { AppConfig } from '../config';
 import { isInfrastructureError } from '../errors';
 import { MetricsService } from '../metrics';
 import { createRedis } from '../redis';
+import { FLEET_REFRESH_MS, FleetSlots } from './fleet-slots';
 import { JOB_HANDLER } from './job-handler.decorator';
 import { JOB_QUEUE, JOB_SCHEDULES, JobName, QueueName } from './queue.constants';
 import { QueueService } from './queue.service';
@@ -72,12 +74,15 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
   private readonly jobDuration;
   /** Consecutive outage deferrals per job id, for the backoff (a worker restart starts over at 1 s). */
   private readonly deferrals = new LRUCache<string, number>({ max: 10_000 });
+  private readonly workerId = randomUUID();
+  private fleetTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly config: AppConfig,
     private readonly queues: QueueService,
+    private readonly fleet: FleetSlots,
     metrics: MetricsService,
   ) {
     this.jobDuration = metrics.histogram(
@@ -120,10 +125,20 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
       this.workers.push(worker);
     }
     this.logger.log(`processing ${Object.values(QueueName).join(', ')} with concurrency ${this.config.worker.concurrency}`);
+    // The fleet's size, for admission: this worker's scene slots, refreshed while it runs.
+    const register = () =>
+      this.fleet
+        .register(this.workerId, this.config.worker.concurrency)
+        .catch((e: Error) => this.logger.warn(`cannot record this worker's slots: ${e.message}`));
+    await register();
+    this.fleetTimer = setInterval(() => void register(), FLEET_REFRESH_MS);
+    this.fleetTimer.unref();
   }
 
   async beforeApplicationShutdown(signal?: string): Promise<void> {
     this.logger.log(`shutting down (${signal ?? 'close'}): no new jobs, waiting for running ones`);
+    if (this.fleetTimer) clearInterval(this.fleetTimer);
+    await this.fleet.unregister(this.workerId).catch(() => undefined);
     const timeoutMs = this.config.shutdownTimeoutMs;
     await Promise.all(
       this.workers.map(async (w) => {

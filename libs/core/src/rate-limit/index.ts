@@ -1,1 +1,2 @@
 export * from './rate-limiter';
+export * from './sliding-window';

@@ -187,6 +187,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's usage per UTC day
+         * @description Exact counters kept as things happen: creations and edits started, operations succeeded, failed and cancelled, what the generation provider reported it cost, bytes stored; with the current limits and what is left of the quota of today.
+         */
+        get: operations["Usage_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -446,6 +466,20 @@ export interface components {
              */
             width: number;
         };
+        LimitsResponse: {
+            /**
+             * @description Creations plus edits started per UTC day; null: unlimited.
+             * @example 500
+             */
+            generationsPerDay: number | null;
+            /**
+             * @description Generations and edits running at once; more wait with `stage: queued`.
+             * @example 10
+             */
+            maxConcurrentGenerations: number;
+            /** @example org_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+            organizationId: string;
+        };
         OperationAcceptedResponse: {
             /** Format: date-time */
             createdAt: string;
@@ -568,6 +602,117 @@ export interface components {
             events?: ("operation.succeeded" | "operation.failed" | "scene.deleted" | "embed_session.ended")[];
             /** @description Where deliveries are POSTed. Live organizations: `https://` on a public host (private, loopback, link-local and metadata addresses are refused, also after DNS resolution); test organizations may also use `http://localhost:<port>`. Redirects are not followed. */
             url?: string;
+        };
+        UsageCounters: {
+            /**
+             * @description Edits started (included in generationsStarted).
+             * @example 12
+             */
+            editsStarted: number;
+            /**
+             * @description Operations cancelled by the partner.
+             * @example 1
+             */
+            generationsCancelled: number;
+            /**
+             * @description Operations that failed (the running operations of a deleted scene among them).
+             * @example 1
+             */
+            generationsFailed: number;
+            /**
+             * @description Creations and edits started (what the daily quota counts).
+             * @example 42
+             */
+            generationsStarted: number;
+            /**
+             * @description Operations (creations and edits) that succeeded.
+             * @example 40
+             */
+            generationsSucceeded: number;
+            /**
+             * @description What the generation provider reported (World Labs credits); 0 for the built-in generator.
+             * @example 60000
+             */
+            providerCostUnits: number;
+            /**
+             * @description Bytes newly stored: uploaded images and generated files.
+             * @example 52428800
+             */
+            storedBytes: number;
+        };
+        UsageDay: {
+            /**
+             * Format: date
+             * @example 2026-11-27
+             */
+            date: string;
+            /**
+             * @description Edits started (included in generationsStarted).
+             * @example 12
+             */
+            editsStarted: number;
+            /**
+             * @description Operations cancelled by the partner.
+             * @example 1
+             */
+            generationsCancelled: number;
+            /**
+             * @description Operations that failed (the running operations of a deleted scene among them).
+             * @example 1
+             */
+            generationsFailed: number;
+            /**
+             * @description Creations and edits started (what the daily quota counts).
+             * @example 42
+             */
+            generationsStarted: number;
+            /**
+             * @description Operations (creations and edits) that succeeded.
+             * @example 40
+             */
+            generationsSucceeded: number;
+            /**
+             * @description What the generation provider reported (World Labs credits); 0 for the built-in generator.
+             * @example 60000
+             */
+            providerCostUnits: number;
+            /**
+             * @description Bytes newly stored: uploaded images and generated files.
+             * @example 52428800
+             */
+            storedBytes: number;
+        };
+        UsageResponse: {
+            /** @description Every day from `from` to `to`, oldest first; days without activity count zero. */
+            days: components["schemas"]["UsageDay"][];
+            /**
+             * Format: date
+             * @example 2026-11-01
+             */
+            from: string;
+            limits: components["schemas"]["LimitsResponse"];
+            /** @example org_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+            organizationId: string;
+            /**
+             * Format: date
+             * @example 2026-11-27
+             */
+            to: string;
+            today: components["schemas"]["UsageToday"];
+            /** @description The days summed. */
+            totals: components["schemas"]["UsageCounters"];
+        };
+        UsageToday: {
+            /**
+             * @description Creations and edits started today (UTC).
+             * @example 42
+             */
+            generationsStarted: number;
+            /**
+             * @description What is left of the quota of today; null: unlimited.
+             * @example 458
+             */
+            remaining: number | null;
         };
         WebhookAttemptResponse: {
             /** Format: date-time */
@@ -1615,7 +1760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            /** @description `rate_limited`, or `quota_exceeded` when the organization has started its `generationsPerDay` for today (UTC; `Retry-After`: seconds to midnight UTC). Nothing is created and the Idempotency-Key stays unused. */
             429: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
@@ -1784,6 +1929,93 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
+            500: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Usage_report: {
+        parameters: {
+            query?: {
+                /** @description First day (UTC). Default: the first of the month of `to`, or of today. */
+                from?: string;
+                /** @description Last day (UTC). Default: today, or the end of the month of `from` if sooner. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the organization. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A date that is not YYYY-MM-DD, `to` before `from`, or more than 93 days (`validation_failed`). */
+            422: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
                     "X-Request-Id"?: string;

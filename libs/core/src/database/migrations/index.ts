@@ -11,6 +11,7 @@ import { WebhookMessagesByAge1795305000000 } from './1795305000000-WebhookMessag
 import { AddOperationRevertTo1795320000000 } from './1795320000000-AddOperationRevertTo';
 import { AddSplatPreviewArtifact1795330000000 } from './1795330000000-AddSplatPreviewArtifact';
 import { CreateCameraPaths1795340000000 } from './1795340000000-CreateCameraPaths';
+import { AddTenancy1795345000000 } from './1795345000000-AddTenancy';
 
 /**
  * Every migration, in order. Listed explicitly rather than globbed so that the same list works
@@ -30,4 +31,5 @@ export const migrations = [
   AddOperationRevertTo1795320000000,
   AddSplatPreviewArtifact1795330000000,
   CreateCameraPaths1795340000000,
+  AddTenancy1795345000000,
 ];

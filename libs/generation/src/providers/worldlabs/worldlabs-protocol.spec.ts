@@ -2,6 +2,7 @@ import {
   DISPLAY_NAME_MAX,
   displayName,
   imageUploadType,
+  operationCost,
   operationProgress,
   pickSplatUrl,
   splatCount,
@@ -185,5 +186,22 @@ describe(uploadFileName.name, () => {
   it('stays within Marble’s 64 characters', () => {
     expect(uploadFileName('scn_01JD3Z8Q4W6K2M9T5X7B1C0VHF', 2, 'webp')).toBe('scn_01JD3Z8Q4W6K2M9T5X7B1C0VHF-v2-source.webp');
     expect(uploadFileName('s'.repeat(60), 1, 'png')).toBe('source.png');
+  });
+});
+
+describe(operationCost.name, () => {
+  it('reads cost.total_credits, a non-negative number, and nothing else', () => {
+    expect(operationCost({ cost: { total_credits: 1500, line_items: [] } })).toBe(1500);
+    expect(operationCost({ cost: { total_credits: 0 } })).toBe(0);
+    for (const odd of [
+      { cost: null },
+      {},
+      null,
+      { cost: { total_credits: '1500' } },
+      { cost: { total_credits: -1 } },
+      { cost: { total_credits: Infinity } },
+    ]) {
+      expect(operationCost(odd)).toBeUndefined();
+    }
   });
 });

@@ -159,3 +159,13 @@ export function uploadFileName(sceneId: string, version: number, extension: stri
   const name = `${sceneId}-v${version}-source.${extension}`;
   return name.length <= 64 ? name : `source.${extension}`;
 }
+
+/**
+ * What a finished operation says it cost: `cost.total_credits`, a non-negative number; undefined
+ * when absent or of another shape (nothing is guessed from provider output).
+ */
+export function operationCost(operation: unknown): number | undefined {
+  const cost = (operation as { cost?: { total_credits?: unknown } } | null)?.cost;
+  const credits = cost?.total_credits;
+  return typeof credits === 'number' && Number.isFinite(credits) && credits >= 0 ? credits : undefined;
+}

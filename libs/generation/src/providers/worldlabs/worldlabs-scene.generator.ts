@@ -17,6 +17,7 @@ import {
   displayName,
   imageUploadType,
   isProviderId,
+  operationCost,
   operationProgress,
   pickSplatUrl,
   uploadFileName,
@@ -122,9 +123,10 @@ export class WorldLabsSceneGenerator extends SceneGenerator {
     }
     // Marble's error codes are undocumented and its message is provider output: neither is read.
     // A world that started and then failed is worth another try, hence retryable.
-    if (operation.error !== null && operation.error !== undefined) return { status: 'failed', error: jobFailed(true) };
+    const costUnits = operationCost(operation);
+    if (operation.error !== null && operation.error !== undefined) return { status: 'failed', error: jobFailed(true), costUnits };
     if (!worldId) throw invalidResult(new Error('a finished operation without a world'));
-    return { status: 'succeeded', job: withWorld(job, worldId) };
+    return { status: 'succeeded', job: withWorld(job, worldId), costUnits };
   }
 
   /**

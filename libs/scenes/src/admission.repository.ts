@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { OperationEntity } from './operation.entity';
+
+/** An organization with operations waiting for their turn, as an admission round sees it. */
+export interface WaitingOrganization {
+  organizationId: string;
+  waiting: number;
+  /** Its admitted operations still processing (queued on BullMQ, running, or at the provider). */
+  running: number;
+  /** When it was last served (a sequence number; null: never): the longest unserved goes first. */
+  lastTurn: number | null;
+  /** Its oldest waiting operation's creation: the tie-break between organizations never served. */
+  oldestAt: Date;
+}
+
+export type WaitingOperation = Pick<OperationEntity, 'id' | 'organizationId' | 'kind' | 'revertTo'>;
+
+/** Any fixed number: the advisory lock that lets one worker replica admit at a time. */
+const ADMISSION_LOCK = 731_903_119;
+
+/**
+ * The admission's reads and writes on `operations` and `admission_turns` (docs/architecture.md,
+ * "Fair share"): which organizations wait and how much they run, their oldest waiting
+ * operations, and the admission itself. A round runs in one transaction holding the admission
+ * lock, on one connection: a round never waits for a second connection while it holds one.
+ */
+@Injectable()
+export class AdmissionRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Runs `work` in a transaction holding the admission lock; null, without running it, when another replica holds it. */
+  inTurn<T>(work: (tx: EntityManager) => Promise<T>): Promise<T | null> {
+    return this.db.transaction(async (tx) => {
+      const [{ locked }] = await tx.query<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [ADMISSION_LOCK]);
+      return locked ? work(tx) : null;
+    });
+  }
+
+  /** An organization's operations waiting for their turn. */
+  async waitingOf(organizationId: string): Promise<number> {
+    const [{ n }]: { n: number }[] = await this.db.query(
+      `SELECT count(*)::int AS n FROM operations WHERE organization_id = $1 AND status = 'processing' AND admitted_at IS NULL`,
+      [organizationId],
+    );
+    return n;
+  }
+
+  /** Admitted operations that no worker has started yet: what sits in BullMQ's queue. */
+  async admittedNotStarted(tx: EntityManager): Promise<number> {
+    const [{ n }]: { n: number }[] = await tx.query(
+      `SELECT count(*)::int AS n FROM operations WHERE status = 'processing' AND admitted_at IS NOT NULL AND stage = 'queued'`,
+    );
+    return n;
+  }
+
+  async waitingOrganizations(tx: EntityManager): Promise<WaitingOrganization[]> {
+    const rows: { organization_id: string; waiting: number; running: number; last_turn: string | null; oldest_at: Date }[] = await tx.query(
+      `SELECT w.organization_id, w.waiting, w.oldest_at, t.last_turn,
+                (SELECT count(*)::int FROM operations r
+                  WHERE r.organization_id = w.organization_id AND r.status = 'processing' AND r.admitted_at IS NOT NULL) AS running
+           FROM (SELECT organization_id, count(*)::int AS waiting, min(created_at) AS oldest_at
+                   FROM operations WHERE status = 'processing' AND admitted_at IS NULL
+                  GROUP BY organization_id) w
+           LEFT JOIN admission_turns t ON t.organization_id = w.organization_id`,
+    );
+    return rows.map((r) => ({
+      organizationId: r.organization_id,
+      waiting: r.waiting,
+      running: r.running,
+      lastTurn: r.last_turn === null ? null : Number(r.last_turn),
+      oldestAt: r.oldest_at,
+    }));
+  }
+
+  /** An organization's `count` oldest waiting operations, in arrival order. */
+  async oldestWaiting(tx: EntityManager, organizationId: string, count: number): Promise<WaitingOperation[]> {
+    const rows: { id: string; kind: OperationEntity['kind']; revert_to: number | null }[] = await tx.query(
+      `SELECT id, kind, revert_to FROM operations
+        WHERE organization_id = $1 AND status = 'processing' AND admitted_at IS NULL
+        ORDER BY created_at, id LIMIT $2`,
+      [organizationId, count],
+    );
+    return rows.map((r) => ({ id: r.id, organizationId, kind: r.kind, revertTo: r.revert_to }));
+  }
+
+  /**
+   * Admits the operations in `ids` that still wait (one cancelled meanwhile stays as it is) and
+   * records each organization's turn in the order given, so the last served is the last in line
+   * next time. The admission's clock starts the reconciler's grace: `updated_at` moves too.
+   */
+  async admit(tx: EntityManager, ordered: WaitingOperation[], at: Date): Promise<string[]> {
+    if (ordered.length === 0) return [];
+    {
+      // An UPDATE … RETURNING answers [rows, count] through TypeORM's postgres driver.
+      const [rows]: [{ id: string }[], number] = await tx.query(
+        `UPDATE operations SET admitted_at = $2, updated_at = $2
+          WHERE id = ANY($1) AND status = 'processing' AND admitted_at IS NULL RETURNING id`,
+        [ordered.map((o) => o.id), at],
+      );
+      const admitted = new Set(rows.map((r) => r.id));
+      for (const op of ordered) {
+        if (!admitted.has(op.id)) continue;
+        await tx.query(
+          `INSERT INTO admission_turns (organization_id, last_turn) VALUES ($1, nextval('admission_turn_seq'))
+           ON CONFLICT (organization_id) DO UPDATE SET last_turn = EXCLUDED.last_turn`,
+          [op.organizationId],
+        );
+      }
+      return ordered.filter((o) => admitted.has(o.id)).map((o) => o.id);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class LimitsResponse {
+  @ApiProperty({ example: 'org_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  organizationId: string;
+
+  @ApiProperty({ example: 10, description: 'Generations and edits running at once; more wait with `stage: queued`.' })
+  maxConcurrentGenerations: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 500, description: 'Creations plus edits started per UTC day; null: unlimited.' })
+  generationsPerDay: number | null;
+}
+
+export class UsageCounters {
+  @ApiProperty({ example: 42, description: 'Creations and edits started (what the daily quota counts).' })
+  generationsStarted: number;
+
+  @ApiProperty({ example: 40, description: 'Operations (creations and edits) that succeeded.' })
+  generationsSucceeded: number;
+
+  @ApiProperty({ example: 1, description: 'Operations that failed (the running operations of a deleted scene among them).' })
+  generationsFailed: number;
+
+  @ApiProperty({ example: 1, description: 'Operations cancelled by the partner.' })
+  generationsCancelled: number;
+
+  @ApiProperty({ example: 12, description: 'Edits started (included in generationsStarted).' })
+  editsStarted: number;
+
+  @ApiProperty({ example: 60000, description: 'What the generation provider reported (World Labs credits); 0 for the built-in generator.' })
+  providerCostUnits: number;
+
+  @ApiProperty({ example: 52428800, description: 'Bytes newly stored: uploaded images and generated files.' })
+  storedBytes: number;
+}
+
+export class UsageDay extends UsageCounters {
+  @ApiProperty({ format: 'date', example: '2026-11-27' })
+  date: string;
+}
+
+export class UsageToday {
+  @ApiProperty({ example: 42, description: 'Creations and edits started today (UTC).' })
+  generationsStarted: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 458, description: 'What is left of the quota of today; null: unlimited.' })
+  remaining: number | null;
+}
+
+export class UsageResponse {
+  @ApiProperty({ example: 'org_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  organizationId: string;
+
+  @ApiProperty({ format: 'date', example: '2026-11-01' })
+  from: string;
+
+  @ApiProperty({ format: 'date', example: '2026-11-27' })
+  to: string;
+
+  @ApiProperty({ type: LimitsResponse })
+  limits: LimitsResponse;
+
+  @ApiProperty({ type: UsageToday })
+  today: UsageToday;
+
+  @ApiProperty({ type: [UsageDay], description: 'Every day from `from` to `to`, oldest first; days without activity count zero.' })
+  days: UsageDay[];
+
+  @ApiProperty({ type: UsageCounters, description: 'The days summed.' })
+  totals: UsageCounters;
+}

@@ -1,0 +1,8 @@
+export * from './dto/usage.response';
+export * from './dto/usage.query';
+export * from './limits.service';
+export * from './tenancy.errors';
+export * from './tenancy.module';
+export * from './usage-metrics';
+export * from './usage.service';
+export type { UsageOutcome } from './tenancy.repository';

@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LimitsService } from './limits.service';
+import { OrganizationLimitsEntity } from './organization-limits.entity';
+import { TenancyRepository } from './tenancy.repository';
+import { UsageDayEntity } from './usage-day.entity';
+import { UsageMetrics } from './usage-metrics';
+import { UsageService } from './usage.service';
+
+/** Limits and usage, for every process that starts, ends or reports generations. */
+@Module({
+  imports: [TypeOrmModule.forFeature([OrganizationLimitsEntity, UsageDayEntity])],
+  providers: [TenancyRepository, LimitsService, UsageService],
+  exports: [LimitsService, UsageService],
+})
+export class TenancyModule {}
+
+/** The per-organization gauges on /metrics: imported by the worker alone (UsageMetrics says why). */
+@Module({
+  imports: [TypeOrmModule.forFeature([UsageDayEntity])],
+  providers: [TenancyRepository, UsageMetrics],
+})
+export class TenancyMetricsModule {}
