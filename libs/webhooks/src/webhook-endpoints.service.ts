@@ -8,8 +8,10 @@ import {
   WebhookEndpointResponse,
   WebhookEndpointWithSecretResponse,
 } from './dto/webhook-endpoint.dto';
+import { WEBHOOK_LIMITS } from './webhook-limits';
 import { newSigningSecret, SecretBox } from './webhook-secrets';
 import { TargetRefused, WebhookTargets } from './webhook-target';
+import { WebhookErrors } from './webhooks.errors';
 import { DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
 
 /** Who asks: the organization, and whether it is a test organization (localhost targets). */
@@ -35,6 +37,11 @@ export class WebhookEndpointsService {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * An organization keeps at most WEBHOOK_LIMITS.endpointsPerOrganization live endpoints. The count
+   * and the insert share a transaction that holds the organization's endpoint lock, so concurrent
+   * creations cannot both take the last place.
+   */
   async create(owner: WebhookOwner, dto: CreateWebhookEndpointDto): Promise<WebhookEndpointWithSecretResponse> {
     const url = await this.checkedUrl(dto.url, owner.isTest);
     const now = this.clock.now();
@@ -54,7 +61,13 @@ export class WebhookEndpointsService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.webhooks.insertEndpoint(row);
+    await this.webhooks.transaction(async (tx) => {
+      await this.webhooks.lockOrganizationEndpoints(tx, owner.organizationId);
+      if ((await this.webhooks.countEndpoints(tx, owner.organizationId)) >= WEBHOOK_LIMITS.endpointsPerOrganization) {
+        throw WebhookErrors.tooManyEndpoints();
+      }
+      await this.webhooks.insertEndpoint(tx, row);
+    });
     return { ...toEndpointResponse(row), secret };
   }
 

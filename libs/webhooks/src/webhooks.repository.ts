@@ -121,8 +121,33 @@ function toDelivery(r: DeliveryRecord): DeliveryRow {
 export class WebhooksRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async insertEndpoint(e: Omit<WebhookEndpointRow, 'previousSecretSealed' | 'previousSecretExpiresAt' | 'failingSince'>): Promise<void> {
-    await this.db.query(
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /**
+   * Serializes, until the caller's transaction ends, the creations of one organization's endpoints,
+   * so that counting them and inserting one is exact under concurrency. An advisory lock, since the
+   * organization's row belongs to another lib; its key is namespaced by table.
+   */
+  async lockOrganizationEndpoints(tx: EntityManager, organizationId: string): Promise<void> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || $1, 0))`, [organizationId]);
+  }
+
+  /** The organization's live (not deleted) endpoints, enabled or not. */
+  async countEndpoints(tx: EntityManager, organizationId: string): Promise<number> {
+    const [row]: { n: number }[] = await tx.query(
+      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE organization_id = $1 AND deleted_at IS NULL`,
+      [organizationId],
+    );
+    return row.n;
+  }
+
+  async insertEndpoint(
+    tx: EntityManager,
+    e: Omit<WebhookEndpointRow, 'previousSecretSealed' | 'previousSecretExpiresAt' | 'failingSince'>,
+  ): Promise<void> {
+    await tx.query(
       `INSERT INTO webhook_endpoints (id, organization_id, url, allow_loopback, events, enabled, disabled_reason, secret_sealed, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [e.id, e.organizationId, e.url, e.allowLoopback, e.events, e.enabled, e.disabledReason, e.secretSealed, e.createdAt, e.updatedAt],

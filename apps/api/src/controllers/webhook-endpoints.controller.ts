@@ -11,6 +11,7 @@ import {
   WebhookEndpointResponse,
   WebhookEndpointsService,
   WebhookEndpointWithSecretResponse,
+  WEBHOOK_LIMITS,
 } from '@app/webhooks';
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -40,10 +41,15 @@ export class WebhookEndpointsController {
     summary: 'Create a webhook endpoint',
     description:
       'Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is returned ' +
-      'by this call alone. At least once: deduplicate on `webhook-id`. Order is not guaranteed.',
+      'by this call alone. At least once: deduplicate on `webhook-id`. Order is not guaranteed. ' +
+      `An organization has at most ${WEBHOOK_LIMITS.endpointsPerOrganization} endpoints (deleted ones do not count).`,
   })
   @ApiCreatedResponse({ type: WebhookEndpointWithSecretResponse })
-  @ApiProblems({ ...JSON_PROBLEMS, 422: '`validation_failed` (a `url` that is not allowed has field code `not_allowed`).' })
+  @ApiProblems({
+    ...JSON_PROBLEMS,
+    409: `The organization already has ${WEBHOOK_LIMITS.endpointsPerOrganization} endpoints (\`limit_exceeded\`); delete one first.`,
+    422: '`validation_failed` (a `url` that is not allowed has field code `not_allowed`).',
+  })
   create(@Body() dto: CreateWebhookEndpointDto, @CurrentPrincipal() principal: Principal): Promise<WebhookEndpointWithSecretResponse> {
     return this.endpoints.create(principal, dto);
   }

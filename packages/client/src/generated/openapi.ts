@@ -202,7 +202,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is returned by this call alone. At least once: deduplicate on `webhook-id`. Order is not guaranteed.
+         * @description Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is returned by this call alone. At least once: deduplicate on `webhook-id`. Order is not guaranteed. An organization has at most 20 endpoints (deleted ones do not count).
          */
         post: operations["WebhookEndpoints_create"];
         delete?: never;
@@ -1941,6 +1941,17 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organization already has 20 endpoints (`limit_exceeded`); delete one first. */
+            409: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
                     "X-Request-Id"?: string;
