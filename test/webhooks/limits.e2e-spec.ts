@@ -10,7 +10,7 @@ const TARGET = 'http://localhost:4567/hooks';
 
 const idsOf = (res: Response): string[] => (res.body.items as { webhookEndpointId: string }[]).map((e) => e.webhookEndpointId);
 
-describe('webhook endpoint limits: at most 20 per organization', () => {
+describe('webhook endpoint limits: at most 20 per organization, paginated lists', () => {
   const suite = setUpSuite({ org: false });
   const db = () => suite.api.app.get(DataSource);
 
@@ -54,5 +54,56 @@ describe('webhook endpoint limits: at most 20 per organization', () => {
     // Another organization is not affected.
     const other = await createOrganization(suite.api.app);
     expect((await create(other)).status).toBe(201);
+  });
+
+  it('lists endpoints in pages by id: every one reached exactly once, nextCursor null on the last page', async () => {
+    const org = await createOrganization(suite.api.app);
+    const made: string[] = [];
+    for (let i = 0; i < 20; i++) made.push((await create(org)).body.webhookEndpointId as string);
+    const deleted = made[3];
+    expect((await suite.api.http().delete(`/v1/webhook-endpoints/${deleted}`).set(org.auth)).status).toBe(204);
+    const live = made.filter((id) => id !== deleted).sort();
+
+    // The default page holds every endpoint an organization may have: a plain GET sees them all.
+    const all = await list(org);
+    expect(all.status).toBe(200);
+    expect(idsOf(all)).toEqual(live);
+    expect(all.body.nextCursor).toBeNull();
+
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let query = '?limit=7';
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await list(org, query);
+      expect(page.status).toBe(200);
+      seen.push(...idsOf(page));
+      sizes.push(page.body.items.length);
+      if (page.body.nextCursor === null) break;
+      expect(page.body.nextCursor).toBe(idsOf(page).at(-1));
+      query = `?limit=7&after=${page.body.nextCursor}`;
+    }
+    expect(sizes).toEqual([7, 7, 5]);
+    expect(seen).toEqual(live);
+
+    // `after` need not be a live endpoint: a deleted one's id still places the page.
+    expect(idsOf(await list(org, `?after=${deleted}`))).toEqual(live.filter((id) => id > deleted));
+    expect(idsOf(await list(org, '?limit=1'))).toEqual([live[0]]);
+    expect((await list(org, '?limit=100')).body.items).toHaveLength(19);
+  });
+
+  it.each([
+    ['?limit=0', 'limit', 'too_small'],
+    ['?limit=101', 'limit', 'too_large'],
+    ['?limit=ten', 'limit', 'invalid_type'],
+    ['?limit=2.5', 'limit', 'invalid_type'],
+    ['?after=whe_nope', 'after', 'invalid_format'],
+    ['?after=scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE', 'after', 'invalid_format'],
+    ['?after=a&after=b', 'after', 'invalid_type'],
+    ['?cursor=x', 'cursor', 'unknown_field'],
+  ])('refuses %s with 422 validation_failed (%s: %s)', async (query, field, code) => {
+    const org = await createOrganization(suite.api.app);
+    const res = await list(org, query);
+    expectProblem(res, 422, 'validation_failed');
+    expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field, code })]));
   });
 });

@@ -5,6 +5,7 @@ import {
   UpdateWebhookEndpointDto,
   WebhookDeliveryListResponse,
   WebhookDeliveryResponse,
+  WebhookEndpointListResponse,
   WebhookEndpointResponse,
   WebhookEndpointWithSecretResponse,
 } from './dto/webhook-endpoint.dto';
@@ -21,7 +22,6 @@ export interface WebhookOwner {
 }
 
 const DEFAULT_OVERLAP_SECONDS = 86_400;
-const DELIVERY_PAGE = 50;
 /** After a DNS timeout the name's servers may answer on the next try; no need to make partners wait long. */
 const DNS_RETRY_AFTER_SECONDS = 5;
 
@@ -71,8 +71,15 @@ export class WebhookEndpointsService {
     return { ...toEndpointResponse(row), secret };
   }
 
-  async list(organizationId: string): Promise<WebhookEndpointResponse[]> {
-    return (await this.webhooks.listEndpoints(organizationId)).map(toEndpointResponse);
+  /** By id, pages of `limit`; `after` is the previous page's `nextCursor`. */
+  async list(
+    organizationId: string,
+    after: string | null,
+    limit: number = WEBHOOK_LIMITS.page.default,
+  ): Promise<WebhookEndpointListResponse> {
+    const rows = await this.webhooks.listEndpoints(organizationId, limit + 1, after);
+    const page = rows.slice(0, limit);
+    return { items: page.map(toEndpointResponse), nextCursor: rows.length > limit ? page[page.length - 1].id : null };
   }
 
   async get(organizationId: string, id: string): Promise<WebhookEndpointResponse> {
@@ -111,7 +118,12 @@ export class WebhookEndpointsService {
     await this.webhooks.deleteEndpoint(organizationId, id, this.clock.now());
   }
 
-  async deliveries(organizationId: string, id: string, before: string | null, limit = DELIVERY_PAGE): Promise<WebhookDeliveryListResponse> {
+  async deliveries(
+    organizationId: string,
+    id: string,
+    before: string | null,
+    limit: number = WEBHOOK_LIMITS.page.default,
+  ): Promise<WebhookDeliveryListResponse> {
     await this.found(this.webhooks.findEndpoint(organizationId, id));
     const rows = await this.webhooks.listDeliveries(organizationId, id, limit + 1, before);
     const page = rows.slice(0, limit);

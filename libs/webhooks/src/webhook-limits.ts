@@ -6,4 +6,6 @@
 export const WEBHOOK_LIMITS = {
   /** Live (not deleted) endpoints of one organization, enabled or not; the next is `409 limit_exceeded`. */
   endpointsPerOrganization: 20,
+  /** Page sizes of the lists (`limit`). */
+  page: { default: 50, max: 100 },
 } as const;

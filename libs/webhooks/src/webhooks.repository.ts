@@ -154,10 +154,14 @@ export class WebhooksRepository {
     );
   }
 
-  async listEndpoints(organizationId: string): Promise<WebhookEndpointRow[]> {
+  /** By id; `after` is an endpoint id for the next page. */
+  async listEndpoints(organizationId: string, limit: number, after: string | null): Promise<WebhookEndpointRow[]> {
     const rows: EndpointRecord[] = await this.db.query(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE organization_id = $1 AND deleted_at IS NULL ORDER BY id`,
-      [organizationId],
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints
+        WHERE organization_id = $1 AND deleted_at IS NULL AND ($3::text IS NULL OR id > $3)
+        ORDER BY id
+        LIMIT $2`,
+      [organizationId, limit, after],
     );
     return rows.map(toEndpoint);
   }

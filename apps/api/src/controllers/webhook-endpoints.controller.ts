@@ -9,6 +9,7 @@ import {
   WebhookDeliveryResponse,
   WebhookEndpointListResponse,
   WebhookEndpointResponse,
+  WebhookEndpointsQuery,
   WebhookEndpointsService,
   WebhookEndpointWithSecretResponse,
   WEBHOOK_LIMITS,
@@ -55,10 +56,14 @@ export class WebhookEndpointsController {
   }
 
   @Get()
-  @ApiOperation({ summary: "List the organization's webhook endpoints", description: 'Without secrets.' })
+  @ApiOperation({
+    summary: "List the organization's webhook endpoints",
+    description: 'Without secrets. By id, pages of `limit` (default 50); pass `nextCursor` as `after` for the next page.',
+  })
   @ApiOkResponse({ type: WebhookEndpointListResponse })
-  async list(@CurrentPrincipal() principal: Principal): Promise<WebhookEndpointListResponse> {
-    return { items: await this.endpoints.list(principal.organizationId) };
+  @ApiProblems({ 422: '`validation_failed` (`after`, `limit`).' })
+  list(@Query() query: WebhookEndpointsQuery, @CurrentPrincipal() principal: Principal): Promise<WebhookEndpointListResponse> {
+    return this.endpoints.list(principal.organizationId, query.after ?? null, query.limit);
   }
 
   @Get(':webhookEndpointId')

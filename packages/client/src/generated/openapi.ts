@@ -196,7 +196,7 @@ export interface paths {
         };
         /**
          * List the organization's webhook endpoints
-         * @description Without secrets.
+         * @description Without secrets. By id, pages of `limit` (default 50); pass `nextCursor` as `after` for the next page.
          */
         get: operations["WebhookEndpoints_list"];
         put?: never;
@@ -605,7 +605,10 @@ export interface components {
             type: "operation.succeeded" | "operation.failed" | "scene.deleted" | "embed_session.ended";
         };
         WebhookEndpointListResponse: {
+            /** @description By `webhookEndpointId`, ascending. */
             items: components["schemas"]["WebhookEndpointResponse"][];
+            /** @description Pass as `after` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         WebhookEndpointResponse: {
             /** Format: date-time */
@@ -1830,7 +1833,11 @@ export interface operations {
     };
     WebhookEndpoints_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The previous page’s `nextCursor`: endpoints after this one. */
+                after?: string;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1855,6 +1862,17 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed` (`after`, `limit`). */
+            422: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
                     "X-Request-Id"?: string;
