@@ -1,3 +1,4 @@
+import { IdGenerator, IdPrefix } from '@app/core';
 import { WEBHOOK_LIMITS } from '@app/webhooks';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
@@ -10,7 +11,33 @@ const TARGET = 'http://localhost:4567/hooks';
 
 const idsOf = (res: Response): string[] => (res.body.items as { webhookEndpointId: string }[]).map((e) => e.webhookEndpointId);
 
-describe('webhook endpoint limits: at most 20 per organization, paginated lists', () => {
+/** A message of the organization and its delivery to the endpoint, written as the outbox would, with `attempts` already logged. */
+async function plantDelivery(db: DataSource, ids: IdGenerator, org: TestOrganization, endpointId: string, attempts = 0): Promise<string> {
+  const messageId = ids.generate(IdPrefix.WebhookMessage);
+  const body = {
+    type: 'scene.deleted',
+    timestamp: new Date().toISOString(),
+    data: { sceneId: 'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE', externalRef: null },
+  };
+  const log = Array.from({ length: attempts }, (_, i) => ({
+    attemptedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+    statusCode: 500,
+    error: 'http_status',
+    durationMs: i,
+  }));
+  await db.query(
+    `INSERT INTO webhook_messages (id, organization_id, type, payload, created_at) VALUES ($1, $2, 'scene.deleted', $3, now())`,
+    [messageId, org.organizationId, JSON.stringify(body)],
+  );
+  await db.query(
+    `INSERT INTO webhook_deliveries (endpoint_id, message_id, status, attempts, attempts_log, created_at, completed_at)
+     VALUES ($1, $2, 'failed', $3, $4, now(), now())`,
+    [endpointId, messageId, attempts, JSON.stringify(log)],
+  );
+  return messageId;
+}
+
+describe('webhook endpoint limits: at most 20 per organization, paginated lists, rate-limited replays', () => {
   const suite = setUpSuite({ org: false });
   const db = () => suite.api.app.get(DataSource);
 
@@ -105,5 +132,35 @@ describe('webhook endpoint limits: at most 20 per organization, paginated lists'
     const res = await list(org, query);
     expectProblem(res, 422, 'validation_failed');
     expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field, code })]));
+  });
+
+  it(`allows ${WEBHOOK_LIMITS.replaysPerMinute} replays a minute per organization, counted across api processes; then 429 with Retry-After`, async () => {
+    expect(WEBHOOK_LIMITS.replaysPerMinute).toBe(30);
+    const org = await createOrganization(suite.api.app);
+    const endpointId = (await create(org)).body.webhookEndpointId as string;
+    const messageId = await plantDelivery(db(), suite.api.app.get(IdGenerator), org, endpointId);
+    const path = `/v1/webhook-endpoints/${endpointId}/deliveries/${messageId}:replay`;
+    // A second api process on the same Redis prefix and database: the budget is the organization's, not a process's.
+    const second = await startApi(suite.env);
+    try {
+      const apis = [suite.api, second];
+      for (let i = 0; i < 30; i++) {
+        const res = await apis[i % 2].http().post(path).set(org.auth);
+        expect(res.status).toBe(200);
+      }
+      for (const api of apis) {
+        const res = await api.http().post(path).set(org.auth);
+        expectProblem(res, 429, 'rate_limited');
+        const retryAfter = Number(res.headers['retry-after']);
+        expect(retryAfter).toBeGreaterThanOrEqual(1);
+        expect(retryAfter).toBeLessThanOrEqual(60);
+      }
+      // Other calls of the organization and other organizations' replays are not held back.
+      expect((await second.http().get(`/v1/webhook-endpoints/${endpointId}/deliveries`).set(org.auth)).status).toBe(200);
+      const other = await createOrganization(suite.api.app);
+      expectProblem(await second.http().post(path).set(other.auth), 404, 'not_found');
+    } finally {
+      await second.close();
+    }
   });
 });

@@ -9,7 +9,7 @@ import {
   WebhookEndpointResponse,
   WebhookEndpointWithSecretResponse,
 } from './dto/webhook-endpoint.dto';
-import { WEBHOOK_LIMITS } from './webhook-limits';
+import { WEBHOOK_LIMITS, WebhookReplayBudget } from './webhook-limits';
 import { newSigningSecret, SecretBox } from './webhook-secrets';
 import { TargetRefused, WebhookTargets } from './webhook-target';
 import { WebhookErrors } from './webhooks.errors';
@@ -35,6 +35,7 @@ export class WebhookEndpointsService {
     private readonly ids: IdGenerator,
     private readonly random: RandomSource,
     private readonly clock: Clock,
+    private readonly replays: WebhookReplayBudget,
   ) {}
 
   /**
@@ -130,8 +131,13 @@ export class WebhookEndpointsService {
     return { items: page.map(toDeliveryResponse), nextCursor: rows.length > limit ? page[page.length - 1].messageId : null };
   }
 
-  /** Sends a delivery again (due now), whatever its state; the same `webhook-id` goes out. */
+  /**
+   * Sends a delivery again (due now), whatever its state; the same `webhook-id` goes out. Every
+   * call spends one of the organization's replays, whatever it finds: the budget bounds the
+   * requests, and an unknown id answers like another organization's.
+   */
   async replay(organizationId: string, id: string, messageId: string): Promise<WebhookDeliveryResponse> {
+    await this.replays.spend(organizationId);
     return toDeliveryResponse(await this.found(this.webhooks.replay(organizationId, id, messageId, this.clock.now())));
   }
 

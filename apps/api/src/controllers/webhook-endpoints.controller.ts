@@ -145,12 +145,20 @@ export class WebhookEndpointsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Replay a delivery',
-    description: 'Makes it due now, whatever its state; it goes out with the same `webhook-id` and body. No body.',
+    description:
+      'Makes it due now, whatever its state; it goes out with the same `webhook-id` and body. No body. ' +
+      `At most ${WEBHOOK_LIMITS.replaysPerMinute} replays a minute per organization.`,
   })
   @ApiParam(ENDPOINT_PARAM)
   @ApiParam({ name: 'messageId', example: 'msg_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
   @ApiOkResponse({ type: WebhookDeliveryResponse })
-  @ApiProblems({ 400: '`invalid_id`.', 404: NOT_FOUND })
+  @ApiProblems({
+    400: '`invalid_id`.',
+    404: NOT_FOUND,
+    429:
+      `Rate limit of the organization exceeded, or its ${WEBHOOK_LIMITS.replaysPerMinute} replays a minute spent (\`rate_limited\`); ` +
+      'carries `Retry-After`.',
+  })
   replay(
     @Param('webhookEndpointId', ENDPOINT_ID) id: string,
     @Param('messageId', new ParseIdPipe(IdPrefix.WebhookMessage)) messageId: string,

@@ -290,7 +290,7 @@ export interface paths {
         put?: never;
         /**
          * Replay a delivery
-         * @description Makes it due now, whatever its state; it goes out with the same `webhook-id` and body. No body.
+         * @description Makes it due now, whatever its state; it goes out with the same `webhook-id` and body. No body. At most 30 replays a minute per organization.
          */
         post: operations["WebhookEndpoints_replay"];
         delete?: never;
@@ -2660,7 +2660,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            /** @description Rate limit of the organization exceeded, or its 30 replays a minute spent (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
