@@ -4,8 +4,10 @@ import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { RunningHttpApp, startApi } from '../support/apps';
+import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 const TARGET = 'http://localhost:4567/hooks';
 
@@ -162,5 +164,56 @@ describe('webhook endpoint limits: at most 20 per organization, paginated lists,
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('webhook attempt log: each delivery keeps its newest attempts', () => {
+  const suite = setUpSuite({
+    worker: { config: { WEBHOOK_POLL_INTERVAL_MS: '50', WEBHOOK_RETRY_SCHEDULE_MS: '200' } },
+    org: false,
+  });
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+  });
+  afterAll(() => receiver.close());
+
+  it(`keeps the newest ${WEBHOOK_LIMITS.attemptsPerDelivery} attempts of a delivery replayed again and again, and counts them all`, async () => {
+    expect(WEBHOOK_LIMITS.attemptsPerDelivery).toBe(20);
+    const org = await createOrganization(suite.api.app);
+    const created = await suite.api
+      .http()
+      .post('/v1/webhook-endpoints')
+      .set(org.auth)
+      .send({ url: receiver.url, events: ['scene.deleted'] });
+    const endpointId = created.body.webhookEndpointId as string;
+    const db = suite.api.app.get(DataSource);
+    const messageId = await plantDelivery(db, suite.api.app.get(IdGenerator), org, endpointId, 20);
+
+    const replay = await suite.api.http().post(`/v1/webhook-endpoints/${endpointId}/deliveries/${messageId}:replay`).set(org.auth);
+    expect(replay.status).toBe(200);
+    expect(replay.body).toMatchObject({ status: 'pending', attemptCount: 20 });
+    const page = await pollUntil(
+      () => suite.api.http().get(`/v1/webhook-endpoints/${endpointId}/deliveries`).set(org.auth),
+      (r) => r.body.items?.[0]?.status === 'succeeded',
+      { what: 'the replayed delivery' },
+    );
+    const [delivery] = page.body.items;
+    expect(delivery.attemptCount).toBe(21);
+    expect(delivery.attempts).toHaveLength(20);
+    // The oldest went; the rest stay in order, the new one last.
+    expect(delivery.attempts[0].durationMs).toBe(1);
+    expect(delivery.attempts[18].durationMs).toBe(19);
+    expect(delivery.attempts[19]).toEqual({
+      attemptedAt: expect.any(String),
+      statusCode: 204,
+      error: null,
+      durationMs: expect.any(Number),
+    });
+    const [row] = await db.query<{ n: number }[]>(
+      `SELECT jsonb_array_length(attempts_log) AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND message_id = $2`,
+      [endpointId, messageId],
+    );
+    expect(row.n).toBe(20);
   });
 });

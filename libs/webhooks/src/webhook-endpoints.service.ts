@@ -185,6 +185,7 @@ function toDeliveryResponse(d: DeliveryRow): WebhookDeliveryResponse {
     messageId: d.messageId,
     type: d.type,
     status: d.status,
+    attemptCount: d.attemptCount,
     attempts: d.attempts,
     nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
     createdAt: d.createdAt.toISOString(),

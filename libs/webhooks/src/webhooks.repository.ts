@@ -33,6 +33,9 @@ export interface DeliveryRow {
   messageId: string;
   type: WebhookEventType;
   status: 'pending' | 'succeeded' | 'failed';
+  /** Every attempt made, also those the log no longer keeps. */
+  attemptCount: number;
+  /** The newest attempts, oldest first (WEBHOOK_LIMITS.attemptsPerDelivery). */
   attempts: AttemptRecord[];
   nextAttemptAt: Date | null;
   createdAt: Date;
@@ -97,6 +100,7 @@ interface DeliveryRecord {
   message_id: string;
   type: WebhookEventType;
   status: DeliveryRow['status'];
+  attempts: number;
   attempts_log: AttemptRecord[];
   next_attempt_at: Date | null;
   created_at: Date;
@@ -109,6 +113,7 @@ function toDelivery(r: DeliveryRecord): DeliveryRow {
     messageId: r.message_id,
     type: r.type,
     status: r.status,
+    attemptCount: r.attempts,
     attempts: r.attempts_log,
     nextAttemptAt: r.status === 'pending' ? r.next_attempt_at : null,
     createdAt: r.created_at,
@@ -291,17 +296,36 @@ export class WebhooksRepository {
     }));
   }
 
-  /** Records one attempt and what follows from it; only a pending delivery moves. */
-  async recordAttempt(endpointId: string, messageId: string, attempt: AttemptRecord, outcome: DeliveryOutcome, at: Date): Promise<void> {
+  /**
+   * Records one attempt and what follows from it; only a pending delivery moves. The log keeps
+   * the newest `keep` attempts (replays would otherwise grow it without end); `attempts` still
+   * counts them all.
+   */
+  async recordAttempt(
+    endpointId: string,
+    messageId: string,
+    attempt: AttemptRecord,
+    outcome: DeliveryOutcome,
+    at: Date,
+    keep: number,
+  ): Promise<void> {
     await this.db.query(
       `UPDATE webhook_deliveries
           SET attempts = attempts + 1,
-              attempts_log = attempts_log || $3::jsonb,
+              attempts_log = jsonb_path_query_array(attempts_log || $3::jsonb, '$[last - $keep + 1 to last]', jsonb_build_object('keep', $7::int)),
               status = $4,
               next_attempt_at = $5,
               completed_at = CASE WHEN $4 = 'pending' THEN NULL ELSE $6::timestamptz END
         WHERE endpoint_id = $1 AND message_id = $2 AND status = 'pending'`,
-      [endpointId, messageId, JSON.stringify([attempt]), outcome.status, outcome.status === 'pending' ? outcome.nextAttemptAt : null, at],
+      [
+        endpointId,
+        messageId,
+        JSON.stringify([attempt]),
+        outcome.status,
+        outcome.status === 'pending' ? outcome.nextAttemptAt : null,
+        at,
+        keep,
+      ],
     );
   }
 
@@ -332,7 +356,7 @@ export class WebhooksRepository {
   /** Newest first; `before` is a message id for the next page. */
   async listDeliveries(organizationId: string, endpointId: string, limit: number, before: string | null): Promise<DeliveryRow[]> {
     const rows: DeliveryRecord[] = await this.db.query(
-      `SELECT d.endpoint_id, d.message_id, m.type, d.status, d.attempts_log, d.next_attempt_at, d.created_at, d.completed_at
+      `SELECT d.endpoint_id, d.message_id, m.type, d.status, d.attempts, d.attempts_log, d.next_attempt_at, d.created_at, d.completed_at
          FROM webhook_deliveries d
          JOIN webhook_endpoints e ON e.id = d.endpoint_id
          JOIN webhook_messages m ON m.id = d.message_id
@@ -355,7 +379,7 @@ export class WebhooksRepository {
     );
     if (!rows[0][0]) return null;
     const [delivery] = await this.db.query<DeliveryRecord[]>(
-      `SELECT d.endpoint_id, d.message_id, m.type, d.status, d.attempts_log, d.next_attempt_at, d.created_at, d.completed_at
+      `SELECT d.endpoint_id, d.message_id, m.type, d.status, d.attempts, d.attempts_log, d.next_attempt_at, d.created_at, d.completed_at
          FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id
         WHERE d.endpoint_id = $1 AND d.message_id = $2`,
       [endpointId, messageId],

@@ -172,7 +172,17 @@ export class WebhookDeliveryResponse {
   @ApiProperty({ enum: ['pending', 'succeeded', 'failed'] })
   status: 'pending' | 'succeeded' | 'failed';
 
-  @ApiProperty({ type: WebhookAttemptResponse, isArray: true })
+  @ApiProperty({
+    type: 'integer',
+    description: `Every attempt made, replays included; \`attempts\` lists the newest ${WEBHOOK_LIMITS.attemptsPerDelivery} of them.`,
+  })
+  attemptCount: number;
+
+  @ApiProperty({
+    type: WebhookAttemptResponse,
+    isArray: true,
+    description: `The newest ${WEBHOOK_LIMITS.attemptsPerDelivery} attempts, oldest first.`,
+  })
   attempts: WebhookAttemptResponse[];
 
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true })

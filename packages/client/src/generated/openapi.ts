@@ -587,6 +587,9 @@ export interface components {
             nextCursor: string | null;
         };
         WebhookDeliveryResponse: {
+            /** @description Every attempt made, replays included; `attempts` lists the newest 20 of them. */
+            attemptCount: number;
+            /** @description The newest 20 attempts, oldest first. */
             attempts: components["schemas"]["WebhookAttemptResponse"][];
             /** Format: date-time */
             completedAt: string | null;
