@@ -400,6 +400,40 @@ export class WebhooksRepository {
     return res[1];
   }
 
+  /**
+   * For up to `limit` endpoints after `after` (by id, deleted ones included), the message id of
+   * each one's delivery just past its newest `keep`, or null when it has no more than `keep`.
+   * Each reads at most `keep` + 1 entries of the primary key, newest first.
+   */
+  async deliveryCutoffs(after: string, limit: number, keep: number): Promise<{ endpointId: string; cutoff: string | null }[]> {
+    const rows: { endpoint_id: string; cutoff: string | null }[] = await this.db.query(
+      `SELECT e.id AS endpoint_id, c.message_id AS cutoff
+         FROM (SELECT id FROM webhook_endpoints WHERE id > $1 ORDER BY id LIMIT $2) e
+         LEFT JOIN LATERAL (
+           SELECT message_id FROM webhook_deliveries d WHERE d.endpoint_id = e.id ORDER BY d.message_id DESC OFFSET $3 LIMIT 1
+         ) c ON true
+        ORDER BY e.id`,
+      [after, limit, keep],
+    );
+    return rows.map((r) => ({ endpointId: r.endpoint_id, cutoff: r.cutoff }));
+  }
+
+  /**
+   * Deletes up to `limit` of the endpoint's finished deliveries whose message is `cutoff` or
+   * older; pending ones stay until they finish. Returns how many went.
+   */
+  async deleteFinishedDeliveriesUpTo(endpointId: string, cutoff: string, limit: number): Promise<number> {
+    const res: [unknown[], number] = await this.db.query(
+      `DELETE FROM webhook_deliveries d USING (
+         SELECT endpoint_id, message_id FROM webhook_deliveries
+          WHERE endpoint_id = $1 AND message_id <= $2 AND status <> 'pending'
+          ORDER BY message_id LIMIT $3 FOR UPDATE SKIP LOCKED) old
+        WHERE d.endpoint_id = old.endpoint_id AND d.message_id = old.message_id`,
+      [endpointId, cutoff, limit],
+    );
+    return res[1];
+  }
+
   /** Deletes up to `limit` endpoints deleted (by their partner) before `before`, with their deliveries. */
   async deleteEndpointsDeletedBefore(before: Date, limit: number): Promise<number> {
     const res: [unknown[], number] = await this.db.query(
