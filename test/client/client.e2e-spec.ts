@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { DataSource } from 'typeorm';
 import { image } from '../factories/images';
 import { setUpSuite } from '../support/suite';
 
@@ -149,6 +150,29 @@ describe('typed client against the api', () => {
       await expect(sut.createEmbedSession({ sceneId: sceneId!, origin: 'https://elsewhere.example', mode: 'edit' })).rejects.toMatchObject({
         status: 422,
         code: 'origin_not_allowed',
+      });
+    });
+  });
+
+  describe('webhook endpoints', () => {
+    it('lists every endpoint across pages, and throws limit_exceeded past the organization’s 20', async () => {
+      const created = await sut.createWebhookEndpoint({ url: 'http://localhost:4567/hooks', events: ['scene.deleted'] });
+      // 149 more, as an organization may hold from before the limit existed: two pages of 100.
+      await suite.api.app.get(DataSource).query(
+        `INSERT INTO webhook_endpoints (id, organization_id, url, allow_loopback, events, secret_sealed, created_at, updated_at)
+         SELECT 'whe_01JD3Z8Q4W6K2M9T5X7B1C' || lpad(n::text, 4, '0'), $1, 'http://localhost:4567/hooks', true,
+                '{scene.deleted}', 'v1.sealed', now(), now()
+           FROM generate_series(1, 149) AS n`,
+        [suite.org.organizationId],
+      );
+      const listed = await sut.listWebhookEndpoints();
+      expect(listed).toHaveLength(150);
+      expect(new Set(listed.map((e) => e.webhookEndpointId)).size).toBe(150);
+      expect(listed.map((e) => e.webhookEndpointId)).toContain(created.webhookEndpointId);
+      expect(JSON.stringify(listed)).not.toContain('whsec_');
+      await expect(sut.createWebhookEndpoint({ url: 'http://localhost:4567/hooks', events: ['scene.deleted'] })).rejects.toMatchObject({
+        status: 409,
+        code: 'limit_exceeded',
       });
     });
   });

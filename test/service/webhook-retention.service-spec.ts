@@ -1,5 +1,5 @@
 import { ManualClock } from '@app/core';
-import { WEBHOOK_RETENTION_MS, WebhookRetention, WebhooksModule } from '@app/webhooks';
+import { WEBHOOK_LIMITS, WEBHOOK_RETENTION_MS, WebhookRetention, WebhooksModule } from '@app/webhooks';
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
@@ -66,7 +66,7 @@ describe('webhook retention (webhooks.purge-old) on a real database', () => {
 
     const result = await suite.app.get(WebhookRetention).purgeOld();
 
-    expect(result).toEqual({ messages: 2, endpoints: 1 });
+    expect(result).toEqual({ messages: 2, endpoints: 1, deliveries: 0 });
     expect(await ids('webhook_messages')).toEqual(['whm_recent']);
     expect(await ids('webhook_endpoints')).toEqual(['whe_gone_lately', 'whe_live']);
     const deliveries = await db().query<{ endpoint_id: string; message_id: string }[]>(
@@ -76,7 +76,7 @@ describe('webhook retention (webhooks.purge-old) on a real database', () => {
     );
     // The long-deleted endpoint's delivery of a recent message went with the endpoint.
     expect(deliveries).toEqual([{ endpoint_id: 'whe_live', message_id: 'whm_recent' }]);
-    expect(await suite.app.get(WebhookRetention).purgeOld()).toEqual({ messages: 0, endpoints: 0 });
+    expect(await suite.app.get(WebhookRetention).purgeOld()).toEqual({ messages: 0, endpoints: 0, deliveries: 0 });
   });
 
   it('works through a backlog larger than one batch in one run', async () => {
@@ -85,7 +85,55 @@ describe('webhook retention (webhooks.purge-old) on a real database', () => {
        SELECT 'whm_backlog_' || n, $1, 'scene.deleted', '{}', $2 FROM generate_series(1, 2500) AS n`,
       [org.organizationId, ago(45)],
     );
-    expect(await suite.app.get(WebhookRetention).purgeOld()).toEqual({ messages: 2500, endpoints: 0 });
+    expect(await suite.app.get(WebhookRetention).purgeOld()).toEqual({ messages: 2500, endpoints: 0, deliveries: 0 });
     expect(await ids('webhook_messages')).toEqual(['whm_recent']);
+  });
+
+  it(`keeps each endpoint's newest ${WEBHOOK_LIMITS.deliveriesPerEndpoint} deliveries; older finished ones go, pending ones once they finish`, async () => {
+    const keep = WEBHOOK_LIMITS.deliveriesPerEndpoint;
+    expect(keep).toBe(10_000);
+    await endpoint('whe_busy', null);
+    await endpoint('whe_quiet', null);
+    // keep + 7 recent events (well inside the 30 days), message ids in the order they happened.
+    await db().query(
+      `INSERT INTO webhook_messages (id, organization_id, type, payload, created_at)
+       SELECT 'whm_busy_' || lpad(n::text, 6, '0'), $1, 'scene.deleted', '{}', $2 FROM generate_series(1, $3::int) AS n`,
+      [org.organizationId, ago(1), keep + 7],
+    );
+    await db().query(
+      `INSERT INTO webhook_deliveries (endpoint_id, message_id, status, created_at)
+       SELECT 'whe_busy', id, 'succeeded', $1 FROM webhook_messages WHERE id LIKE 'whm_busy_%'`,
+      [ago(1)],
+    );
+    await db().query(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $1 WHERE message_id = 'whm_busy_000002'`, [
+      ago(1),
+    ]);
+    await db().query(
+      `INSERT INTO webhook_deliveries (endpoint_id, message_id, status, created_at)
+       SELECT 'whe_quiet', id, 'failed', $1 FROM webhook_messages WHERE id IN ('whm_busy_000001', 'whm_busy_000003')`,
+      [ago(1)],
+    );
+    const kept = async (endpointId: string) =>
+      (
+        await db().query<{ message_id: string }[]>(`SELECT message_id FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY message_id`, [
+          endpointId,
+        ])
+      ).map((r) => r.message_id);
+
+    // The 7 oldest are past the bound; the pending one among them stays.
+    expect(await suite.app.get(WebhookRetention).purgeOld()).toEqual({ messages: 0, endpoints: 0, deliveries: 6 });
+    const busy = await kept('whe_busy');
+    expect(busy).toHaveLength(keep + 1);
+    expect(busy.slice(0, 2)).toEqual(['whm_busy_000002', 'whm_busy_000008']);
+    expect(busy.at(-1)).toBe(`whm_busy_${String(keep + 7).padStart(6, '0')}`);
+    // Another endpoint's deliveries of the same messages, and the messages themselves, are not touched.
+    expect(await kept('whe_quiet')).toEqual(['whm_busy_000001', 'whm_busy_000003']);
+    const [{ n }] = await db().query<{ n: number }[]>(`SELECT count(*)::int AS n FROM webhook_messages WHERE id LIKE 'whm_busy_%'`);
+    expect(n).toBe(keep + 7);
+
+    expect(await suite.app.get(WebhookRetention).purgeOld()).toEqual({ messages: 0, endpoints: 0, deliveries: 0 });
+    await db().query(`UPDATE webhook_deliveries SET status = 'succeeded', next_attempt_at = NULL WHERE message_id = 'whm_busy_000002'`);
+    expect(await suite.app.get(WebhookRetention).purgeOld()).toEqual({ messages: 0, endpoints: 0, deliveries: 1 });
+    expect(await kept('whe_busy')).toHaveLength(keep);
   });
 });

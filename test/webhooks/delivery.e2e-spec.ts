@@ -122,6 +122,7 @@ describe('webhook delivery: signed, from the outbox, retried, recorded, replayab
       messageId: expect.stringMatching(/^msg_/),
       type: 'scene.deleted',
       status: 'succeeded',
+      attemptCount: 3,
       attempts: [
         { attemptedAt: expect.any(String), statusCode: 500, error: 'http_status', durationMs: expect.any(Number) },
         { attemptedAt: expect.any(String), statusCode: 302, error: 'http_status', durationMs: expect.any(Number) },
@@ -146,7 +147,7 @@ describe('webhook delivery: signed, from the outbox, retried, recorded, replayab
     expect(replay.body.status).toBe('pending');
     await pollUntil(
       () => deliveries(org, endpointId),
-      (r) => r.body.items[0].status === 'succeeded' && r.body.items[0].attempts.length === 4,
+      (r) => r.body.items[0].status === 'succeeded' && r.body.items[0].attempts.length === 4 && r.body.items[0].attemptCount === 4,
       { what: 'the replay' },
     );
     expect(receiver.received.filter((r) => r.id === delivery.messageId)).toHaveLength(4);

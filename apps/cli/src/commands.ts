@@ -1,7 +1,7 @@
 import { AppConfig, ensureDatabase, runMigrations } from '@app/core';
 import { OrganizationsService } from '@app/organizations';
 import { LimitsService, OrganizationLimits, UsageService } from '@app/tenancy';
-import { WebhookEndpointResponse, WebhookEndpointsService, WebhookEventType } from '@app/webhooks';
+import { WEBHOOK_LIMITS, WebhookEndpointResponse, WebhookEndpointsService, WebhookEventType } from '@app/webhooks';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
@@ -152,7 +152,16 @@ export async function webhookCreate(config: AppConfig, o: Json & { org: string; 
 }
 
 export async function webhookList(config: AppConfig, o: Json & { org: string }): Promise<void> {
-  const endpoints = await withWebhooks(config, o.org, (w, owner) => w.list(owner.organizationId));
+  const endpoints = await withWebhooks(config, o.org, async (w, owner) => {
+    // Every page: an organization may hold more than the limit from before it existed.
+    const all: WebhookEndpointResponse[] = [];
+    for (let after: string | null = null; ;) {
+      const page = await w.list(owner.organizationId, after, WEBHOOK_LIMITS.page.max);
+      all.push(...page.items);
+      if (!page.nextCursor) return all;
+      after = page.nextCursor;
+    }
+  });
   await printResult(!!o.json, { endpoints }, endpoints.map(endpointLine).join('\n') || 'No webhook endpoints.');
 }
 

@@ -4,6 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { SecretBox } from './webhook-secrets';
+import { WEBHOOK_LIMITS } from './webhook-limits';
 import { TargetRefused, WebhookTargets } from './webhook-target';
 import { AttemptRecord, ClaimedDelivery, DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
 
@@ -124,13 +125,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       durationMs: Math.round(performance.now() - t0),
     };
     const now = this.clock.now();
+    const keep = WEBHOOK_LIMITS.attemptsPerDelivery;
     this.results.inc({ result: error ?? 'delivered' });
     if (!error) {
-      await this.webhooks.recordAttempt(d.endpointId, d.messageId, attempt, { status: 'succeeded' }, now);
+      await this.webhooks.recordAttempt(d.endpointId, d.messageId, attempt, { status: 'succeeded' }, now, keep);
       await this.webhooks.markEndpointHealthy(d.endpointId);
       return;
     }
-    await this.webhooks.recordAttempt(d.endpointId, d.messageId, attempt, this.next(d.attempts + 1, now), now);
+    await this.webhooks.recordAttempt(d.endpointId, d.messageId, attempt, this.next(d.attempts + 1, now), now, keep);
     const disableBefore = new Date(now.getTime() - this.config.webhooks.disableAfterMs);
     if (await this.webhooks.markEndpointFailing(d.endpointId, now, disableBefore)) {
       this.logger.warn(

@@ -5,11 +5,14 @@ import {
   UpdateWebhookEndpointDto,
   WebhookDeliveryListResponse,
   WebhookDeliveryResponse,
+  WebhookEndpointListResponse,
   WebhookEndpointResponse,
   WebhookEndpointWithSecretResponse,
 } from './dto/webhook-endpoint.dto';
+import { WEBHOOK_LIMITS, WebhookReplayBudget } from './webhook-limits';
 import { newSigningSecret, SecretBox } from './webhook-secrets';
 import { TargetRefused, WebhookTargets } from './webhook-target';
+import { WebhookErrors } from './webhooks.errors';
 import { DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
 
 /** Who asks: the organization, and whether it is a test organization (localhost targets). */
@@ -19,7 +22,6 @@ export interface WebhookOwner {
 }
 
 const DEFAULT_OVERLAP_SECONDS = 86_400;
-const DELIVERY_PAGE = 50;
 /** After a DNS timeout the name's servers may answer on the next try; no need to make partners wait long. */
 const DNS_RETRY_AFTER_SECONDS = 5;
 
@@ -33,8 +35,14 @@ export class WebhookEndpointsService {
     private readonly ids: IdGenerator,
     private readonly random: RandomSource,
     private readonly clock: Clock,
+    private readonly replays: WebhookReplayBudget,
   ) {}
 
+  /**
+   * An organization keeps at most WEBHOOK_LIMITS.endpointsPerOrganization live endpoints. The count
+   * and the insert share a transaction that holds the organization's endpoint lock, so concurrent
+   * creations cannot both take the last place.
+   */
   async create(owner: WebhookOwner, dto: CreateWebhookEndpointDto): Promise<WebhookEndpointWithSecretResponse> {
     const url = await this.checkedUrl(dto.url, owner.isTest);
     const now = this.clock.now();
@@ -54,12 +62,25 @@ export class WebhookEndpointsService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.webhooks.insertEndpoint(row);
+    await this.webhooks.transaction(async (tx) => {
+      await this.webhooks.lockOrganizationEndpoints(tx, owner.organizationId);
+      if ((await this.webhooks.countEndpoints(tx, owner.organizationId)) >= WEBHOOK_LIMITS.endpointsPerOrganization) {
+        throw WebhookErrors.tooManyEndpoints();
+      }
+      await this.webhooks.insertEndpoint(tx, row);
+    });
     return { ...toEndpointResponse(row), secret };
   }
 
-  async list(organizationId: string): Promise<WebhookEndpointResponse[]> {
-    return (await this.webhooks.listEndpoints(organizationId)).map(toEndpointResponse);
+  /** By id, pages of `limit`; `after` is the previous page's `nextCursor`. */
+  async list(
+    organizationId: string,
+    after: string | null,
+    limit: number = WEBHOOK_LIMITS.page.default,
+  ): Promise<WebhookEndpointListResponse> {
+    const rows = await this.webhooks.listEndpoints(organizationId, limit + 1, after);
+    const page = rows.slice(0, limit);
+    return { items: page.map(toEndpointResponse), nextCursor: rows.length > limit ? page[page.length - 1].id : null };
   }
 
   async get(organizationId: string, id: string): Promise<WebhookEndpointResponse> {
@@ -98,15 +119,25 @@ export class WebhookEndpointsService {
     await this.webhooks.deleteEndpoint(organizationId, id, this.clock.now());
   }
 
-  async deliveries(organizationId: string, id: string, before: string | null, limit = DELIVERY_PAGE): Promise<WebhookDeliveryListResponse> {
+  async deliveries(
+    organizationId: string,
+    id: string,
+    before: string | null,
+    limit: number = WEBHOOK_LIMITS.page.default,
+  ): Promise<WebhookDeliveryListResponse> {
     await this.found(this.webhooks.findEndpoint(organizationId, id));
     const rows = await this.webhooks.listDeliveries(organizationId, id, limit + 1, before);
     const page = rows.slice(0, limit);
     return { items: page.map(toDeliveryResponse), nextCursor: rows.length > limit ? page[page.length - 1].messageId : null };
   }
 
-  /** Sends a delivery again (due now), whatever its state; the same `webhook-id` goes out. */
+  /**
+   * Sends a delivery again (due now), whatever its state; the same `webhook-id` goes out. Every
+   * call spends one of the organization's replays, whatever it finds: the budget bounds the
+   * requests, and an unknown id answers like another organization's.
+   */
   async replay(organizationId: string, id: string, messageId: string): Promise<WebhookDeliveryResponse> {
+    await this.replays.spend(organizationId);
     return toDeliveryResponse(await this.found(this.webhooks.replay(organizationId, id, messageId, this.clock.now())));
   }
 
@@ -154,6 +185,7 @@ function toDeliveryResponse(d: DeliveryRow): WebhookDeliveryResponse {
     messageId: d.messageId,
     type: d.type,
     status: d.status,
+    attemptCount: d.attemptCount,
     attempts: d.attempts,
     nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
     createdAt: d.createdAt.toISOString(),

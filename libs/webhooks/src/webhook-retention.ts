@@ -1,5 +1,6 @@
 import { Clock, JobName, OnJob } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
+import { WEBHOOK_LIMITS } from './webhook-limits';
 import { WebhooksRepository } from './webhooks.repository';
 
 /**
@@ -12,6 +13,15 @@ export const WEBHOOK_RETENTION_MS = 30 * 24 * 60 * 60_000;
 const PURGE_BATCH = 1000;
 /** One run deletes at most this many batches per table; the next run, an hour later, goes on. */
 const MAX_BATCHES = 50;
+/** Endpoints looked at per statement when pruning deliveries past the per-endpoint bound. */
+const ENDPOINT_BATCH = 100;
+
+export interface PurgeResult {
+  messages: number;
+  endpoints: number;
+  /** Finished deliveries past their endpoint's newest WEBHOOK_LIMITS.deliveriesPerEndpoint. */
+  deliveries: number;
+}
 
 /** The maintenance job that keeps the webhook tables from growing without bound. */
 @Injectable()
@@ -24,13 +34,36 @@ export class WebhookRetention {
   ) {}
 
   @OnJob(JobName.WebhooksPurgeOld)
-  async purgeOld(): Promise<{ messages: number; endpoints: number }> {
+  async purgeOld(): Promise<PurgeResult> {
     const before = new Date(this.clock.now().getTime() - WEBHOOK_RETENTION_MS);
     const messages = await inBatches((limit) => this.webhooks.deleteMessagesBefore(before, limit));
     const endpoints = await inBatches((limit) => this.webhooks.deleteEndpointsDeletedBefore(before, limit));
-    if (messages + endpoints > 0)
-      this.logger.log(`purged ${messages} webhook message(s) and ${endpoints} deleted endpoint(s) older than 30 days`);
-    return { messages, endpoints };
+    const deliveries = await this.pruneDeliveriesPastBound();
+    if (messages + endpoints + deliveries > 0) {
+      this.logger.log(
+        `purged ${messages} webhook message(s) and ${endpoints} deleted endpoint(s) older than 30 days, ` +
+          `and ${deliveries} delivery(ies) past their endpoint's newest ${WEBHOOK_LIMITS.deliveriesPerEndpoint}`,
+      );
+    }
+    return { messages, endpoints, deliveries };
+  }
+
+  /**
+   * Each endpoint keeps its newest WEBHOOK_LIMITS.deliveriesPerEndpoint deliveries: however many
+   * events an organization makes within the 30 days, one endpoint's log stays bounded. Walks the
+   * endpoints in pages, each endpoint's excess deleted in small batches (short locks).
+   */
+  private async pruneDeliveriesPastBound(): Promise<number> {
+    let total = 0;
+    let after = '';
+    for (;;) {
+      const page = await this.webhooks.deliveryCutoffs(after, ENDPOINT_BATCH, WEBHOOK_LIMITS.deliveriesPerEndpoint);
+      for (const { endpointId, cutoff } of page) {
+        if (cutoff) total += await inBatches((limit) => this.webhooks.deleteFinishedDeliveriesUpTo(endpointId, cutoff, limit));
+      }
+      if (page.length < ENDPOINT_BATCH) return total;
+      after = page[page.length - 1].endpointId;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookReplayBudget } from './webhook-limits';
 import { WebhookOutbox } from './webhook-outbox';
 import { WebhookRetention } from './webhook-retention';
 import { SecretBox } from './webhook-secrets';
@@ -9,7 +10,7 @@ import { WebhooksRepository } from './webhooks.repository';
 
 /** Endpoints and the outbox, for every process that changes state worth announcing. */
 @Module({
-  providers: [WebhooksRepository, SecretBox, WebhookTargets, WebhookOutbox, WebhookEndpointsService],
+  providers: [WebhooksRepository, SecretBox, WebhookTargets, WebhookOutbox, WebhookReplayBudget, WebhookEndpointsService],
   exports: [WebhookOutbox, WebhookEndpointsService, WebhooksRepository, SecretBox, WebhookTargets],
 })
 export class WebhooksModule {}

@@ -33,6 +33,9 @@ export interface DeliveryRow {
   messageId: string;
   type: WebhookEventType;
   status: 'pending' | 'succeeded' | 'failed';
+  /** Every attempt made, also those the log no longer keeps. */
+  attemptCount: number;
+  /** The newest attempts, oldest first (WEBHOOK_LIMITS.attemptsPerDelivery). */
   attempts: AttemptRecord[];
   nextAttemptAt: Date | null;
   createdAt: Date;
@@ -97,6 +100,7 @@ interface DeliveryRecord {
   message_id: string;
   type: WebhookEventType;
   status: DeliveryRow['status'];
+  attempts: number;
   attempts_log: AttemptRecord[];
   next_attempt_at: Date | null;
   created_at: Date;
@@ -109,6 +113,7 @@ function toDelivery(r: DeliveryRecord): DeliveryRow {
     messageId: r.message_id,
     type: r.type,
     status: r.status,
+    attemptCount: r.attempts,
     attempts: r.attempts_log,
     nextAttemptAt: r.status === 'pending' ? r.next_attempt_at : null,
     createdAt: r.created_at,
@@ -121,18 +126,47 @@ function toDelivery(r: DeliveryRecord): DeliveryRow {
 export class WebhooksRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async insertEndpoint(e: Omit<WebhookEndpointRow, 'previousSecretSealed' | 'previousSecretExpiresAt' | 'failingSince'>): Promise<void> {
-    await this.db.query(
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /**
+   * Serializes, until the caller's transaction ends, the creations of one organization's endpoints,
+   * so that counting them and inserting one is exact under concurrency. An advisory lock, since the
+   * organization's row belongs to another lib; its key is namespaced by table.
+   */
+  async lockOrganizationEndpoints(tx: EntityManager, organizationId: string): Promise<void> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || $1, 0))`, [organizationId]);
+  }
+
+  /** The organization's live (not deleted) endpoints, enabled or not. */
+  async countEndpoints(tx: EntityManager, organizationId: string): Promise<number> {
+    const [row]: { n: number }[] = await tx.query(
+      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE organization_id = $1 AND deleted_at IS NULL`,
+      [organizationId],
+    );
+    return row.n;
+  }
+
+  async insertEndpoint(
+    tx: EntityManager,
+    e: Omit<WebhookEndpointRow, 'previousSecretSealed' | 'previousSecretExpiresAt' | 'failingSince'>,
+  ): Promise<void> {
+    await tx.query(
       `INSERT INTO webhook_endpoints (id, organization_id, url, allow_loopback, events, enabled, disabled_reason, secret_sealed, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [e.id, e.organizationId, e.url, e.allowLoopback, e.events, e.enabled, e.disabledReason, e.secretSealed, e.createdAt, e.updatedAt],
     );
   }
 
-  async listEndpoints(organizationId: string): Promise<WebhookEndpointRow[]> {
+  /** By id; `after` is an endpoint id for the next page. */
+  async listEndpoints(organizationId: string, limit: number, after: string | null): Promise<WebhookEndpointRow[]> {
     const rows: EndpointRecord[] = await this.db.query(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE organization_id = $1 AND deleted_at IS NULL ORDER BY id`,
-      [organizationId],
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints
+        WHERE organization_id = $1 AND deleted_at IS NULL AND ($3::text IS NULL OR id > $3)
+        ORDER BY id
+        LIMIT $2`,
+      [organizationId, limit, after],
     );
     return rows.map(toEndpoint);
   }
@@ -262,17 +296,36 @@ export class WebhooksRepository {
     }));
   }
 
-  /** Records one attempt and what follows from it; only a pending delivery moves. */
-  async recordAttempt(endpointId: string, messageId: string, attempt: AttemptRecord, outcome: DeliveryOutcome, at: Date): Promise<void> {
+  /**
+   * Records one attempt and what follows from it; only a pending delivery moves. The log keeps
+   * the newest `keep` attempts (replays would otherwise grow it without end); `attempts` still
+   * counts them all.
+   */
+  async recordAttempt(
+    endpointId: string,
+    messageId: string,
+    attempt: AttemptRecord,
+    outcome: DeliveryOutcome,
+    at: Date,
+    keep: number,
+  ): Promise<void> {
     await this.db.query(
       `UPDATE webhook_deliveries
           SET attempts = attempts + 1,
-              attempts_log = attempts_log || $3::jsonb,
+              attempts_log = jsonb_path_query_array(attempts_log || $3::jsonb, '$[last - $keep + 1 to last]', jsonb_build_object('keep', $7::int)),
               status = $4,
               next_attempt_at = $5,
               completed_at = CASE WHEN $4 = 'pending' THEN NULL ELSE $6::timestamptz END
         WHERE endpoint_id = $1 AND message_id = $2 AND status = 'pending'`,
-      [endpointId, messageId, JSON.stringify([attempt]), outcome.status, outcome.status === 'pending' ? outcome.nextAttemptAt : null, at],
+      [
+        endpointId,
+        messageId,
+        JSON.stringify([attempt]),
+        outcome.status,
+        outcome.status === 'pending' ? outcome.nextAttemptAt : null,
+        at,
+        keep,
+      ],
     );
   }
 
@@ -303,7 +356,7 @@ export class WebhooksRepository {
   /** Newest first; `before` is a message id for the next page. */
   async listDeliveries(organizationId: string, endpointId: string, limit: number, before: string | null): Promise<DeliveryRow[]> {
     const rows: DeliveryRecord[] = await this.db.query(
-      `SELECT d.endpoint_id, d.message_id, m.type, d.status, d.attempts_log, d.next_attempt_at, d.created_at, d.completed_at
+      `SELECT d.endpoint_id, d.message_id, m.type, d.status, d.attempts, d.attempts_log, d.next_attempt_at, d.created_at, d.completed_at
          FROM webhook_deliveries d
          JOIN webhook_endpoints e ON e.id = d.endpoint_id
          JOIN webhook_messages m ON m.id = d.message_id
@@ -326,7 +379,7 @@ export class WebhooksRepository {
     );
     if (!rows[0][0]) return null;
     const [delivery] = await this.db.query<DeliveryRecord[]>(
-      `SELECT d.endpoint_id, d.message_id, m.type, d.status, d.attempts_log, d.next_attempt_at, d.created_at, d.completed_at
+      `SELECT d.endpoint_id, d.message_id, m.type, d.status, d.attempts, d.attempts_log, d.next_attempt_at, d.created_at, d.completed_at
          FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id
         WHERE d.endpoint_id = $1 AND d.message_id = $2`,
       [endpointId, messageId],
@@ -343,6 +396,40 @@ export class WebhooksRepository {
       `DELETE FROM webhook_messages WHERE id IN (
          SELECT id FROM webhook_messages WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
       [before, limit],
+    );
+    return res[1];
+  }
+
+  /**
+   * For up to `limit` endpoints after `after` (by id, deleted ones included), the message id of
+   * each one's delivery just past its newest `keep`, or null when it has no more than `keep`.
+   * Each reads at most `keep` + 1 entries of the primary key, newest first.
+   */
+  async deliveryCutoffs(after: string, limit: number, keep: number): Promise<{ endpointId: string; cutoff: string | null }[]> {
+    const rows: { endpoint_id: string; cutoff: string | null }[] = await this.db.query(
+      `SELECT e.id AS endpoint_id, c.message_id AS cutoff
+         FROM (SELECT id FROM webhook_endpoints WHERE id > $1 ORDER BY id LIMIT $2) e
+         LEFT JOIN LATERAL (
+           SELECT message_id FROM webhook_deliveries d WHERE d.endpoint_id = e.id ORDER BY d.message_id DESC OFFSET $3 LIMIT 1
+         ) c ON true
+        ORDER BY e.id`,
+      [after, limit, keep],
+    );
+    return rows.map((r) => ({ endpointId: r.endpoint_id, cutoff: r.cutoff }));
+  }
+
+  /**
+   * Deletes up to `limit` of the endpoint's finished deliveries whose message is `cutoff` or
+   * older; pending ones stay until they finish. Returns how many went.
+   */
+  async deleteFinishedDeliveriesUpTo(endpointId: string, cutoff: string, limit: number): Promise<number> {
+    const res: [unknown[], number] = await this.db.query(
+      `DELETE FROM webhook_deliveries d USING (
+         SELECT endpoint_id, message_id FROM webhook_deliveries
+          WHERE endpoint_id = $1 AND message_id <= $2 AND status <> 'pending'
+          ORDER BY message_id LIMIT $3 FOR UPDATE SKIP LOCKED) old
+        WHERE d.endpoint_id = old.endpoint_id AND d.message_id = old.message_id`,
+      [endpointId, cutoff, limit],
     );
     return res[1];
   }

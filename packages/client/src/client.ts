@@ -329,10 +329,21 @@ export class SceneStudioClient {
     );
   }
 
-  /** GET /v1/webhook-endpoints (no secrets). */
+  /** GET /v1/webhook-endpoints (no secrets): every endpoint, following `nextCursor` across pages. */
   async listWebhookEndpoints(options: RequestOptions = {}): Promise<WebhookEndpoint[]> {
-    const page = await this.call((signal) => this.raw.GET('/v1/webhook-endpoints', { signal }), TRANSIENT, options.signal);
-    return page.items;
+    const all: WebhookEndpoint[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const query = { limit: 100, ...(after && { after }) };
+      const page = await this.call(
+        (signal) => this.raw.GET('/v1/webhook-endpoints', { params: { query }, signal }),
+        TRANSIENT,
+        options.signal,
+      );
+      all.push(...page.items);
+      if (!page.nextCursor) return all;
+      after = page.nextCursor;
+    }
   }
 
   /** GET /v1/usage: the organization's usage per UTC day (default: this month up to today), its limits and today's quota. */

@@ -9,8 +9,10 @@ import {
   WebhookDeliveryResponse,
   WebhookEndpointListResponse,
   WebhookEndpointResponse,
+  WebhookEndpointsQuery,
   WebhookEndpointsService,
   WebhookEndpointWithSecretResponse,
+  WEBHOOK_LIMITS,
 } from '@app/webhooks';
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -40,19 +42,28 @@ export class WebhookEndpointsController {
     summary: 'Create a webhook endpoint',
     description:
       'Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is returned ' +
-      'by this call alone. At least once: deduplicate on `webhook-id`. Order is not guaranteed.',
+      'by this call alone. At least once: deduplicate on `webhook-id`. Order is not guaranteed. ' +
+      `An organization has at most ${WEBHOOK_LIMITS.endpointsPerOrganization} endpoints (deleted ones do not count).`,
   })
   @ApiCreatedResponse({ type: WebhookEndpointWithSecretResponse })
-  @ApiProblems({ ...JSON_PROBLEMS, 422: '`validation_failed` (a `url` that is not allowed has field code `not_allowed`).' })
+  @ApiProblems({
+    ...JSON_PROBLEMS,
+    409: `The organization already has ${WEBHOOK_LIMITS.endpointsPerOrganization} endpoints (\`limit_exceeded\`); delete one first.`,
+    422: '`validation_failed` (a `url` that is not allowed has field code `not_allowed`).',
+  })
   create(@Body() dto: CreateWebhookEndpointDto, @CurrentPrincipal() principal: Principal): Promise<WebhookEndpointWithSecretResponse> {
     return this.endpoints.create(principal, dto);
   }
 
   @Get()
-  @ApiOperation({ summary: "List the organization's webhook endpoints", description: 'Without secrets.' })
+  @ApiOperation({
+    summary: "List the organization's webhook endpoints",
+    description: 'Without secrets. By id, pages of `limit` (default 50); pass `nextCursor` as `after` for the next page.',
+  })
   @ApiOkResponse({ type: WebhookEndpointListResponse })
-  async list(@CurrentPrincipal() principal: Principal): Promise<WebhookEndpointListResponse> {
-    return { items: await this.endpoints.list(principal.organizationId) };
+  @ApiProblems({ 422: '`validation_failed` (`after`, `limit`).' })
+  list(@Query() query: WebhookEndpointsQuery, @CurrentPrincipal() principal: Principal): Promise<WebhookEndpointListResponse> {
+    return this.endpoints.list(principal.organizationId, query.after ?? null, query.limit);
   }
 
   @Get(':webhookEndpointId')
@@ -134,12 +145,20 @@ export class WebhookEndpointsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Replay a delivery',
-    description: 'Makes it due now, whatever its state; it goes out with the same `webhook-id` and body. No body.',
+    description:
+      'Makes it due now, whatever its state; it goes out with the same `webhook-id` and body. No body. ' +
+      `At most ${WEBHOOK_LIMITS.replaysPerMinute} replays a minute per organization.`,
   })
   @ApiParam(ENDPOINT_PARAM)
   @ApiParam({ name: 'messageId', example: 'msg_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
   @ApiOkResponse({ type: WebhookDeliveryResponse })
-  @ApiProblems({ 400: '`invalid_id`.', 404: NOT_FOUND })
+  @ApiProblems({
+    400: '`invalid_id`.',
+    404: NOT_FOUND,
+    429:
+      `Rate limit of the organization exceeded, or its ${WEBHOOK_LIMITS.replaysPerMinute} replays a minute spent (\`rate_limited\`); ` +
+      'carries `Retry-After`.',
+  })
   replay(
     @Param('webhookEndpointId', ENDPOINT_ID) id: string,
     @Param('messageId', new ParseIdPipe(IdPrefix.WebhookMessage)) messageId: string,

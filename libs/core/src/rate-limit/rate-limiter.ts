@@ -14,11 +14,14 @@ export interface RateLimitState {
   windowSeconds: number;
 }
 
+const REQUESTS_EXCEEDED = 'The organization exceeded its request rate limit. Retry after the indicated delay.';
+
 export class RateLimitExceeded extends DomainError {
-  constructor(readonly state: RateLimitState) {
-    super(ErrorCode.RateLimited, 'The organization exceeded its request rate limit. Retry after the indicated delay.', {
-      retryAfterSeconds: state.resetSeconds,
-    });
+  constructor(
+    readonly state: RateLimitState,
+    message = REQUESTS_EXCEEDED,
+  ) {
+    super(ErrorCode.RateLimited, message, { retryAfterSeconds: state.resetSeconds });
   }
 }
 
@@ -125,54 +128,92 @@ async function reserveFrom(limiter: RateLimiterAbstract, limit: number, key: str
   }
 }
 
-/**
- * The organization rate limit: a fixed-window counter per organization in Redis, shared by every
- * api replica, spent through per-process allowances (above). When Redis is unreachable, frozen
- * or its circuit open, the limit fails open to an in-process limiter with the same budget: a
- * Redis incident neither blocks partners nor removes the limit, at the price of admitting up to
- * one budget per api replica while it lasts (docs/operations.md).
- */
-@Injectable()
-export class RateLimiter {
-  private readonly logger = new Logger(RateLimiter.name);
-  private readonly allowances: TokenAllowances;
-  private readonly limit: number;
-  private readonly windowSeconds: number;
+/** One budget: `limit` per `windowSeconds` for each key. */
+export interface RateLimitOptions {
+  limit: number;
+  windowSeconds: number;
+  /** Redis key prefix of its counters; each budget has its own. */
+  keyPrefix: string;
+  /** The `detail` of its 429: what was spent (safe to show). */
+  message?: string;
+}
 
-  constructor(config: AppConfig, @InjectRedis() redis: Redis, circuit: RedisCircuit) {
-    this.limit = config.rateLimit.requests;
-    this.windowSeconds = config.rateLimit.windowSeconds;
-    const local = new RateLimiterMemory({ points: this.limit, duration: this.windowSeconds });
+/**
+ * A per-key budget over a fixed-window counter in Redis, shared by every replica, spent through
+ * per-process allowances (above). When Redis is unreachable, frozen or its circuit open, it fails
+ * open to an in-process limiter with the same budget: a Redis incident neither blocks partners
+ * nor removes the limit, at the price of admitting up to one budget per replica while it lasts
+ * (docs/operations.md, "Outages").
+ */
+export class SharedRateLimit {
+  private readonly logger = new Logger(SharedRateLimit.name);
+  private readonly allowances: TokenAllowances;
+
+  constructor(
+    redis: Redis,
+    circuit: RedisCircuit,
+    private readonly options: RateLimitOptions,
+  ) {
+    const { limit, windowSeconds } = options;
+    const local = new RateLimiterMemory({ points: limit, duration: windowSeconds });
     const shared = new RateLimiterRedis({
       storeClient: redis,
-      keyPrefix: `${config.queuePrefix}:ratelimit`,
-      points: this.limit,
-      duration: this.windowSeconds,
+      keyPrefix: options.keyPrefix,
+      points: limit,
+      duration: windowSeconds,
       rejectIfRedisNotReady: true,
       insuranceLimiter: local,
     });
-    this.allowances = new TokenAllowances(this.limit, this.windowSeconds, async (key, points) => {
+    this.allowances = new TokenAllowances(limit, windowSeconds, async (key, points) => {
       try {
-        return await circuit.run(() => reserveFrom(shared, this.limit, key, points));
+        return await circuit.run(() => reserveFrom(shared, limit, key, points));
       } catch (e) {
         if (!isInfrastructureError(e)) throw e;
-        return reserveFrom(local, this.limit, key, points);
+        return reserveFrom(local, limit, key, points);
       }
     });
   }
 
-  /** Takes one request from the key's budget; throws `RateLimitExceeded` when it is spent. */
+  /** Takes one from the key's budget; throws `RateLimitExceeded` when it is spent. */
   async consume(key: string): Promise<RateLimitState> {
+    const { limit, windowSeconds, message } = this.options;
     try {
       return await this.allowances.consume(key);
     } catch (e) {
-      if (e instanceof RateLimitExceeded) throw e;
-      this.logger.warn(`rate limiter unavailable, request allowed: ${(e as Error).message}`);
-      return { limit: this.limit, remaining: this.limit, resetSeconds: this.windowSeconds, windowSeconds: this.windowSeconds };
+      if (e instanceof RateLimitExceeded) throw message ? new RateLimitExceeded(e.state, message) : e;
+      this.logger.warn(`rate limiter ${this.options.keyPrefix} unavailable, request allowed: ${(e as Error).message}`);
+      return { limit, remaining: limit, resetSeconds: windowSeconds, windowSeconds };
     }
   }
 }
 
+/** The organization rate limit on every partner request (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_SECONDS). */
+@Injectable()
+export class RateLimiter extends SharedRateLimit {
+  constructor(config: AppConfig, @InjectRedis() redis: Redis, circuit: RedisCircuit) {
+    super(redis, circuit, {
+      limit: config.rateLimit.requests,
+      windowSeconds: config.rateLimit.windowSeconds,
+      keyPrefix: `${config.queuePrefix}:ratelimit`,
+    });
+  }
+}
+
+/** Makes the narrower budgets libs keep for costly actions, on the same Redis and with the same failure mode. */
+@Injectable()
+export class RateLimits {
+  constructor(
+    private readonly config: AppConfig,
+    @InjectRedis() private readonly redis: Redis,
+    private readonly circuit: RedisCircuit,
+  ) {}
+
+  /** `name` keeps its counters apart from every other budget's (`{QUEUE_PREFIX}:ratelimit:{name}:{key}`). */
+  create(name: string, options: Omit<RateLimitOptions, 'keyPrefix'>): SharedRateLimit {
+    return new SharedRateLimit(this.redis, this.circuit, { ...options, keyPrefix: `${this.config.queuePrefix}:ratelimit:${name}` });
+  }
+}
+
 @Global()
-@Module({ providers: [RateLimiter], exports: [RateLimiter] })
+@Module({ providers: [RateLimiter, RateLimits], exports: [RateLimiter, RateLimits] })
 export class RateLimitModule {}

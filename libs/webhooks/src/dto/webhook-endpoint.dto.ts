@@ -17,6 +17,7 @@ import {
   Min,
 } from 'class-validator';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../webhook-events';
+import { WEBHOOK_LIMITS } from '../webhook-limits';
 
 const URL_DOC =
   'Where deliveries are POSTed. Live organizations: `https://` on a public host (private, loopback, link-local and metadata ' +
@@ -113,8 +114,33 @@ export class WebhookEndpointWithSecretResponse extends WebhookEndpointResponse {
 }
 
 export class WebhookEndpointListResponse {
-  @ApiProperty({ type: WebhookEndpointResponse, isArray: true })
+  @ApiProperty({ type: WebhookEndpointResponse, isArray: true, description: 'By `webhookEndpointId`, ascending.' })
   items: WebhookEndpointResponse[];
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `after` for the next page; null on the last page.' })
+  nextCursor: string | null;
+}
+
+/** `limit`, shared by the lists: a page size of 1 to 100, 50 when not given. */
+class PageQuery {
+  @ApiPropertyOptional({ minimum: 1, maximum: WEBHOOK_LIMITS.page.max, default: WEBHOOK_LIMITS.page.default })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'limit must be an integer' })
+  @Min(1, { context: { code: 'too_small' } })
+  @Max(WEBHOOK_LIMITS.page.max, { context: { code: 'too_large' } })
+  limit?: number;
+}
+
+export class WebhookEndpointsQuery extends PageQuery {
+  @ApiPropertyOptional({
+    example: 'whe_01JD3Z8Q4W6K2M9T5X7B1C0VHE',
+    description: 'The previous page’s `nextCursor`: endpoints after this one.',
+  })
+  @IsOptional()
+  @IsString({ message: 'after must be given once' })
+  @Matches(/^whe_[0-9A-HJKMNP-TV-Z]{26}$/, { message: 'after must be a webhook endpoint id (whe_…)', context: { code: 'invalid_format' } })
+  after?: string;
 }
 
 export class WebhookAttemptResponse {
@@ -146,7 +172,17 @@ export class WebhookDeliveryResponse {
   @ApiProperty({ enum: ['pending', 'succeeded', 'failed'] })
   status: 'pending' | 'succeeded' | 'failed';
 
-  @ApiProperty({ type: WebhookAttemptResponse, isArray: true })
+  @ApiProperty({
+    type: 'integer',
+    description: `Every attempt made, replays included; \`attempts\` lists the newest ${WEBHOOK_LIMITS.attemptsPerDelivery} of them.`,
+  })
+  attemptCount: number;
+
+  @ApiProperty({
+    type: WebhookAttemptResponse,
+    isArray: true,
+    description: `The newest ${WEBHOOK_LIMITS.attemptsPerDelivery} attempts, oldest first.`,
+  })
   attempts: WebhookAttemptResponse[];
 
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
@@ -167,7 +203,7 @@ export class WebhookDeliveryListResponse {
   nextCursor: string | null;
 }
 
-export class WebhookDeliveriesQuery {
+export class WebhookDeliveriesQuery extends PageQuery {
   @ApiPropertyOptional({
     example: 'msg_01JD3Z8Q4W6K2M9T5X7B1C0VHE',
     description: 'The previous page’s `nextCursor`: deliveries older than this message.',
@@ -176,12 +212,4 @@ export class WebhookDeliveriesQuery {
   @IsString({ message: 'before must be given once' })
   @Matches(/^msg_[0-9A-HJKMNP-TV-Z]{26}$/, { message: 'before must be a message id (msg_…)', context: { code: 'invalid_format' } })
   before?: string;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1, { context: { code: 'too_small' } })
-  @Max(100, { context: { code: 'too_large' } })
-  limit?: number;
 }

@@ -216,13 +216,13 @@ export interface paths {
         };
         /**
          * List the organization's webhook endpoints
-         * @description Without secrets.
+         * @description Without secrets. By id, pages of `limit` (default 50); pass `nextCursor` as `after` for the next page.
          */
         get: operations["WebhookEndpoints_list"];
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is returned by this call alone. At least once: deduplicate on `webhook-id`. Order is not guaranteed.
+         * @description Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is returned by this call alone. At least once: deduplicate on `webhook-id`. Order is not guaranteed. An organization has at most 20 endpoints (deleted ones do not count).
          */
         post: operations["WebhookEndpoints_create"];
         delete?: never;
@@ -310,7 +310,7 @@ export interface paths {
         put?: never;
         /**
          * Replay a delivery
-         * @description Makes it due now, whatever its state; it goes out with the same `webhook-id` and body. No body.
+         * @description Makes it due now, whatever its state; it goes out with the same `webhook-id` and body. No body. At most 30 replays a minute per organization.
          */
         post: operations["WebhookEndpoints_replay"];
         delete?: never;
@@ -732,6 +732,9 @@ export interface components {
             nextCursor: string | null;
         };
         WebhookDeliveryResponse: {
+            /** @description Every attempt made, replays included; `attempts` lists the newest 20 of them. */
+            attemptCount: number;
+            /** @description The newest 20 attempts, oldest first. */
             attempts: components["schemas"]["WebhookAttemptResponse"][];
             /** Format: date-time */
             completedAt: string | null;
@@ -750,7 +753,10 @@ export interface components {
             type: "operation.succeeded" | "operation.failed" | "scene.deleted" | "embed_session.ended";
         };
         WebhookEndpointListResponse: {
+            /** @description By `webhookEndpointId`, ascending. */
             items: components["schemas"]["WebhookEndpointResponse"][];
+            /** @description Pass as `after` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         WebhookEndpointResponse: {
             /** Format: date-time */
@@ -2062,7 +2068,11 @@ export interface operations {
     };
     WebhookEndpoints_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The previous page’s `nextCursor`: endpoints after this one. */
+                after?: string;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2087,6 +2097,17 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed` (`after`, `limit`). */
+            422: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
                     "X-Request-Id"?: string;
@@ -2173,6 +2194,17 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organization already has 20 endpoints (`limit_exceeded`); delete one first. */
+            409: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
                     "X-Request-Id"?: string;
@@ -2863,7 +2895,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            /** @description Rate limit of the organization exceeded, or its 30 replays a minute spent (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
