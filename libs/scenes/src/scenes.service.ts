@@ -12,6 +12,7 @@ import {
 } from '@app/core';
 import { ImageAssetsService } from '@app/image-assets';
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { CreateSceneDto } from './dto/create-scene.dto';
 import { SceneResponse } from './dto/scene.response';
 import { SceneDeletionHooks } from './scene-deletion-hooks';
@@ -131,7 +132,10 @@ export class ScenesService {
     });
   }
 
-  /** Accepts an edit turn of a ready scene, then enqueues it (the reconciler covers a lost enqueue). */
+  /**
+   * Accepts an edit turn of a ready scene with no edit in flight, then enqueues it (the reconciler
+   * covers a lost enqueue).
+   */
   private async startEdit(
     organizationId: string,
     sceneId: string,
@@ -142,6 +146,7 @@ export class ScenesService {
       const scene = await this.scenes.lockActive(tx, organizationId, sceneId);
       if (!scene) throw DomainError.notFound();
       if (scene.status !== 'ready' || scene.currentVersion === null) throw SceneErrors.notReady();
+      await this.assertNoEditInFlight(tx, sceneId);
       const created = build(this.ids.generate(IdPrefix.Operation), now, scene);
       await this.operations.insert(tx, created);
       await this.scenes.touch(tx, sceneId, now);
@@ -149,6 +154,15 @@ export class ScenesService {
     });
     this.jobs.enqueueSoon(op);
     return accepted(op);
+  }
+
+  /**
+   * One edit turn of a scene at a time (contract section 7: `409 edit_in_progress`). Exact under
+   * the scene's row lock, which every edit start takes first; per scene rather than per session,
+   * since two sessions editing one scene at once would only make versions that undo each other.
+   */
+  private async assertNoEditInFlight(tx: EntityManager, sceneId: string): Promise<void> {
+    if (await this.operations.editInFlight(tx, sceneId)) throw SceneErrors.editInProgress();
   }
 
   /** The scene's edit history, kept on the server so it survives a studio reload. */
