@@ -1,1 +1,2 @@
+export * from './rate-limit.module';
 export * from './rate-limiter';

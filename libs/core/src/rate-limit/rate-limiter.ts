@@ -1,4 +1,4 @@
-import { Global, Injectable, Logger, Module } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
@@ -15,10 +15,11 @@ export interface RateLimitState {
 }
 
 export class RateLimitExceeded extends DomainError {
-  constructor(readonly state: RateLimitState) {
-    super(ErrorCode.RateLimited, 'The organization exceeded its request rate limit. Retry after the indicated delay.', {
-      retryAfterSeconds: state.resetSeconds,
-    });
+  constructor(
+    readonly state: RateLimitState,
+    message = 'The organization exceeded its request rate limit. Retry after the indicated delay.',
+  ) {
+    super(ErrorCode.RateLimited, message, { retryAfterSeconds: state.resetSeconds });
   }
 }
 
@@ -125,54 +126,100 @@ async function reserveFrom(limiter: RateLimiterAbstract, limit: number, key: str
   }
 }
 
-/**
- * The organization rate limit: a fixed-window counter per organization in Redis, shared by every
- * api replica, spent through per-process allowances (above). When Redis is unreachable, frozen
- * or its circuit open, the limit fails open to an in-process limiter with the same budget: a
- * Redis incident neither blocks partners nor removes the limit, at the price of admitting up to
- * one budget per api replica while it lasts (docs/operations.md).
- */
-@Injectable()
-export class RateLimiter {
-  private readonly logger = new Logger(RateLimiter.name);
-  private readonly allowances: TokenAllowances;
-  private readonly limit: number;
-  private readonly windowSeconds: number;
+/** One budget: `limit` per `windowSeconds` for each key. */
+export interface RateLimitPolicy {
+  /** Names its counters in Redis (`<QUEUE_PREFIX>:ratelimit:<name>:<key>`). */
+  name: string;
+  limit: number;
+  windowSeconds: number;
+  /** The problem's detail when the budget is spent; safe to show. */
+  message: string;
+}
 
-  constructor(config: AppConfig, @InjectRedis() redis: Redis, circuit: RedisCircuit) {
-    this.limit = config.rateLimit.requests;
-    this.windowSeconds = config.rateLimit.windowSeconds;
-    const local = new RateLimiterMemory({ points: this.limit, duration: this.windowSeconds });
-    const shared = new RateLimiterRedis({
-      storeClient: redis,
-      keyPrefix: `${config.queuePrefix}:ratelimit`,
-      points: this.limit,
-      duration: this.windowSeconds,
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: local,
-    });
-    this.allowances = new TokenAllowances(this.limit, this.windowSeconds, async (key, points) => {
+/**
+ * A budget per key (an organization, an embed session, a client address): a fixed-window counter
+ * in Redis, shared by every replica, spent through per-process allowances (above). When Redis is
+ * unreachable, frozen or its circuit open, the budget fails open to an in-process limiter with the
+ * same numbers: a Redis incident neither blocks callers nor removes the limit, at the price of
+ * admitting up to one budget per replica while it lasts (docs/operations.md, "Outages").
+ */
+export class SharedRateLimit {
+  private readonly logger: Logger;
+  private readonly allowances: TokenAllowances;
+
+  constructor(
+    readonly policy: RateLimitPolicy,
+    shared: RateLimiterAbstract,
+    local: RateLimiterAbstract,
+    circuit: RedisCircuit,
+  ) {
+    this.logger = new Logger(`RateLimit:${policy.name}`);
+    this.allowances = new TokenAllowances(policy.limit, policy.windowSeconds, async (key, points) => {
       try {
-        return await circuit.run(() => reserveFrom(shared, this.limit, key, points));
+        return await circuit.run(() => reserveFrom(shared, policy.limit, key, points));
       } catch (e) {
         if (!isInfrastructureError(e)) throw e;
-        return reserveFrom(local, this.limit, key, points);
+        return reserveFrom(local, policy.limit, key, points);
       }
     });
   }
 
-  /** Takes one request from the key's budget; throws `RateLimitExceeded` when it is spent. */
+  /** Takes one from the key's budget; throws `RateLimitExceeded` (429 with Retry-After) when it is spent. */
   async consume(key: string): Promise<RateLimitState> {
     try {
       return await this.allowances.consume(key);
     } catch (e) {
-      if (e instanceof RateLimitExceeded) throw e;
+      if (e instanceof RateLimitExceeded) throw new RateLimitExceeded(e.state, this.policy.message);
       this.logger.warn(`rate limiter unavailable, request allowed: ${(e as Error).message}`);
-      return { limit: this.limit, remaining: this.limit, resetSeconds: this.windowSeconds, windowSeconds: this.windowSeconds };
+      const { limit, windowSeconds } = this.policy;
+      return { limit, remaining: limit, resetSeconds: windowSeconds, windowSeconds };
     }
   }
 }
 
-@Global()
-@Module({ providers: [RateLimiter], exports: [RateLimiter] })
-export class RateLimitModule {}
+/** Makes the shared budgets: one Redis client and one circuit breaker per process for all of them. */
+@Injectable()
+export class RateLimits {
+  constructor(
+    private readonly config: AppConfig,
+    @InjectRedis() private readonly redis: Redis,
+    private readonly circuit: RedisCircuit,
+  ) {}
+
+  create(policy: RateLimitPolicy, keyPrefix = `${this.config.queuePrefix}:ratelimit:${policy.name}`): SharedRateLimit {
+    const local = new RateLimiterMemory({ points: policy.limit, duration: policy.windowSeconds });
+    const shared = new RateLimiterRedis({
+      storeClient: this.redis,
+      keyPrefix,
+      points: policy.limit,
+      duration: policy.windowSeconds,
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: local,
+    });
+    return new SharedRateLimit(policy, shared, local, this.circuit);
+  }
+}
+
+/** The organization rate limit of the partner API (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_SECONDS). */
+@Injectable()
+export class RateLimiter {
+  private readonly budget: SharedRateLimit;
+
+  constructor(config: AppConfig, limits: RateLimits) {
+    this.budget = limits.create(
+      {
+        name: 'organizations',
+        limit: config.rateLimit.requests,
+        windowSeconds: config.rateLimit.windowSeconds,
+        message: 'The organization exceeded its request rate limit. Retry after the indicated delay.',
+      },
+      // The key prefix it always had, so counters survive an upgrade.
+      `${config.queuePrefix}:ratelimit`,
+    );
+  }
+
+  /** Takes one request from the key's budget; throws `RateLimitExceeded` when it is spent. */
+  consume(key: string): Promise<RateLimitState> {
+    return this.budget.consume(key);
+  }
+}
