@@ -26,6 +26,12 @@ import { OperationEntity } from './operation.entity';
 import { OperationsRepository } from './operations.repository';
 import { OperationOutcomes } from './operation-outcomes';
 
+/**
+ * Asked once an edit turn is sure to start, inside its transaction: throw (a `DomainError`) to
+ * refuse it, with nothing created. The studio spends the session's edit budget here.
+ */
+export type EditAdmission = () => Promise<unknown>;
+
 @Injectable()
 export class ScenesService {
   constructor(
@@ -115,8 +121,13 @@ export class ScenesService {
   }
 
   /** Starts an edit of the current version: a `scene.edit` operation that produces version n + 1. */
-  requestEdit(organizationId: string, sceneId: string, instruction: string): Promise<OperationAcceptedResponse> {
-    return this.startEdit(organizationId, sceneId, (id, now) => newOperation(id, organizationId, sceneId, 'scene.edit', instruction, now));
+  requestEdit(organizationId: string, sceneId: string, instruction: string, admit?: EditAdmission): Promise<OperationAcceptedResponse> {
+    return this.startEdit(
+      organizationId,
+      sceneId,
+      (id, now) => newOperation(id, organizationId, sceneId, 'scene.edit', instruction, now),
+      admit,
+    );
   }
 
   /**
@@ -125,21 +136,28 @@ export class ScenesService {
    * other: an operation that succeeds with the next version. A version that does not exist (yet)
    * is not found, exactly as reading it would be.
    */
-  requestRevert(organizationId: string, sceneId: string, version: number): Promise<OperationAcceptedResponse> {
-    return this.startEdit(organizationId, sceneId, (id, now, scene) => {
-      if (!Number.isInteger(version) || version < 1 || version > scene.currentVersion!) throw DomainError.notFound();
-      return { ...newOperation(id, organizationId, sceneId, 'scene.edit', null, now), revertTo: version };
-    });
+  requestRevert(organizationId: string, sceneId: string, version: number, admit?: EditAdmission): Promise<OperationAcceptedResponse> {
+    return this.startEdit(
+      organizationId,
+      sceneId,
+      (id, now, scene) => {
+        if (!Number.isInteger(version) || version < 1 || version > scene.currentVersion!) throw DomainError.notFound();
+        return { ...newOperation(id, organizationId, sceneId, 'scene.edit', null, now), revertTo: version };
+      },
+      admit,
+    );
   }
 
   /**
    * Accepts an edit turn of a ready scene with no edit in flight, then enqueues it (the reconciler
-   * covers a lost enqueue).
+   * covers a lost enqueue). `admit` runs last, once the turn is sure to start, still under the
+   * scene's lock: what it counts (the studio's per-session edit budget) counts started turns only.
    */
   private async startEdit(
     organizationId: string,
     sceneId: string,
     build: (id: string, now: Date, scene: SceneEntity) => OperationEntity,
+    admit?: EditAdmission,
   ): Promise<OperationAcceptedResponse> {
     const now = this.clock.now();
     const op = await this.scenes.transaction(async (tx) => {
@@ -148,6 +166,7 @@ export class ScenesService {
       if (scene.status !== 'ready' || scene.currentVersion === null) throw SceneErrors.notReady();
       await this.assertNoEditInFlight(tx, sceneId);
       const created = build(this.ids.generate(IdPrefix.Operation), now, scene);
+      await admit?.();
       await this.operations.insert(tx, created);
       await this.scenes.touch(tx, sceneId, now);
       return created;

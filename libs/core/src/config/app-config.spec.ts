@@ -171,4 +171,16 @@ describe(loadConfig.name, () => {
     expect(sut({}).database.statementTimeoutMs).toBe(30_000);
     expect(sut({ DATABASE_STATEMENT_TIMEOUT_MS: '0' }).database.statementTimeoutMs).toBe(0);
   });
+
+  it('reads the studio limits, the contract numbers by default', () => {
+    expect(sut({}).studioLimits).toEqual({ editsPerHour: 30, writesPerMinute: 120, eventStreams: 5 });
+    expect(sut({ STUDIO_EDITS_PER_HOUR: '3', STUDIO_WRITES_PER_MINUTE: '7', STUDIO_EVENT_STREAMS_PER_SESSION: '2' }).studioLimits).toEqual({
+      editsPerHour: 3,
+      writesPerMinute: 7,
+      eventStreams: 2,
+    });
+    for (const name of ['STUDIO_EDITS_PER_HOUR', 'STUDIO_WRITES_PER_MINUTE', 'STUDIO_EVENT_STREAMS_PER_SESSION']) {
+      expect(() => sut({ [name]: '0' })).toThrow(new RegExp(name));
+    }
+  });
 });

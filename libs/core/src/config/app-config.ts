@@ -34,6 +34,8 @@ export class AppConfig {
   readonly queuePrefix: string;
   readonly rateLimit: { requests: number; windowSeconds: number };
   readonly apiKeyCacheTtlMs: number;
+  /** Per embed session (contract section 7): edits per hour, other writes per minute, open event streams. */
+  readonly studioLimits: { editsPerHour: number; writesPerMinute: number; eventStreams: number };
   /** How long a stopping process lets running work finish: a worker's jobs, an HTTP server's requests. */
   readonly shutdownTimeoutMs: number;
   readonly worker: { concurrency: number; lockDurationMs: number; stalledIntervalMs: number };
@@ -102,6 +104,11 @@ export class AppConfig {
     this.queuePrefix = v.QUEUE_PREFIX;
     this.rateLimit = { requests: v.RATE_LIMIT_REQUESTS, windowSeconds: v.RATE_LIMIT_WINDOW_SECONDS };
     this.apiKeyCacheTtlMs = v.API_KEY_CACHE_TTL_SECONDS * 1000;
+    this.studioLimits = {
+      editsPerHour: v.STUDIO_EDITS_PER_HOUR,
+      writesPerMinute: v.STUDIO_WRITES_PER_MINUTE,
+      eventStreams: v.STUDIO_EVENT_STREAMS_PER_SESSION,
+    };
     this.shutdownTimeoutMs = v.SHUTDOWN_TIMEOUT_SECONDS * 1000;
     this.worker = {
       concurrency: v.WORKER_CONCURRENCY,
