@@ -1,2 +1,3 @@
+export * from './credential-lookups';
 export * from './rate-limit.module';
 export * from './rate-limiter';
