@@ -1,3 +1,5 @@
+import { QueueName, QueueService } from '@app/core';
+import { StudioBudgets } from '@apps/studio/limits/studio-budgets';
 import { existsSync, statSync } from 'node:fs';
 import { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
@@ -368,6 +370,54 @@ describe('the studio in each mode, in a real browser', () => {
     expect((await studioState(again.frame)).edits).toEqual([{ operationId: started.payload.operationId, status: 'succeeded', version: 2 }]);
     // An old turn is history, not news: the new parent is not told it succeeded.
     expect((await studioEvents(again.page)).map((e) => e.type)).not.toContain('edit.succeeded');
+  });
+
+  it('a refused edit says why in the panel: another edit running (409), the session’s edits spent (429, with when)', async () => {
+    const editScene = await readyScene(api, org, { prompt: 'A bright sunny meadow with pines at noon' });
+    const url = await sessionUrl('edit', { scene: editScene });
+    const page = await newPage();
+    await page.goto(partner.origin);
+    const { frame } = await embedStudio(page, url, FRAME_SIZE.edit);
+    await frame.locator('#edit-submit[aria-disabled="false"]').waitFor({ timeout: RENDER_TIMEOUT });
+    const instruction = frame.getByRole('textbox', { name: 'Edit instruction' });
+    const apply = frame.getByRole('button', { name: 'Apply edit' });
+    const error = frame.locator('#edit-error');
+
+    // The first edit waits in the queue, so it is still running when the second is asked for.
+    const queue = stack.worker.get(QueueService).queue(QueueName.Scenes);
+    await queue.pause();
+    try {
+      await instruction.fill('make it night');
+      await apply.click();
+      await waitForEvent(page, 'edit.started', 10_000);
+      await instruction.fill('add fog');
+      await apply.click();
+      await error.filter({ hasText: 'Another edit of this scene is still running. Wait until it finishes, then try again.' }).waitFor();
+      expect(await error.getAttribute('role')).toBe('alert');
+      expect(await instruction.inputValue()).toBe('add fog');
+      const refused = await waitForEvent(page, 'error', 10_000);
+      expect(refused.payload).toEqual({
+        code: 'edit_in_progress',
+        message: 'Another edit of this scene is still running. Wait until it finishes, then try again.',
+      });
+    } finally {
+      await queue.resume();
+    }
+    await waitForVersion(frame, 2, RENDER_TIMEOUT);
+
+    // The session's 30 edits an hour, spent (the first one above and 29 more, as the studio would).
+    const budgets = studio.app.get(StudioBudgets);
+    for (let i = 0; i < 29; i++) await budgets.spendEdit(parseEmbedUrl(url).sessionId);
+    await apply.click();
+    await error
+      .filter({ hasText: /^This studio has reached its limit of edits for now\. You can edit again in (59|60) minutes\.$/ })
+      .waitFor();
+    expect((await studioEvents(page)).filter((e) => e.type === 'error').map((e) => e.payload.code)).toEqual([
+      'edit_in_progress',
+      'rate_limited',
+    ]);
+    // Nothing was started for the refused turns.
+    expect(await frame.locator('#edit-history li').count()).toBe(1);
   });
 
   describe('what each mode offers', () => {

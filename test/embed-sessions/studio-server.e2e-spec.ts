@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ManualClock } from '@app/core';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
-import { uploadImage } from '../factories/scene.factory';
+import { awaitOperation, uploadImage } from '../factories/scene.factory';
 import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { SseClient } from '../support/sse';
@@ -201,6 +201,8 @@ describe('the studio origin: page, studio API and server push', () => {
       expect(answer.status).toBe(status);
       if (status === 403) expectProblem(answer, 403, 'forbidden');
       expect(answer.headers['cache-control']).toBe('no-store');
+      // One edit of a scene at a time: the next mode's edit waits for this one.
+      if (status === 202) await awaitOperation(suite.api, suite.org, answer.body.operationId);
     });
 
     it('reports the mode and capabilities as the server sees them', async () => {

@@ -91,7 +91,7 @@ describe('API key authentication', () => {
     const a = await createOrganization(suite.api.app);
     const b = await createOrganization(suite.api.app);
     const authenticator = suite.api.app.get(ApiKeyAuthenticator);
-    expect((await authenticator.authenticate(a.auth.Authorization))?.organizationId).toBe(a.organizationId);
-    expect((await authenticator.authenticate(b.auth.Authorization))?.organizationId).toBe(b.organizationId);
+    expect((await authenticator.authenticate(a.auth.Authorization, null))?.organizationId).toBe(a.organizationId);
+    expect((await authenticator.authenticate(b.auth.Authorization, null))?.organizationId).toBe(b.organizationId);
   });
 });

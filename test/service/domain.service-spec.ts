@@ -99,12 +99,12 @@ describe('the domain services on a real database', () => {
         .get(EmbedSessionsService)
         .create(principal, { sceneId, origin: 'http://localhost:5173', mode: 'perform' });
       const secret = new URL(session.url).hash.slice(1);
-      const found = await suite.app.get(EmbedSessionsService).authenticate(secret);
+      const found = await suite.app.get(EmbedSessionsService).authenticate(secret, null);
       expect(found.session).toMatchObject({ id: session.embedSessionId, mode: 'perform', origin: 'http://localhost:5173' });
       expect(found.session.secretHash).not.toContain(secret);
 
       await suite.app.get(EmbedSessionsService).revoke(org.organizationId, session.embedSessionId);
-      await expect(suite.app.get(EmbedSessionsService).authenticate(secret)).rejects.toBeInstanceOf(DomainError);
+      await expect(suite.app.get(EmbedSessionsService).authenticate(secret, null)).rejects.toBeInstanceOf(DomainError);
     });
   });
 });

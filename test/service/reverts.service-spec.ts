@@ -92,25 +92,22 @@ describe('reverting to an earlier version, the services and the worker on a real
     await expect(scenes().requestRevert(org.organizationId, pendingId, 1)).rejects.toMatchObject({ code: 'scene_not_ready' });
   });
 
-  it('a revert and an edit accepted together both land, on consecutive versions, the edit starting from the revert', async () => {
+  it('an edit asked for while a revert runs is refused edit_in_progress; once the revert lands, it starts from it', async () => {
     const sceneId = await readyScene();
     await edit(sceneId, 'Add fog');
     const revert = await scenes().requestRevert(org.organizationId, sceneId, 1);
-    const next = await scenes().requestEdit(org.organizationId, sceneId, 'Make it night');
-    await Promise.all([
-      processor().edit({ operationId: revert.operationId }, firstAttempt),
-      processor().edit({ operationId: next.operationId }, firstAttempt),
-    ]);
+    await expect(scenes().requestEdit(org.organizationId, sceneId, 'Make it night')).rejects.toMatchObject({ code: 'edit_in_progress' });
+    await expect(scenes().requestRevert(org.organizationId, sceneId, 2)).rejects.toMatchObject({ code: 'edit_in_progress' });
+    expect(await processor().edit({ operationId: revert.operationId }, firstAttempt)).toEqual({ version: 3, revertedTo: 1 });
+
+    await edit(sceneId, 'Make it night');
     const turns = await scenes().editTurns(sceneId);
-    expect(turns.map((t) => t.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-    expect(
-      turns
-        .slice(1)
-        .map((t) => t.version)
-        .sort(),
-    ).toEqual([3, 4]);
-    const revertVersion = turns.find((t) => t.revertTo === 1)!.version!;
-    expect(await spec(sceneId, revertVersion)).toEqual(await spec(sceneId, 1));
+    expect(turns.map((t) => [t.instruction, t.status, t.version])).toEqual([
+      ['Add fog', 'succeeded', 2],
+      ['Revert to version 1', 'succeeded', 3],
+      ['Make it night', 'succeeded', 4],
+    ]);
+    expect(await spec(sceneId, 3)).toEqual(await spec(sceneId, 1));
     expect(await scenes().get(org.organizationId, sceneId)).toMatchObject({ version: 4 });
   });
 

@@ -7,6 +7,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { CameraPathsController } from './api/camera-paths.controller';
 import { StudioApiController } from './api/studio-api.controller';
 import { StudioEventsHub } from './events/studio-events.hub';
+import { StreamSlots } from './events/stream-slots';
+import { StudioBudgets } from './limits/studio-budgets';
 import { EmbedPageController } from './page/embed-page.controller';
 import { WebBundle } from './page/web-bundle';
 
@@ -30,7 +32,7 @@ export class StudioModule {
         CameraPathsModule,
       ],
       controllers: [EmbedPageController, StudioApiController, CameraPathsController],
-      providers: [WebBundle, StudioEventsHub],
+      providers: [WebBundle, StudioEventsHub, StreamSlots, StudioBudgets],
     };
   }
 }

@@ -1,4 +1,15 @@
-import { AppConfig, Clock, DomainError, IdGenerator, IdPrefix, JobName, OnJob, RandomSource } from '@app/core';
+import {
+  AppConfig,
+  Clock,
+  CredentialLookups,
+  DomainError,
+  IdGenerator,
+  IdPrefix,
+  JobName,
+  LookupCaller,
+  OnJob,
+  RandomSource,
+} from '@app/core';
 import { OrganizationsService, Principal } from '@app/organizations';
 import { SceneDeletionHooks, ScenesService } from '@app/scenes';
 import { EmbedSessionEndReason, WebhookOutbox } from '@app/webhooks';
@@ -31,6 +42,7 @@ export class EmbedSessionsService implements OnModuleInit {
     private readonly organizations: OrganizationsService,
     private readonly deletionHooks: SceneDeletionHooks,
     private readonly outbox: WebhookOutbox,
+    private readonly lookups: CredentialLookups,
     private readonly config: AppConfig,
     private readonly ids: IdGenerator,
     private readonly random: RandomSource,
@@ -131,18 +143,29 @@ export class EmbedSessionsService implements OnModuleInit {
     await this.outbox.emit(tx, s.organizationId, 'embed_session.ended', { embedSessionId: s.id, sceneId: s.sceneId, reason }, at);
   }
 
-  /** The session a studio page may be shown for (by id, no secret), or null when it is not active. */
-  async activeById(id: string): Promise<SessionWithScene | null> {
+  /**
+   * The session a studio page may be shown for (by id, no secret), or null when it is not active.
+   * An id not found lately costs `caller` one lookup of its budget (`RateLimitExceeded` when spent).
+   */
+  async activeById(id: string, caller: LookupCaller): Promise<SessionWithScene | null> {
+    await this.lookups.admit(caller, id);
     const found = await this.sessions.findById(id);
+    if (found) this.lookups.remember(id);
     if (!found || endedReason(found.session, found.scene.deleted, this.clock.now())) return null;
     return found;
   }
 
-  /** The studio API's check on every call: the secret names an active session. */
-  async authenticate(secret: string | null): Promise<SessionWithScene> {
+  /**
+   * The studio API's check on every call: the secret names an active session. A secret not found
+   * lately costs `caller` one lookup of its budget (`RateLimitExceeded` when spent).
+   */
+  async authenticate(secret: string | null, caller: LookupCaller): Promise<SessionWithScene> {
     if (!secret || !isWellFormedEmbedSecret(secret)) throw EmbedSessionErrors.unauthenticated();
-    const found = await this.sessions.findBySecretHash(hashEmbedSecret(secret));
+    const hash = hashEmbedSecret(secret);
+    await this.lookups.admit(caller, hash);
+    const found = await this.sessions.findBySecretHash(hash);
     if (!found) throw EmbedSessionErrors.unauthenticated();
+    this.lookups.remember(hash);
     const reason = endedReason(found.session, found.scene.deleted, this.clock.now());
     if (reason) throw EmbedSessionErrors.ended(reason);
     return found;

@@ -1,4 +1,4 @@
-import { AppConfig, loadConfig } from '@app/core';
+import { AppConfig, CredentialLookups, loadConfig, RateLimitExceeded } from '@app/core';
 import { Redis } from 'ioredis';
 import { formatApiKey, hashApiKey } from './api-key';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
@@ -12,6 +12,10 @@ describe(ApiKeyAuthenticator.name, () => {
   let sut: ApiKeyAuthenticator;
   let config: AppConfig;
   const published: string[] = [];
+  /** What the address budget was asked for, and whether it is spent. */
+  let admitted: Array<[string | null, string]>;
+  let remembered: Set<string>;
+  let budgetSpent: boolean;
 
   beforeEach(() => {
     lookups = [];
@@ -24,34 +28,70 @@ describe(ApiKeyAuthenticator.name, () => {
       },
     } as unknown as ApiKeysRepository;
     const redis = { publish: async (_c: string, m: string) => void published.push(m) } as unknown as Redis;
-    sut = new ApiKeyAuthenticator(repo, config, redis);
+    admitted = [];
+    remembered = new Set();
+    budgetSpent = false;
+    const credentialLookups = {
+      admit: async (caller: string | null, credential: string) => {
+        if (remembered.has(credential)) return null;
+        if (budgetSpent) throw new RateLimitExceeded({ limit: 1, remaining: 0, resetSeconds: 30, windowSeconds: 60 });
+        admitted.push([caller, credential]);
+        return null;
+      },
+      remember: (credential: string) => void remembered.add(credential),
+    } as unknown as CredentialLookups;
+    sut = new ApiKeyAuthenticator(repo, credentialLookups, config, redis);
     // No real subscriber in a unit test.
     (sut as unknown as { listen: () => void }).listen = () => undefined;
   });
 
   it('looks a key up once, then serves it from the cache', async () => {
-    for (let i = 0; i < 5; i++) expect(await sut.authenticate(`Bearer ${key}`)).toEqual(principal);
+    for (let i = 0; i < 5; i++) expect(await sut.authenticate(`Bearer ${key}`, '203.0.113.7')).toEqual(principal);
     expect(lookups).toHaveLength(1);
   });
 
   it('never looks up malformed keys', async () => {
-    expect(await sut.authenticate('Bearer nope')).toBeNull();
-    expect(await sut.authenticate(undefined)).toBeNull();
+    expect(await sut.authenticate('Bearer nope', '203.0.113.7')).toBeNull();
+    expect(await sut.authenticate(undefined, '203.0.113.7')).toBeNull();
     expect(lookups).toHaveLength(0);
   });
 
   it('caches unknown keys too, so a flood of bad keys costs one query each per TTL', async () => {
     const unknown = formatApiKey('live', Buffer.alloc(32, 2));
-    expect(await sut.authenticate(`Bearer ${unknown}`)).toBeNull();
-    expect(await sut.authenticate(`Bearer ${unknown}`)).toBeNull();
+    expect(await sut.authenticate(`Bearer ${unknown}`, '203.0.113.7')).toBeNull();
+    expect(await sut.authenticate(`Bearer ${unknown}`, '203.0.113.7')).toBeNull();
     expect(lookups).toHaveLength(1);
   });
 
   it('forgets a revoked key at once and broadcasts the revocation', async () => {
-    await sut.authenticate(`Bearer ${key}`);
+    await sut.authenticate(`Bearer ${key}`, '203.0.113.7');
     active = false;
     await sut.forget('key_1');
-    expect(await sut.authenticate(`Bearer ${key}`)).toBeNull();
+    expect(await sut.authenticate(`Bearer ${key}`, '203.0.113.7')).toBeNull();
     expect(published).toContain('key_1');
+  });
+
+  it("spends the caller's address budget on a lookup of a key not found lately, never on a cached one", async () => {
+    const unknown = formatApiKey('live', Buffer.alloc(32, 3));
+    await sut.authenticate(`Bearer ${unknown}`, '203.0.113.7');
+    await sut.authenticate(`Bearer ${key}`, '203.0.113.7');
+    await sut.authenticate(`Bearer ${key}`, '203.0.113.7');
+    expect(admitted).toEqual([
+      ['203.0.113.7', hashApiKey(unknown)],
+      ['203.0.113.7', hashApiKey(key)],
+    ]);
+    expect([...remembered]).toEqual([hashApiKey(key)]);
+  });
+
+  it('refuses a new key without a lookup once the address budget is spent, and keeps serving a valid key', async () => {
+    await sut.authenticate(`Bearer ${key}`, '203.0.113.7');
+    budgetSpent = true;
+    const unknown = formatApiKey('live', Buffer.alloc(32, 4));
+    await expect(sut.authenticate(`Bearer ${unknown}`, '203.0.113.7')).rejects.toBeInstanceOf(RateLimitExceeded);
+    expect(lookups).toEqual([hashApiKey(key)]);
+    // Past the cache's TTL the valid key is looked up again, free: it was found lately.
+    (sut as unknown as { cache: { clear(): void } }).cache.clear();
+    expect(await sut.authenticate(`Bearer ${key}`, '203.0.113.7')).toEqual(principal);
+    expect(lookups).toEqual([hashApiKey(key), hashApiKey(key)]);
   });
 });

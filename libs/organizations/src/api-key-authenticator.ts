@@ -1,4 +1,4 @@
-import { AppConfig, bearerToken, createRedis, InjectRedis } from '@app/core';
+import { AppConfig, bearerToken, createRedis, CredentialLookups, InjectRedis, LookupCaller } from '@app/core';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
@@ -18,9 +18,11 @@ type Entry = Principal | typeof MISS;
 
 /**
  * Verifies API keys without a database round trip per request: verified keys (and unknown
- * ones, so a flood of bad keys cannot hammer Postgres) are cached for at most
+ * ones, so repeating one bad key cannot hammer Postgres) are cached for at most
  * API_KEY_CACHE_TTL_SECONDS. Revocation is broadcast on Redis so every process drops the key at
- * once; the TTL bounds the delay to 5 seconds even when that broadcast is missed.
+ * once; the TTL bounds the delay to 5 seconds even when that broadcast is missed. A lookup of a
+ * key not found lately spends one of its caller's address budget first (CredentialLookups), so a
+ * flood of ever new keys from one address stops short of the database.
  */
 @Injectable()
 export class ApiKeyAuthenticator implements OnApplicationShutdown {
@@ -31,6 +33,7 @@ export class ApiKeyAuthenticator implements OnApplicationShutdown {
 
   constructor(
     private readonly keys: ApiKeysRepository,
+    private readonly lookups: CredentialLookups,
     private readonly config: AppConfig,
     @InjectRedis() private readonly redis: Redis,
   ) {
@@ -38,16 +41,22 @@ export class ApiKeyAuthenticator implements OnApplicationShutdown {
     this.cache = config.apiKeyCacheTtlMs > 0 ? new LRUCache({ max: 50_000, ttl: config.apiKeyCacheTtlMs, ttlAutopurge: false }) : null;
   }
 
-  /** The principal for an Authorization header value, or null for a missing, malformed, unknown or revoked key. */
-  async authenticate(authorization: string | string[] | undefined): Promise<Principal | null> {
+  /**
+   * The principal for an Authorization header value, or null for a missing, malformed, unknown or
+   * revoked key. Throws `RateLimitExceeded` when the key needs a lookup and `caller` has spent its
+   * budget for lookups of unknown keys.
+   */
+  async authenticate(authorization: string | string[] | undefined, caller: LookupCaller): Promise<Principal | null> {
     const key = bearerToken(authorization);
     if (!key || !isWellFormedApiKey(key)) return null;
     const hash = hashApiKey(key);
     const cached = this.cache?.get(hash);
     if (cached) return cached.entry === MISS ? null : cached.entry;
+    await this.lookups.admit(caller, hash);
     this.listen();
     const found = await this.keys.findActiveByHash(hash);
     this.cache?.set(hash, { entry: found ?? MISS });
+    if (found) this.lookups.remember(hash);
     return found;
   }
 

@@ -350,6 +350,15 @@ export class OperationsRepository {
     return this.db.getRepository(OperationEntity).find({ where: { sceneId, kind: 'scene.edit' }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
+  /** Whether an edit turn (an edit or a revert) of the scene is still processing; read under the caller's scene lock. */
+  async editInFlight(tx: EntityManager, sceneId: string): Promise<boolean> {
+    const rows: unknown[] = await tx.query(
+      `SELECT 1 FROM operations WHERE scene_id = $1 AND kind = 'scene.edit' AND status = 'processing' LIMIT 1`,
+      [sceneId],
+    );
+    return rows.length > 0;
+  }
+
   async processingOfScene(tx: EntityManager, sceneId: string): Promise<string[]> {
     const rows: { id: string }[] = await tx.query(`SELECT id FROM operations WHERE scene_id = $1 AND status = 'processing'`, [sceneId]);
     return rows.map((r) => r.id);

@@ -13,6 +13,7 @@ import {
 import { ImageAssetsService } from '@app/image-assets';
 import { UsageService } from '@app/tenancy';
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { CreateSceneDto } from './dto/create-scene.dto';
 import { SceneResponse } from './dto/scene.response';
 import { SceneDeletionHooks } from './scene-deletion-hooks';
@@ -25,6 +26,12 @@ import { OperationFailures } from './operation-error';
 import { OperationEntity } from './operation.entity';
 import { OperationsRepository } from './operations.repository';
 import { OperationOutcomes } from './operation-outcomes';
+
+/**
+ * Asked once an edit turn is sure to start, inside its transaction: throw (a `DomainError`) to
+ * refuse it, with nothing created. The studio spends the session's edit budget here.
+ */
+export type EditAdmission = () => Promise<unknown>;
 
 @Injectable()
 export class ScenesService {
@@ -121,8 +128,13 @@ export class ScenesService {
   }
 
   /** Starts an edit of the current version: a `scene.edit` operation that produces version n + 1. */
-  requestEdit(organizationId: string, sceneId: string, instruction: string): Promise<OperationAcceptedResponse> {
-    return this.startEdit(organizationId, sceneId, (id, now) => newOperation(id, organizationId, sceneId, 'scene.edit', instruction, now));
+  requestEdit(organizationId: string, sceneId: string, instruction: string, admit?: EditAdmission): Promise<OperationAcceptedResponse> {
+    return this.startEdit(
+      organizationId,
+      sceneId,
+      (id, now) => newOperation(id, organizationId, sceneId, 'scene.edit', instruction, now),
+      admit,
+    );
   }
 
   /**
@@ -131,32 +143,54 @@ export class ScenesService {
    * other: an operation that succeeds with the next version. A version that does not exist (yet)
    * is not found, exactly as reading it would be.
    */
-  requestRevert(organizationId: string, sceneId: string, version: number): Promise<OperationAcceptedResponse> {
-    return this.startEdit(organizationId, sceneId, (id, now, scene) => {
-      if (!Number.isInteger(version) || version < 1 || version > scene.currentVersion!) throw DomainError.notFound();
-      return { ...newOperation(id, organizationId, sceneId, 'scene.edit', null, now), revertTo: version };
-    });
+  requestRevert(organizationId: string, sceneId: string, version: number, admit?: EditAdmission): Promise<OperationAcceptedResponse> {
+    return this.startEdit(
+      organizationId,
+      sceneId,
+      (id, now, scene) => {
+        if (!Number.isInteger(version) || version < 1 || version > scene.currentVersion!) throw DomainError.notFound();
+        return { ...newOperation(id, organizationId, sceneId, 'scene.edit', null, now), revertTo: version };
+      },
+      admit,
+    );
   }
 
-  /** Accepts an edit turn of a ready scene; it then waits for its organization's turn like a creation. */
+  /**
+   * Accepts an edit turn of a ready scene with no edit in flight; it then waits for its
+   * organization's turn like a creation. `admit` runs once the turn is sure to start, still under
+   * the scene's lock (what it counts, the studio's per-session edit budget, counts started turns
+   * only), after the daily quota: a turn the quota refuses spends no session budget.
+   */
   private async startEdit(
     organizationId: string,
     sceneId: string,
     build: (id: string, now: Date, scene: SceneEntity) => OperationEntity,
+    admit?: EditAdmission,
   ): Promise<OperationAcceptedResponse> {
     const now = this.clock.now();
     const op = await this.scenes.transaction(async (tx) => {
       const scene = await this.scenes.lockActive(tx, organizationId, sceneId);
       if (!scene) throw DomainError.notFound();
       if (scene.status !== 'ready' || scene.currentVersion === null) throw SceneErrors.notReady();
+      await this.assertNoEditInFlight(tx, sceneId);
       const created = build(this.ids.generate(IdPrefix.Operation), now, scene);
+      await this.usage.startGeneration(tx, organizationId, 'edit', now);
+      await admit?.();
       await this.operations.insert(tx, created);
       await this.scenes.touch(tx, sceneId, now);
-      await this.usage.startGeneration(tx, organizationId, 'edit', now);
       return created;
     });
     this.admission.wake();
     return accepted(op);
+  }
+
+  /**
+   * One edit turn of a scene at a time (contract section 7: `409 edit_in_progress`). Exact under
+   * the scene's row lock, which every edit start takes first; per scene rather than per session,
+   * since two sessions editing one scene at once would only make versions that undo each other.
+   */
+  private async assertNoEditInFlight(tx: EntityManager, sceneId: string): Promise<void> {
+    if (await this.operations.editInFlight(tx, sceneId)) throw SceneErrors.editInProgress();
   }
 
   /** The scene's edit history, kept on the server so it survives a studio reload. */

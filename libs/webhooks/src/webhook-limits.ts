@@ -25,7 +25,8 @@ export class WebhookReplayBudget {
   private readonly limit: SharedRateLimit;
 
   constructor(limits: RateLimits) {
-    this.limit = limits.create('webhook-replay', {
+    this.limit = limits.create({
+      name: 'webhook-replay',
       limit: WEBHOOK_LIMITS.replaysPerMinute,
       windowSeconds: 60,
       message: `An organization may replay at most ${WEBHOOK_LIMITS.replaysPerMinute} webhook deliveries a minute. Retry after the indicated delay.`,

@@ -28,6 +28,8 @@ export class EventStreamClient {
   private _connected = false;
   /** The server's `retry:` hint replaces the first backoff step. */
   private retryHintMs: number | null = null;
+  /** A refusal's `Retry-After` (429: the session's streams are all open elsewhere) replaces the next step. */
+  private refusedForMs: number | null = null;
 
   constructor(
     private readonly api: StudioApiClient,
@@ -71,6 +73,7 @@ export class EventStreamClient {
         this.stop();
         return;
       }
+      if (e instanceof StudioApiError && e.retryAfterSeconds !== null) this.refusedForMs = e.retryAfterSeconds * 1000;
     }
     if (this.controller === controller) this.controller = null;
     window.clearTimeout(this.watchdog);
@@ -108,8 +111,10 @@ export class EventStreamClient {
 
   private scheduleReconnect(): void {
     if (this.stopped) return;
-    const base =
+    const backoff =
       this.attempt === 0 && this.retryHintMs !== null ? this.retryHintMs : BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    const base = Math.max(backoff, this.refusedForMs ?? 0);
+    this.refusedForMs = null;
     this.attempt++;
     // Jitter so that many studios cut off by one server restart do not reconnect in lockstep.
     const delay = base * (0.75 + Math.random() * 0.5);

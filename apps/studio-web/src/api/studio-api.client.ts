@@ -20,6 +20,8 @@ export class StudioApiError extends Error {
     readonly code: string,
     message: string,
     readonly problem: Problem | null = null,
+    /** The answer's `Retry-After` in seconds (429, 503), when it had one. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
   }
@@ -204,6 +206,7 @@ export class StudioApiClient {
       problem?.code ?? `http_${res.status}`,
       problem?.detail ?? problem?.title ?? `The server answered ${res.status}.`,
       problem,
+      retryAfterSeconds(res.headers.get('Retry-After'), Date.now()),
     );
     if (error.isSessionEnded && !this.#endedReported) {
       this.#endedReported = true;
@@ -220,4 +223,14 @@ async function readProblem(res: Response): Promise<Problem | null> {
   } catch {
     return null;
   }
+}
+
+/** `Retry-After` as seconds from `now`: delay-seconds or an HTTP date (RFC 9110); null when absent or unreadable. */
+export function retryAfterSeconds(value: string | null, now: number): number | null {
+  if (value === null) return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  // An HTTP date names its weekday and month (`Fri, 27 Nov 2026 10:00:00 GMT`).
+  const at = /^[A-Za-z]{3}, /.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }

@@ -1,5 +1,6 @@
 import { StudioApiError, type StudioApiClient } from '../api/studio-api.client';
 import type { CreatedEdit, EditTurn, SafeError } from '../api/studio-api.types';
+import { editRefusalMessage } from './edit-refusal';
 
 export interface EditSessionHooks {
   onChange(turns: readonly EditTurn[]): void;
@@ -97,7 +98,7 @@ export class EditSession {
       this.schedulePoll();
       return { ok: true };
     } catch (e) {
-      const message = submitErrorMessage(e, revertTo !== null);
+      const message = editRefusalMessage(e, revertTo !== null);
       if (e instanceof StudioApiError && !e.isSessionEnded) this.hooks.post('error', { code: e.code, message });
       return { ok: false, message };
     }
@@ -191,26 +192,4 @@ function sortTurns(turns: EditTurn[]): EditTurn[] {
 /** Events about a revert name the version it restores; an edit's stay as they always were. */
 function revertField(revertTo: number | null): { revertTo?: number } {
   return revertTo === null ? {} : { revertTo };
-}
-
-function submitErrorMessage(e: unknown, revert: boolean): string {
-  if (revert && e instanceof StudioApiError && e.status === 404) return 'That version is not available.';
-  if (!(e instanceof StudioApiError)) return revert ? 'The revert could not be sent.' : 'The edit could not be sent.';
-  if (e.isNetwork) return 'The studio could not reach the server. Check the connection and try again.';
-  switch (e.code) {
-    case 'scene_not_ready':
-      return 'The scene is not ready yet. Wait until it finishes, then try again.';
-    case 'forbidden':
-      return 'Editing is not available in this session.';
-    case 'rate_limited':
-      return 'Too many edits at once. Wait a moment and try again.';
-    case 'validation_failed': {
-      const field = (e.problem as { errors?: { message?: string }[] } | null)?.errors?.[0]?.message;
-      return field ?? e.problem?.detail ?? 'The instruction was not accepted.';
-    }
-    default:
-      if (e.status === 403) return 'Editing is not available in this session.';
-      if (e.status === 409) return 'The scene is busy. Try again in a moment.';
-      return e.isSessionEnded ? 'This session has ended.' : 'The edit could not be started. Try again.';
-  }
 }

@@ -1,4 +1,4 @@
-import { bearerToken, isInfrastructureError, sendProblem } from '@app/core';
+import { bearerToken, clientAddress, DomainError, isInfrastructureError, sendProblem } from '@app/core';
 import { capabilitiesOf, EmbedSessionsService } from '@app/embed-sessions';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
@@ -18,20 +18,24 @@ const WRITES = new Map<string, RegExp>([
 /**
  * Runs before any body is read: grants the larger body only to a request whose secret names an
  * active session that may perform, so nobody without one makes the studio read megabytes. The
- * route's guard still checks the session again after the body arrived (it may end meanwhile);
- * a refusal here just leaves the default limit, and the guard answers as on every route. A
- * dependency that is down is answered here (503 with Retry-After, as the guard would): left to
- * the default limit, a take would be told it is too large when it only has to be sent again.
+ * route's guard still checks the session again after the body arrived (it may end meanwhile). A
+ * secret that names no active session is answered here, as the guard would answer it (401, or
+ * 429 when its address spent its budget for unknown secrets), without reading the body or looking
+ * the secret up a second time; a session whose mode cannot perform keeps the default limit, and
+ * the guard answers 403. A dependency that is down is answered here too (503 with Retry-After, as
+ * the guard would): left to the default limit, a take would be told it is too large when it only
+ * has to be sent again.
  */
 export function cameraPathBodyAllowance(sessions: EmbedSessionsService, problemBaseUrl: string): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     if (WRITES.get(req.method)?.test(req.path) !== true) return next();
-    sessions.authenticate(bearerToken(req.headers.authorization)).then(
+    sessions.authenticate(bearerToken(req.headers.authorization), clientAddress(req)).then(
       (found) => {
         if (capabilitiesOf(found.session.mode).perform) req.jsonBodyAllowance = CAMERA_PATH_BODY;
         next();
       },
-      (error: unknown) => (isInfrastructureError(error) ? sendProblem(req, res, error, problemBaseUrl) : next()),
+      (error: unknown) =>
+        error instanceof DomainError || isInfrastructureError(error) ? sendProblem(req, res, error, problemBaseUrl) : next(),
     );
   };
 }

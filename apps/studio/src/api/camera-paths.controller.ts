@@ -13,6 +13,7 @@ import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGuards }
 import { ApiExcludeController } from '@nestjs/swagger';
 import { CameraPathBody } from './camera-path-body.pipe';
 import { RequiresCapability, StudioSession, StudioSessionGuard } from './studio-session.guard';
+import { StudioWriteBudgetGuard } from './studio-write-budget.guard';
 
 const CAMERA_PATH_ID = new ParseIdPipe(IdPrefix.CameraPath);
 
@@ -22,11 +23,12 @@ const scopeOf = ({ session }: SessionWithScene): CameraPathScope => ({ organizat
 /**
  * Camera paths saved per scene (docs/camera-paths.md): every perform session of the scene sees
  * the same list. Writes take bodies up to 8 MiB (camera-path-body.middleware.ts), validated by their DTOs
- * (camera-path-body.pipe.ts); answers are never cached.
+ * (camera-path-body.pipe.ts); answers are never cached. Writes spend the session's
+ * STUDIO_WRITES_PER_MINUTE (StudioWriteBudgetGuard).
  */
 @ApiExcludeController()
 @Controller('studio-api/v1/camera-paths')
-@UseGuards(StudioSessionGuard)
+@UseGuards(StudioSessionGuard, StudioWriteBudgetGuard)
 export class CameraPathsController {
   constructor(private readonly paths: CameraPathsService) {}
 

@@ -8,17 +8,23 @@ import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StudioEventsHub } from '../events/studio-events.hub';
+import { StudioBudgets } from '../limits/studio-budgets';
 import { RequiresCapability, StudioSession, StudioSessionGuard } from './studio-session.guard';
+import { CountedAsEdit, StudioWriteBudgetGuard } from './studio-write-budget.guard';
 
-/** The studio page's own API, scoped to one session by its secret. Answers are never cached. */
+/**
+ * The studio page's own API, scoped to one session by its secret. Answers are never cached.
+ * Writes spend the session's budgets (docs/embed.md, "The studio's limits").
+ */
 @ApiExcludeController()
 @Controller('studio-api/v1')
-@UseGuards(StudioSessionGuard)
+@UseGuards(StudioSessionGuard, StudioWriteBudgetGuard)
 export class StudioApiController {
   constructor(
     private readonly scenes: ScenesService,
     private readonly assets: ImageAssetsService,
     private readonly events: StudioEventsHub,
+    private readonly budgets: StudioBudgets,
   ) {}
 
   @Get('session')
@@ -104,12 +110,14 @@ export class StudioApiController {
     return { turns: await this.scenes.editTurns(scene.id) };
   }
 
+  /** `409 edit_in_progress` while an edit turn of the scene runs; `429` past the session's edits per hour. */
   @Post('edits')
   @HttpCode(202)
   @RequiresCapability('edit')
+  @CountedAsEdit()
   @UseGuards(JsonBodyGuard)
   edit(@StudioSession() { session }: SessionWithScene, @Body() dto: EditSceneDto) {
-    return this.scenes.requestEdit(session.organizationId, session.sceneId, dto.instruction);
+    return this.scenes.requestEdit(session.organizationId, session.sceneId, dto.instruction, () => this.budgets.spendEdit(session.id));
   }
 
   /**
@@ -120,15 +128,19 @@ export class StudioApiController {
   @Post('scene/versions/:version\\:revert')
   @HttpCode(202)
   @RequiresCapability('edit')
+  @CountedAsEdit()
   @UseGuards(JsonBodyGuard)
   revert(@StudioSession() { session }: SessionWithScene, @Param('version', ParseIntPipe) version: number) {
-    return this.scenes.requestRevert(session.organizationId, session.sceneId, version);
+    return this.scenes.requestRevert(session.organizationId, session.sceneId, version, () => this.budgets.spendEdit(session.id));
   }
 
-  /** Server-sent events, read by the page with fetch (the secret travels in a header, never a URL). */
+  /**
+   * Server-sent events, read by the page with fetch (the secret travels in a header, never a URL);
+   * `429` past the session's open streams.
+   */
   @Get('events')
-  stream(@StudioSession() found: SessionWithScene, @Req() req: Request, @Res() res: Response): void {
-    this.events.open(found, req, res);
+  stream(@StudioSession() found: SessionWithScene, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.events.open(found, req, res);
   }
 }
 

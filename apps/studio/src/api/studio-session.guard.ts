@@ -1,4 +1,4 @@
-import { bearerToken } from '@app/core';
+import { bearerToken, clientAddress } from '@app/core';
 import { EmbedSessionErrors, EmbedSessionsService, SessionWithScene, capabilitiesOf } from '@app/embed-sessions';
 import { CanActivate, createParamDecorator, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
@@ -33,7 +33,7 @@ export class StudioSessionGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
-    const found = await this.sessions.authenticate(bearerToken(request.headers.authorization));
+    const found = await this.sessions.authenticate(bearerToken(request.headers.authorization), clientAddress(request));
     request.studioSession = found;
     request.organizationId = found.session.organizationId;
     const needed = this.reflector.get<Capability | undefined>(CAPABILITY, context.getHandler());

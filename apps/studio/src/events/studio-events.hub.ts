@@ -1,14 +1,15 @@
+import { DomainError, ErrorCode, isInfrastructureError } from '@app/core';
 import { EmbedSessionsService, endedReason, EndedReason, SessionWithScene, WatchedState } from '@app/embed-sessions';
 import { ScenesService } from '@app/scenes';
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { STREAM_LEASE_MS, StreamSlot, StreamSlots } from './stream-slots';
 
 /** How often open streams are checked: revocation and expiry reach the studio within 2 s. */
 const WATCH_INTERVAL_MS = 1000;
 const HEARTBEAT_MS = 15_000;
 
-interface Stream {
-  sessionId: string;
+interface Stream extends StreamSlot {
   sceneId: string;
   raw: Response;
   status: string;
@@ -31,7 +32,8 @@ function statusEvent(scene: SessionWithScene['scene']) {
  * one query per second — no per-connection polling, no dependency on a message bus that could
  * drop a revocation — and tells each page about scene changes, edit progress, a new expiry
  * (`session.updated`, after an extension) and the end of its session (revoked, expired or its
- * scene deleted), then closes that stream.
+ * scene deleted), then closes that stream. A session holds at most STUDIO_EVENT_STREAMS_PER_SESSION
+ * streams across replicas (StreamSlots); every way a stream ends gives its place back.
  */
 @Injectable()
 export class StudioEventsHub implements BeforeApplicationShutdown {
@@ -39,17 +41,31 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
   private readonly streams = new Set<Stream>();
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
+  private refreshing = false;
 
   constructor(
     private readonly sessions: EmbedSessionsService,
     private readonly scenes: ScenesService,
+    private readonly slots: StreamSlots,
   ) {}
 
   get openStreams(): number {
     return this.streams.size;
   }
 
-  open({ session, scene }: SessionWithScene, req: Request, raw: Response): void {
+  /** Opens the page's stream, once it has one of the session's places: `429 rate_limited` when they are taken. */
+  async open({ session, scene }: SessionWithScene, req: Request, raw: Response): Promise<void> {
+    const slot: StreamSlot = { sessionId: session.id, streamId: this.slots.newStreamId() };
+    const openHere = [...this.streams].filter((s) => s.sessionId === session.id).length;
+    if (!(await this.slots.claim(slot, openHere))) {
+      throw new DomainError(
+        ErrorCode.RateLimited,
+        `This session already has ${this.slots.limit} open event streams, its limit. Close one, or retry after the indicated delay.`,
+        { retryAfterSeconds: STREAM_LEASE_MS / 1000 },
+      );
+    }
+    // The page went away while its place was taken: give it back at once.
+    if (raw.destroyed || !raw.socket || raw.socket.destroyed) return this.release([slot]);
     raw.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -59,7 +75,7 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
       'x-accel-buffering': 'no',
     });
     const stream: Stream = {
-      sessionId: session.id,
+      ...slot,
       sceneId: scene.id,
       raw,
       status: scene.status,
@@ -71,7 +87,7 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
       lastWriteAt: Date.now(),
     };
     this.streams.add(stream);
-    raw.on('close', () => this.streams.delete(stream));
+    raw.on('close', () => this.forget(stream));
     this.send(stream, 'scene.status', statusEvent(scene));
     this.timer ??= setInterval(() => void this.tick(), WATCH_INTERVAL_MS);
   }
@@ -80,11 +96,48 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
   async beforeApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    for (const s of this.streams) s.raw.destroy();
+    const closing = [...this.streams];
     this.streams.clear();
+    for (const s of closing) s.raw.destroy();
+    // Before Redis closes: the places are free at once for the pages reconnecting elsewhere.
+    await this.release(closing);
+  }
+
+  /** A stream that ended (the page went away, its session ended): its place goes back once. */
+  private forget(stream: Stream): void {
+    if (this.streams.delete(stream)) void this.release([stream]);
+  }
+
+  private async release(slots: StreamSlot[]): Promise<void> {
+    try {
+      await this.slots.release(slots);
+    } catch (e) {
+      // The lease runs out on its own. Redis being away is already reported by its circuit breaker.
+      this.logQuietly(e, 'releasing stream places failed');
+    }
+  }
+
+  /** Keeps the places of open streams, whatever the session watch is doing. */
+  private async refreshLeases(): Promise<void> {
+    if (this.refreshing) return;
+    this.refreshing = true;
+    try {
+      await this.slots.refresh([...this.streams]);
+    } catch (e) {
+      this.logQuietly(e, 'refreshing stream places failed');
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  /** Every second while Redis is away would drown the log: that is the circuit breaker's to say. */
+  private logQuietly(e: unknown, what: string): void {
+    if (isInfrastructureError(e)) this.logger.debug(`${what}: ${(e as Error).message}`);
+    else this.logger.warn(`${what}: ${(e as Error).message}`);
   }
 
   private async tick(): Promise<void> {
+    void this.refreshLeases();
     if (this.ticking) return;
     if (this.streams.size === 0) {
       if (this.timer) clearInterval(this.timer);
@@ -109,7 +162,7 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
       this.send(stream, 'session.ended', { reason });
       // The connection is not reused after a stream: close it rather than leave it open.
       stream.raw.end(() => stream.raw.socket?.destroySoon());
-      this.streams.delete(stream);
+      this.forget(stream);
       return;
     }
     // An extension (POST /v1/embed-sessions/{id}:extend): the page moves its expiry and tells the parent.

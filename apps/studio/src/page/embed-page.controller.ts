@@ -1,8 +1,8 @@
-import { DomainError, IdPrefix, isValidId } from '@app/core';
+import { clientAddress, DomainError, IdPrefix, isValidId } from '@app/core';
 import { EmbedSessionsService } from '@app/embed-sessions';
-import { Controller, Get, Param, Res } from '@nestjs/common';
+import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { WebBundle } from './web-bundle';
 
@@ -42,11 +42,12 @@ export class EmbedPageController {
 
   /**
    * An active session's studio page, framable only by the session's exact origin. Unknown,
-   * malformed, expired and revoked ids all get the same ended page, which no one may frame.
+   * malformed, expired and revoked ids all get the same ended page, which no one may frame. An
+   * address that spent its budget for unknown ids gets `429 rate_limited` (problem details).
    */
   @Get(':embedSessionId')
-  async page(@Param('embedSessionId') id: string, @Res() res: Response): Promise<void> {
-    const active = isValidId(IdPrefix.EmbedSession, id) ? await this.sessions.activeById(id) : null;
+  async page(@Param('embedSessionId') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const active = isValidId(IdPrefix.EmbedSession, id) ? await this.sessions.activeById(id, clientAddress(req)) : null;
     res.set({
       'cache-control': 'no-store',
       'referrer-policy': 'no-referrer',

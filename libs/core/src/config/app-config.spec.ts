@@ -171,4 +171,38 @@ describe(loadConfig.name, () => {
     expect(sut({}).database.statementTimeoutMs).toBe(30_000);
     expect(sut({ DATABASE_STATEMENT_TIMEOUT_MS: '0' }).database.statementTimeoutMs).toBe(0);
   });
+
+  it('reads the studio limits and the per-address lookup budget, the contract numbers by default', () => {
+    expect(sut({}).studioLimits).toEqual({ editsPerHour: 30, writesPerMinute: 120, eventStreams: 5 });
+    expect(sut({}).unknownCredentialLookupsPerMinute).toBe(300);
+    expect(sut({ STUDIO_EDITS_PER_HOUR: '3', STUDIO_WRITES_PER_MINUTE: '7', STUDIO_EVENT_STREAMS_PER_SESSION: '2' }).studioLimits).toEqual({
+      editsPerHour: 3,
+      writesPerMinute: 7,
+      eventStreams: 2,
+    });
+    for (const name of [
+      'STUDIO_EDITS_PER_HOUR',
+      'STUDIO_WRITES_PER_MINUTE',
+      'STUDIO_EVENT_STREAMS_PER_SESSION',
+      'UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE',
+    ]) {
+      expect(() => sut({ [name]: '0' })).toThrow(new RegExp(name));
+    }
+  });
+
+  it('trusts no proxy by default; TRUSTED_PROXIES is a hop count or addresses and ranges, as Express takes them', () => {
+    expect(sut({}).trustProxy).toBe(false);
+    expect(sut({ TRUSTED_PROXIES: '0' }).trustProxy).toBe(false);
+    expect(sut({ TRUSTED_PROXIES: '2' }).trustProxy).toBe(2);
+    expect(sut({ TRUSTED_PROXIES: '10.0.0.0/8,fd00::/8,192.0.2.10,loopback,uniquelocal' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.0.2.10',
+      'loopback',
+      'uniquelocal',
+    ]);
+    for (const bad of ['proxy.internal', '10.0.0.0/33', 'fd00::/129', '10.0.0.1/8/8', '10.0.0.1,,10.0.0.2', '10.0.0.1 10.0.0.2', 'true']) {
+      expect(() => sut({ TRUSTED_PROXIES: bad })).toThrow(/TRUSTED_PROXIES/);
+    }
+  });
 });

@@ -34,6 +34,12 @@ export class AppConfig {
   readonly queuePrefix: string;
   readonly rateLimit: { requests: number; windowSeconds: number };
   readonly apiKeyCacheTtlMs: number;
+  /** Lookups of credentials not seen valid lately, per client address and minute (UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE). */
+  readonly unknownCredentialLookupsPerMinute: number;
+  /** Express's `trust proxy`: false (the socket's address), a hop count, or the trusted addresses and ranges. */
+  readonly trustProxy: false | number | string[];
+  /** Per embed session (contract section 7): edits per hour, other writes per minute, open event streams. */
+  readonly studioLimits: { editsPerHour: number; writesPerMinute: number; eventStreams: number };
   /** How long a stopping process lets running work finish: a worker's jobs, an HTTP server's requests. */
   readonly shutdownTimeoutMs: number;
   readonly worker: { concurrency: number; lockDurationMs: number; stalledIntervalMs: number };
@@ -104,6 +110,13 @@ export class AppConfig {
     this.queuePrefix = v.QUEUE_PREFIX;
     this.rateLimit = { requests: v.RATE_LIMIT_REQUESTS, windowSeconds: v.RATE_LIMIT_WINDOW_SECONDS };
     this.apiKeyCacheTtlMs = v.API_KEY_CACHE_TTL_SECONDS * 1000;
+    this.unknownCredentialLookupsPerMinute = v.UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE;
+    this.trustProxy = trustProxyOf(v.TRUSTED_PROXIES);
+    this.studioLimits = {
+      editsPerHour: v.STUDIO_EDITS_PER_HOUR,
+      writesPerMinute: v.STUDIO_WRITES_PER_MINUTE,
+      eventStreams: v.STUDIO_EVENT_STREAMS_PER_SESSION,
+    };
     this.shutdownTimeoutMs = v.SHUTDOWN_TIMEOUT_SECONDS * 1000;
     this.worker = {
       concurrency: v.WORKER_CONCURRENCY,
@@ -174,6 +187,26 @@ export class AppConfig {
   }
 }
 
+/** Express's names for address ranges it knows. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUSTED_PROXIES as Express's `trust proxy` takes it: unset or 0 trusts no proxy. */
+function trustProxyOf(value: string | undefined): false | number | string[] {
+  if (!value) return false;
+  if (/^\d+$/.test(value)) return Number(value) === 0 ? false : Number(value);
+  return value.split(',');
+}
+
+/** `10.0.0.1`, `10.0.0.0/8`, `fd00::/8` or one of Express's range names. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
 /**
  * Seals webhook secrets where no key is configured (development, tests). Public by nature: a
  * database sealed with it is as readable as one not sealed, which is why production refuses it.
@@ -224,6 +257,11 @@ export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.Proce
   // dns.Resolver#setServers takes addresses only (no names: they would need DNS themselves).
   if (vars.OUTBOUND_DNS_SERVERS && !vars.OUTBOUND_DNS_SERVERS.split(',').every(isDnsServer)) {
     problems.push('OUTBOUND_DNS_SERVERS must list IP addresses with an optional port: 10.0.0.2, 10.0.0.2:5353, [fd00::53]:53');
+  }
+  if (vars.TRUSTED_PROXIES && !/^\d+$/.test(vars.TRUSTED_PROXIES) && !vars.TRUSTED_PROXIES.split(',').every(isProxyEntry)) {
+    problems.push(
+      'TRUSTED_PROXIES must be a hop count or addresses and CIDR ranges (10.0.0.0/8, fd00::/8) or loopback, linklocal, uniquelocal',
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return new AppConfig(vars);

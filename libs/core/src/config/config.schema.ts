@@ -118,6 +118,49 @@ export class EnvironmentVariables {
   @Max(5)
   API_KEY_CACHE_TTL_SECONDS: number;
 
+  /**
+   * Database lookups of credentials not seen valid lately (API keys, embed secrets, embed page
+   * ids) per client address and minute, shared by every api and studio replica: past it, requests
+   * with unknown credentials get `429 rate_limited` without reaching PostgreSQL.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE: number;
+
+  /**
+   * Which proxies in front of api and studio may name the client (`X-Forwarded-For`), passed to
+   * Express's `trust proxy`: a hop count (`1`: the nearest proxy), or comma-separated addresses,
+   * CIDR ranges and `loopback`, `linklocal`, `uniquelocal`. Unset: none, the socket's address.
+   */
+  @IsOptional()
+  @Matches(/^(\d{1,2}|[^,\s]+(,[^,\s]+){0,31})$/, {
+    message: 'must be a hop count or up to 32 comma-separated addresses, CIDR ranges or loopback, linklocal, uniquelocal',
+  })
+  TRUSTED_PROXIES?: string;
+
+  /** Edits (and reverts) one embed session may start per hour (docs/embed.md, "The studio's limits"). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  STUDIO_EDITS_PER_HOUR: number;
+
+  /** Other studio API writes (camera paths, saved views) one embed session may make per minute. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  STUDIO_WRITES_PER_MINUTE: number;
+
+  /** Event streams one embed session may hold open at once, across studio replicas. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  STUDIO_EVENT_STREAMS_PER_SESSION: number;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -454,6 +497,12 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   RATE_LIMIT_REQUESTS: '1200',
   RATE_LIMIT_WINDOW_SECONDS: '60',
   API_KEY_CACHE_TTL_SECONDS: '5',
+  UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE: '300',
+  TRUSTED_PROXIES: undefined,
+  // The contract's studio limits (section 7).
+  STUDIO_EDITS_PER_HOUR: '30',
+  STUDIO_WRITES_PER_MINUTE: '120',
+  STUDIO_EVENT_STREAMS_PER_SESSION: '5',
   WORKER_CONCURRENCY: '4',
   SHUTDOWN_TIMEOUT_SECONDS: '25',
   WORKER_LOCK_DURATION_MS: '30000',

@@ -210,6 +210,9 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
   const instance = adapter.getInstance<Express>();
   const cacheControl = options.defaultCacheControl ?? 'no-store';
   adapter.drainTimeoutMs = config.shutdownTimeoutMs;
+  // Who the client is (req.ip, the per-address limit): the socket's peer unless TRUSTED_PROXIES
+  // names the proxies whose X-Forwarded-For may be believed.
+  instance.set('trust proxy', config.trustProxy);
   const server: Server = app.getHttpServer();
   configureServerTimeouts(server, config);
   answerParserErrors(server, config.publicApiUrl);

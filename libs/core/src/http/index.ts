@@ -1,4 +1,5 @@
 export * from './bearer-token';
+export * from './client-address';
 export * from './host-header';
 export * from './http-app';
 export * from './json-body';

@@ -1,4 +1,4 @@
-import { Global, Injectable, Logger, Module } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
@@ -14,12 +14,10 @@ export interface RateLimitState {
   windowSeconds: number;
 }
 
-const REQUESTS_EXCEEDED = 'The organization exceeded its request rate limit. Retry after the indicated delay.';
-
 export class RateLimitExceeded extends DomainError {
   constructor(
     readonly state: RateLimitState,
-    message = REQUESTS_EXCEEDED,
+    message = 'The organization exceeded its request rate limit. Retry after the indicated delay.',
   ) {
     super(ErrorCode.RateLimited, message, { retryAfterSeconds: state.resetSeconds });
   }
@@ -129,77 +127,57 @@ async function reserveFrom(limiter: RateLimiterAbstract, limit: number, key: str
 }
 
 /** One budget: `limit` per `windowSeconds` for each key. */
-export interface RateLimitOptions {
+export interface RateLimitPolicy {
+  /** Names its counters in Redis (`<QUEUE_PREFIX>:ratelimit:<name>:<key>`). */
+  name: string;
   limit: number;
   windowSeconds: number;
-  /** Redis key prefix of its counters; each budget has its own. */
-  keyPrefix: string;
-  /** The `detail` of its 429: what was spent (safe to show). */
-  message?: string;
+  /** The problem's detail when the budget is spent; safe to show. */
+  message: string;
 }
 
 /**
- * A per-key budget over a fixed-window counter in Redis, shared by every replica, spent through
- * per-process allowances (above). When Redis is unreachable, frozen or its circuit open, it fails
- * open to an in-process limiter with the same budget: a Redis incident neither blocks partners
- * nor removes the limit, at the price of admitting up to one budget per replica while it lasts
- * (docs/operations.md, "Outages").
+ * A budget per key (an organization, an embed session, a client address): a fixed-window counter
+ * in Redis, shared by every replica, spent through per-process allowances (above). When Redis is
+ * unreachable, frozen or its circuit open, the budget fails open to an in-process limiter with the
+ * same numbers: a Redis incident neither blocks callers nor removes the limit, at the price of
+ * admitting up to one budget per replica while it lasts (docs/operations.md, "Outages").
  */
 export class SharedRateLimit {
-  private readonly logger = new Logger(SharedRateLimit.name);
+  private readonly logger: Logger;
   private readonly allowances: TokenAllowances;
 
   constructor(
-    redis: Redis,
+    readonly policy: RateLimitPolicy,
+    shared: RateLimiterAbstract,
+    local: RateLimiterAbstract,
     circuit: RedisCircuit,
-    private readonly options: RateLimitOptions,
   ) {
-    const { limit, windowSeconds } = options;
-    const local = new RateLimiterMemory({ points: limit, duration: windowSeconds });
-    const shared = new RateLimiterRedis({
-      storeClient: redis,
-      keyPrefix: options.keyPrefix,
-      points: limit,
-      duration: windowSeconds,
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: local,
-    });
-    this.allowances = new TokenAllowances(limit, windowSeconds, async (key, points) => {
+    this.logger = new Logger(`RateLimit:${policy.name}`);
+    this.allowances = new TokenAllowances(policy.limit, policy.windowSeconds, async (key, points) => {
       try {
-        return await circuit.run(() => reserveFrom(shared, limit, key, points));
+        return await circuit.run(() => reserveFrom(shared, policy.limit, key, points));
       } catch (e) {
         if (!isInfrastructureError(e)) throw e;
-        return reserveFrom(local, limit, key, points);
+        return reserveFrom(local, policy.limit, key, points);
       }
     });
   }
 
-  /** Takes one from the key's budget; throws `RateLimitExceeded` when it is spent. */
+  /** Takes one from the key's budget; throws `RateLimitExceeded` (429 with Retry-After) when it is spent. */
   async consume(key: string): Promise<RateLimitState> {
-    const { limit, windowSeconds, message } = this.options;
     try {
       return await this.allowances.consume(key);
     } catch (e) {
-      if (e instanceof RateLimitExceeded) throw message ? new RateLimitExceeded(e.state, message) : e;
-      this.logger.warn(`rate limiter ${this.options.keyPrefix} unavailable, request allowed: ${(e as Error).message}`);
+      if (e instanceof RateLimitExceeded) throw new RateLimitExceeded(e.state, this.policy.message);
+      this.logger.warn(`rate limiter unavailable, request allowed: ${(e as Error).message}`);
+      const { limit, windowSeconds } = this.policy;
       return { limit, remaining: limit, resetSeconds: windowSeconds, windowSeconds };
     }
   }
 }
 
-/** The organization rate limit on every partner request (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_SECONDS). */
-@Injectable()
-export class RateLimiter extends SharedRateLimit {
-  constructor(config: AppConfig, @InjectRedis() redis: Redis, circuit: RedisCircuit) {
-    super(redis, circuit, {
-      limit: config.rateLimit.requests,
-      windowSeconds: config.rateLimit.windowSeconds,
-      keyPrefix: `${config.queuePrefix}:ratelimit`,
-    });
-  }
-}
-
-/** Makes the narrower budgets libs keep for costly actions, on the same Redis and with the same failure mode. */
+/** Makes the shared budgets: one Redis client and one circuit breaker per process for all of them. */
 @Injectable()
 export class RateLimits {
   constructor(
@@ -208,12 +186,40 @@ export class RateLimits {
     private readonly circuit: RedisCircuit,
   ) {}
 
-  /** `name` keeps its counters apart from every other budget's (`{QUEUE_PREFIX}:ratelimit:{name}:{key}`). */
-  create(name: string, options: Omit<RateLimitOptions, 'keyPrefix'>): SharedRateLimit {
-    return new SharedRateLimit(this.redis, this.circuit, { ...options, keyPrefix: `${this.config.queuePrefix}:ratelimit:${name}` });
+  create(policy: RateLimitPolicy, keyPrefix = `${this.config.queuePrefix}:ratelimit:${policy.name}`): SharedRateLimit {
+    const local = new RateLimiterMemory({ points: policy.limit, duration: policy.windowSeconds });
+    const shared = new RateLimiterRedis({
+      storeClient: this.redis,
+      keyPrefix,
+      points: policy.limit,
+      duration: policy.windowSeconds,
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: local,
+    });
+    return new SharedRateLimit(policy, shared, local, this.circuit);
   }
 }
 
-@Global()
-@Module({ providers: [RateLimiter, RateLimits], exports: [RateLimiter, RateLimits] })
-export class RateLimitModule {}
+/** The organization rate limit of the partner API (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_SECONDS). */
+@Injectable()
+export class RateLimiter {
+  private readonly budget: SharedRateLimit;
+
+  constructor(config: AppConfig, limits: RateLimits) {
+    this.budget = limits.create(
+      {
+        name: 'organizations',
+        limit: config.rateLimit.requests,
+        windowSeconds: config.rateLimit.windowSeconds,
+        message: 'The organization exceeded its request rate limit. Retry after the indicated delay.',
+      },
+      // The key prefix it always had, so counters survive an upgrade.
+      `${config.queuePrefix}:ratelimit`,
+    );
+  }
+
+  /** Takes one request from the key's budget; throws `RateLimitExceeded` when it is spent. */
+  consume(key: string): Promise<RateLimitState> {
+    return this.budget.consume(key);
+  }
+}

@@ -9,16 +9,21 @@ export class TcpProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
   private frozen = false;
+  private connections = 0;
   port = 0;
 
   constructor(
     private readonly targetHost: string,
     private readonly targetPort: number,
+    /** Sees every byte a client sends, per connection (numbered from 1), before it is passed on. */
+    private readonly onClientData?: (connection: number, chunk: Buffer) => void,
   ) {}
 
   async start(port = 0): Promise<number> {
     this.server = createServer((client) => {
       const upstream = connect(this.targetPort, this.targetHost);
+      const connection = ++this.connections;
+      if (this.onClientData) client.on('data', (chunk: Buffer) => this.onClientData!(connection, chunk));
       for (const s of [client, upstream]) {
         this.sockets.add(s);
         s.on('close', () => this.sockets.delete(s));
