@@ -11,19 +11,20 @@
 //   a miss marker; on a miss the key SELECT, and the first miss subscribes to the revocation
 //   channel `<QUEUE_PREFIX>:api-keys:revoked`, evicting by key id) → the api's findVisible query
 //   (same columns, same join and conditions) → the contract's JSON with Cache-Control: no-store
-//   and, while processing, Retry-After from the scenes queue's depth (SceneJobs'
-//   suggestedPollDelaySeconds: BullMQ getJobCounts at most once a second, same formula).
+//   and, while processing, Retry-After from the scenes queue's depth and the organization's own
+//   operations waiting for their turn (SceneJobs' suggestedPollDelaySeconds: BullMQ
+//   getJobCounts at most once a second, the organization's waiting count at most once a second
+//   per organization, same formula).
 // POST /v1/scenes
 //   the same cached key check → Idempotency-Key UUID v4 check → read and JSON.parse the body
 //   (an object with a string prompt) → the api's fingerprint → one transaction: BEGIN; SELECT the
 //   idempotency record of (organization, key) (an expired one is deleted, a matching one is
 //   replayed with Idempotent-Replayed: true, another body gets 422); INSERT scenes; INSERT
-//   operations; INSERT idempotency_keys; COMMIT (the api's column lists and values) → 202 with
-//   Location and the contract's body. Then, without the client waiting (SceneJobs.enqueueSoon):
-//   one BullMQ `add` of the same job (queue `scenes`, the api's QUEUE_PREFIX, job name
-//   `scene.generate`, jobId = operation id, GENERATION_ATTEMPTS and exponential
-//   GENERATION_BACKOFF_MS, the api's default removeOnComplete/removeOnFail) followed by the api's
-//   `UPDATE operations SET enqueued_at …`.
+//   operations; the day's usage counted against the quota (UsageService.startGeneration: the
+//   same one statement); INSERT idempotency_keys; COMMIT (the api's column lists and values) →
+//   202 with Location and the contract's body. Then, without the client waiting, the admission
+//   signal the api publishes (`<QUEUE_PREFIX>:admission`): the operation waits for its turn in
+//   PostgreSQL and a worker's admission enqueues it, in both setups.
 // The api's extra work, not done here: the framework (routing, middleware, Nest's pipes and
 // param decorators), the rate limit (a Redis round trip every few requests: tokens are reserved
 // in batches), the advisory lock (pg_try_advisory_xact_lock) in the creation transaction,
@@ -33,8 +34,8 @@
 //
 // Usage: node bench/baseline-server.js <port>
 // Environment, read like the api reads it (unset or empty means the api's default): DATABASE_URL,
-// DATABASE_POOL_SIZE, REDIS_URL, QUEUE_PREFIX, API_KEY_CACHE_TTL_SECONDS, WORKER_CONCURRENCY,
-// GENERATION_ATTEMPTS, GENERATION_BACKOFF_MS. `npm run bench` passes the values its api gets.
+// DATABASE_POOL_SIZE, REDIS_URL, QUEUE_PREFIX, API_KEY_CACHE_TTL_SECONDS, WORKER_CONCURRENCY.
+// `npm run bench` passes the values its api gets.
 
 const { createHash, randomUUID } = require('node:crypto');
 const http = require('node:http');
@@ -53,8 +54,6 @@ const config = {
   queuePrefix: env('QUEUE_PREFIX', 'scene-studio'),
   apiKeyCacheTtlMs: Number(env('API_KEY_CACHE_TTL_SECONDS', '5')) * 1000,
   workerConcurrency: Number(env('WORKER_CONCURRENCY', '4')),
-  generationAttempts: Number(env('GENERATION_ATTEMPTS', '3')),
-  generationBackoffMs: Number(env('GENERATION_BACKOFF_MS', '2000')),
 };
 
 const port = Number(process.argv[2]);
@@ -161,11 +160,13 @@ const OPERATION_SQL = `SELECT o.id, o.scene_id, o.status, o.version, o.error_cod
   FROM operations o JOIN scenes s ON s.id = o.scene_id
  WHERE o.id = $1 AND o.organization_id = $2 AND s.deleted_at IS NULL`;
 
-// SceneJobs.suggestedPollDelaySeconds: the queue depth, fetched at most once a second; callers
-// meanwhile use the last figure (0 before the first answer), exactly as the api does.
+// SceneJobs.suggestedPollDelaySeconds: the queue depth, fetched at most once a second, and the
+// organization's operations waiting for their turn, at most once a second per organization;
+// callers meanwhile use the last figures (0 before the first answer), exactly as the api does.
 const depth = { at: 0, waiting: 0 };
+const waitingOf = new LRUCache({ max: 10_000 });
 
-async function suggestedPollDelaySeconds() {
+async function suggestedPollDelaySeconds(organizationId) {
   const now = Date.now();
   if (now - depth.at > 1000) {
     depth.at = now;
@@ -176,8 +177,21 @@ async function suggestedPollDelaySeconds() {
       depth.waiting = 0;
     }
   }
+  let own = waitingOf.get(organizationId);
+  if (!own || now - own.at > 1000) {
+    own = { at: now, waiting: own?.waiting ?? 0 };
+    waitingOf.set(organizationId, own);
+    own.waiting = await pool
+      .query(`SELECT count(*)::int AS n FROM operations WHERE organization_id = $1 AND status = 'processing' AND admitted_at IS NULL`, [
+        organizationId,
+      ])
+      .then(
+        (r) => r.rows[0].n,
+        () => 0,
+      );
+  }
   const perWorkerRound = Math.max(1, config.workerConcurrency);
-  return Math.min(10, Math.max(1, 1 + Math.floor(depth.waiting / (perWorkerRound * 2))));
+  return Math.min(10, Math.max(1, 1 + Math.floor((depth.waiting + own.waiting) / (perWorkerRound * 2))));
 }
 
 /** toOperationResponse's shapes, key order included: run.js compares the bodies byte for byte. */
@@ -208,7 +222,7 @@ async function getOperation(req, res, id) {
   const { rows } = await pool.query(OPERATION_SQL, [id, key.organizationId]);
   if (rows.length === 0) return send(res, 404, { code: 'not_found' });
   const headers = {};
-  if (rows[0].status === 'processing') headers['retry-after'] = String(await suggestedPollDelaySeconds());
+  if (rows[0].status === 'processing') headers['retry-after'] = String(await suggestedPollDelaySeconds(key.organizationId));
   headers['cache-control'] = 'no-store';
   send(res, 200, operationJson(rows[0]), headers);
 }
@@ -260,14 +274,24 @@ async function findIdempotencyRecord(client, organizationId, key, print) {
   return row.result;
 }
 
-/** SceneJobs.enqueue: the job, then the operation marked enqueued; a failure is left to the reconciler. */
-async function enqueue(operationId) {
-  await scenesQueue.add(
-    'scene.generate',
-    { operationId },
-    { jobId: operationId, attempts: config.generationAttempts, backoff: { type: 'exponential', delay: config.generationBackoffMs } },
+/** UsageService.startGeneration (TenancyRepository.countStart's statement): false when the day's quota is spent. */
+const QUOTA = `coalesce((SELECT generations_per_day FROM organization_limits WHERE organization_id = $1), 2147483647)`;
+async function countStart(client, organizationId, now) {
+  const { rows } = await client.query(
+    `INSERT INTO usage_days AS u (organization_id, day, generations_started, edits_started)
+     SELECT $1, $2, 1, $3 WHERE ${QUOTA} > 0
+     ON CONFLICT (organization_id, day) DO UPDATE
+        SET generations_started = u.generations_started + 1, edits_started = u.edits_started + EXCLUDED.edits_started
+      WHERE u.generations_started < ${QUOTA}
+     RETURNING u.generations_started`,
+    [organizationId, now.toISOString().slice(0, 10), 0],
   );
-  await pool.query(`UPDATE operations SET enqueued_at = $2 WHERE id = ANY($1) AND status = 'processing'`, [[operationId], new Date()]);
+  return rows.length === 1;
+}
+
+/** AdmissionSignal.wake: tells the workers' admission, best effort. */
+function wakeAdmission() {
+  producer.publish(`${config.queuePrefix}:admission`, '1').catch((e) => warn(`admission signal not sent: ${e.message}`));
 }
 
 async function createScene(req, res) {
@@ -313,6 +337,7 @@ async function createScene(req, res) {
          VALUES ($1, $2, $3, 'scene.create', 'processing', NULL, NULL, NULL, NULL, NULL, 0, 'queued', NULL, $4, $4, NULL)`,
         [operationId, organizationId, sceneId, now],
       );
+      if (!(await countStart(client, organizationId, now))) throw new Refused(429, 'quota_exceeded');
       result = { operationId, status: 'processing', createdAt: now.toISOString() };
       await client.query(
         `INSERT INTO idempotency_keys (organization_id, key, fingerprint, result, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -330,7 +355,7 @@ async function createScene(req, res) {
   }
   const headers = { location: `/v1/operations/${result.operationId}` };
   send(res, 202, result, replayed ? { ...headers, 'idempotent-replayed': 'true' } : headers);
-  if (created) enqueue(created).catch((e) => warn(`could not enqueue ${created} now (${e.message}); the reconciler will`));
+  if (created) wakeAdmission();
 }
 
 // ---------------------------------------------------------------------------------------------

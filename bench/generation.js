@@ -49,6 +49,11 @@ h.runBench(async () => {
     WORLDLABS_API_KEY: fake.apiKey,
     WORKER_CONCURRENCY: String(options.concurrency),
   });
+  // One organization runs them all: its limit must let every one be in flight at once.
+  h.cliJson(
+    ['org', 'limits', '--org', stack.organizationId, '--max-concurrent-generations', String(Math.max(10, options.scenes))],
+    stack.env,
+  );
   const api = await h.startApp(stack, 'api');
   const worker = await h.startApp(stack, 'worker', {
     env: {

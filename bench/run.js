@@ -214,15 +214,13 @@ async function startBaseline(stack) {
     QUEUE_PREFIX: config.queuePrefix,
     API_KEY_CACHE_TTL_SECONDS: String(config.apiKeyCacheTtlMs / 1000),
     WORKER_CONCURRENCY: String(config.worker.concurrency),
-    GENERATION_ATTEMPTS: String(config.generation.attempts),
-    GENERATION_BACKOFF_MS: String(config.generation.backoffMs),
   };
   const port = await h.freePort();
   const proc = h.startNode('baseline server', join(__dirname, 'baseline-server.js'), [String(port)], env);
   await h.waitFor200(proc, port, '/readyz');
   log(
     `baseline on :${port} (pid ${proc.pid}): pool ${env.DATABASE_POOL_SIZE}, key cache ${env.API_KEY_CACHE_TTL_SECONDS} s, queue prefix ${env.QUEUE_PREFIX}, ` +
-      `WORKER_CONCURRENCY ${env.WORKER_CONCURRENCY}, GENERATION_ATTEMPTS ${env.GENERATION_ATTEMPTS}, GENERATION_BACKOFF_MS ${env.GENERATION_BACKOFF_MS}`,
+      `WORKER_CONCURRENCY ${env.WORKER_CONCURRENCY}`,
   );
   return { ...proc, port };
 }

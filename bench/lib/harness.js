@@ -276,7 +276,7 @@ async function prepareStack({ apps = ['api'], logLevel = 'warn', orgName = 'Benc
   log(`database ${db.name}: migrating, creating a test organization${note}`);
   cliJson(['migrate'], env);
   const org = cliJson(['org', 'create', '--name', orgName, '--test'], env);
-  return { db, queuePrefix, env, ports, opsPorts, authorization: `Bearer ${org.apiKey}` };
+  return { db, queuePrefix, env, ports, opsPorts, organizationId: org.organizationId, authorization: `Bearer ${org.apiKey}` };
 }
 
 /**

@@ -15,8 +15,11 @@ const YAML = require('yaml');
 const PORTS = { api: 3000, studio: 3001, worker: 3002, apiOps: 3003, studioOps: 3004 };
 /** Rolling updates add at most one pod per Deployment at a time (maxSurge 1). */
 const SURGE = 1;
-/** Worker connections beyond its job slots: the reconciler's lock transaction and a sweep. */
-const WORKER_EXTRA_CONNECTIONS = 2;
+/** Worker connections beyond its job slots: the reconciler's and admission's lock transactions, and a sweep. */
+const WORKER_EXTRA_CONNECTIONS = 3;
+
+/** Generations accepted and waiting for their organization's turn (libs/scenes, GenerationAdmission). */
+const WAITING_FOR_ADMISSION = "SELECT count(*) FROM operations WHERE status = 'processing' AND admitted_at IS NULL";
 
 function isObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -281,8 +284,11 @@ function render(v) {
   // Workers scale on the BullMQ wait lists (`<QUEUE_PREFIX>:<queue>:wait`): one replica per
   // WORKER_CONCURRENCY waiting jobs. Delayed jobs (generations between provider polls, retries)
   // are not counted: they hold no slot until due, when BullMQ moves them to `wait`, where they
-  // count. No job here is prioritized, so the `prioritized` set stays empty. At least one worker
-  // always runs: the reconciler and the repeatable sweeps live in the worker.
+  // count. No job here is prioritized, so the `prioritized` set stays empty. Generations waiting
+  // for their organization's turn are not on BullMQ at all (fair share admits at most the fleet's
+  // slots onto it), so a third trigger counts them where they wait, in PostgreSQL, through the
+  // workers' own DATABASE_URL. At least one worker always runs: the reconciler, admission and the
+  // repeatable sweeps live in the worker.
   const auth = v.redis.passwordSecretKey ? `${v.name}-redis` : null;
   if (auth) {
     docs.push({
@@ -313,7 +319,19 @@ function render(v) {
       maxReplicaCount: v.worker.maxReplicas,
       pollingInterval: v.worker.pollingIntervalSeconds,
       cooldownPeriod: v.worker.cooldownPeriodSeconds,
-      triggers: [trigger('scenes'), trigger('maintenance')],
+      triggers: [
+        trigger('scenes'),
+        trigger('maintenance'),
+        {
+          type: 'postgresql',
+          metadata: {
+            connectionFromEnv: 'DATABASE_URL',
+            query: WAITING_FOR_ADMISSION,
+            targetQueryValue: String(v.worker.concurrency),
+            activationTargetQueryValue: '0',
+          },
+        },
+      ],
     },
   });
 

@@ -123,10 +123,20 @@ describe('the Kubernetes manifests (deploy/kubernetes)', () => {
     expect(scaled.spec.scaleTargetRef.name).toBe('scene-studio-worker');
     expect(scaled.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
     const concurrency = find('ConfigMap', 'scene-studio-config').data.WORKER_CONCURRENCY;
-    expect(scaled.spec.triggers.map((t: Doc) => [t.type, t.metadata.listName, t.metadata.listLength])).toEqual([
+    expect(scaled.spec.triggers.slice(0, 2).map((t: Doc) => [t.type, t.metadata.listName, t.metadata.listLength])).toEqual([
       ['redis', `${values.queuePrefix}:${QueueName.Scenes}:wait`, concurrency],
       ['redis', `${values.queuePrefix}:${QueueName.Maintenance}:wait`, concurrency],
     ]);
+    // Work waiting for its organization's turn, counted where it waits: the worker's own database.
+    expect(scaled.spec.triggers[2]).toEqual({
+      type: 'postgresql',
+      metadata: {
+        connectionFromEnv: 'DATABASE_URL',
+        query: expect.stringContaining('admitted_at IS NULL'),
+        targetQueryValue: concurrency,
+        activationTargetQueryValue: '0',
+      },
+    });
     expect(() => renderer.render(renderer.merge(values, { worker: { minReplicas: 0 } }))).toThrow(/reconciler/);
   });
 

@@ -1,8 +1,9 @@
-import { ManualClock, RescheduleJob, sha256Hex } from '@app/core';
+import { AppConfig, ManualClock, REDIS, RescheduleJob, sha256Hex } from '@app/core';
 import { ProceduralSceneGenerator } from '@app/generation';
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
 import { OperationsRepository, OperationsService, SceneGenerationProcessor, ScenesService, ScenesWorkerModule } from '@app/scenes';
 import { Job, UnrecoverableError } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
@@ -52,17 +53,20 @@ describe('long-running generations and their failures on a real database', () =>
   const operations = () => suite.app.get(OperationsService);
   const row = (id: string) => suite.app.get(OperationsRepository).findById(id);
   const db = () => suite.app.get(DataSource);
+  /** As if the provider's pause (its 429's Retry-After, shared by the fleet in Redis) had passed. */
+  const endProviderPause = () => suite.app.get<Redis>(REDIS).del(`${suite.app.get(AppConfig).queuePrefix}:provider-paused`);
 
   beforeAll(async () => {
     org = await createOrganization(suite.app);
   });
-  beforeEach(() => {
+  beforeEach(async () => {
     fake.submitBehaviour = 'accept';
     fake.jobBehaviour = 'succeed';
     fake.jobDurationMs = 0;
     fake.result = 'ok';
     fake.pollsFailing = false;
     fake.hold();
+    await endProviderPause();
   });
 
   async function create(prompt: string, externalRef?: string): Promise<string> {
@@ -243,8 +247,14 @@ describe('long-running generations and their failures on a real database', () =>
       const waited = await runOnce(id, 3);
       expect(waited).toBeInstanceOf(RescheduleJob);
       expect((waited as RescheduleJob).delayMs).toBe(7000);
-      expect(await row(id)).toMatchObject({ status: 'processing', providerJob: null });
+      expect(await row(id)).toMatchObject({ status: 'processing', providerJob: null, stage: 'queued' });
+      // The whole fleet holds back, not this job alone: another run before the pause ends waits too.
       fake.submitBehaviour = 'accept';
+      const again = await runOnce(await create('Another while paused'));
+      expect(again).toBeInstanceOf(RescheduleJob);
+      expect((again as RescheduleJob).delayMs).toBeGreaterThan(0);
+      expect((again as RescheduleJob).delayMs).toBeLessThanOrEqual(7000);
+      await endProviderPause();
       expect(await runToEnd(id)).toEqual({ version: 1 });
     });
 

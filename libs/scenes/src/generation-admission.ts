@@ -126,7 +126,8 @@ export class GenerationAdmission implements OnApplicationBootstrap, BeforeApplic
 
   private async admit(tx: EntityManager, slots: number): Promise<{ admitted: WaitingOperation[]; waitMs: number }> {
     const none = { admitted: [], waitMs: 0 };
-    const free = slots - (await this.admission.admittedNotStarted(tx));
+    const notStarted = await this.admission.admittedNotStarted(tx);
+    const free = slots - notStarted;
     if (free <= 0) return none;
     const organizations = await this.admission.waitingOrganizations(tx);
     if (organizations.length === 0) return none;
@@ -141,20 +142,25 @@ export class GenerationAdmission implements OnApplicationBootstrap, BeforeApplic
     for (const [organizationId, count] of counts) queues.set(organizationId, await this.admission.oldestWaiting(tx, organizationId, count));
     // One organization's operation per pick, each organization's in arrival order.
     const planned = order.map((id) => queues.get(id)!.shift()).filter((o): o is WaitingOperation => o !== undefined);
-    const { operations, waitMs } = await this.withinProviderRate(planned);
+    const { operations, waitMs } = await this.withinProviderRate(planned, notStarted);
     const ids = new Set(await this.admission.admit(tx, operations, this.clock.now()));
     return { admitted: operations.filter((o) => ids.has(o.id)), waitMs };
   }
 
   /**
-   * The longest prefix of `planned` the provider's rate allows: reverts need no start at the
-   * provider; a generation takes one. Keeping a prefix keeps the round-robin order.
+   * The longest prefix of `planned` the provider's rate allows now, counting the generations
+   * admitted before that have not started yet (their starts are taken as they submit): reverts
+   * need no start at the provider, a generation one. Keeping a prefix keeps the round-robin order.
    */
-  private async withinProviderRate(planned: WaitingOperation[]): Promise<{ operations: WaitingOperation[]; waitMs: number }> {
+  private async withinProviderRate(
+    planned: WaitingOperation[],
+    notStarted: number,
+  ): Promise<{ operations: WaitingOperation[]; waitMs: number }> {
     const needing = planned.filter((o) => o.revertTo === null).length;
     if (needing === 0) return { operations: planned, waitMs: 0 };
-    const { granted, waitMs } = await this.starts.take(needing);
-    if (granted === needing) return { operations: planned, waitMs: 0 };
+    const { available, waitMs } = await this.starts.available();
+    const granted = Math.max(0, available - notStarted);
+    if (granted >= needing) return { operations: planned, waitMs: 0 };
     let left = granted;
     const operations: WaitingOperation[] = [];
     for (const op of planned) {

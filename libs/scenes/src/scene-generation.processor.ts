@@ -153,6 +153,13 @@ export class SceneGenerationProcessor {
         await this.fail(op, OperationFailures.sceneDeleted());
         return { discarded: 'scene deleted' };
       }
+      // A start within GENERATION_PROVIDER_RATE and outside any pause a provider's 429 set, taken
+      // now, as the submit goes out. Without one the job waits, queued, spending no attempt.
+      const waitMs = await this.starts.take();
+      if (waitMs > 0) {
+        await this.progress(op, 'queued', 0);
+        throw new RescheduleJob(waitMs);
+      }
       await this.progress(op, 'generating', PROGRESS.started);
       const request = await this.request(op, scene, { withSource: true });
       const outcome = await this.generator.submit(request);

@@ -169,6 +169,8 @@ export class FakeWorldLabs {
   startRate: { starts: number; windowMs: number } | null;
   /** Generates refused by `startRate` (429). */
   rateLimited = 0;
+  /** Every `worlds:generate` that passed validation: when it arrived and, when refused for the rate, its Retry-After. */
+  readonly generateAttempts: { at: number; retryAfterSeconds: number | null }[] = [];
   /** When each accepted generate arrived (ms), oldest first. */
   readonly startTimes: number[] = [];
 
@@ -268,10 +270,13 @@ export class FakeWorldLabs {
   private async generate(res: ServerResponse, raw: Buffer, body: unknown): Promise<void> {
     const invalid = raw.length === 0 || body === undefined ? jsonInvalid() : this.validateGenerate(body);
     if (invalid) return invalid.status === 422 ? this.validation(res, invalid.issues) : this.detail(res, invalid.status, invalid.message);
-    const waitMs = this.startWaitMs(Date.now());
-    if (waitMs > 0) {
+    const arrived = Date.now();
+    const waitMs = this.startWaitMs(arrived);
+    const retryAfterSeconds = waitMs > 0 ? Math.ceil(waitMs / 1000) : null;
+    this.generateAttempts.push({ at: arrived, retryAfterSeconds });
+    if (retryAfterSeconds !== null) {
       this.rateLimited++;
-      return this.detail(res, 429, 'Too many generation requests', { 'retry-after': String(Math.ceil(waitMs / 1000)) });
+      return this.detail(res, 429, 'Too many generation requests', { 'retry-after': String(retryAfterSeconds) });
     }
     switch (this.behaviour) {
       case 'no-credits':

@@ -29,6 +29,22 @@ end
 return {granted, wait}
 `;
 
+/** How many could be taken now, and how long until the next frees when none can (nothing is taken). */
+const PEEK = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
+if paused > now then return {0, paused - now} end
+local limit = tonumber(ARGV[2])
+if limit <= 0 then return {-1, 0} end
+local window = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local free = limit - redis.call('ZCARD', KEYS[1])
+if free > 0 then return {free, 0} end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {0, tonumber(oldest[2]) + window - now}
+`;
+
 /** Extends the pause to `ms` from now, never shortens one already longer. */
 const PAUSE = `
 local t = redis.call('TIME')
@@ -62,6 +78,23 @@ export class SlidingWindowLimiter {
       number,
     ];
     return { granted, waitMs };
+  }
+
+  /**
+   * How many could be taken now (Infinity without a limit), and, when none, how long until one
+   * frees or the pause ends. Takes nothing.
+   */
+  async available(): Promise<{ available: number; waitMs: number }> {
+    const o = this.options;
+    const [available, waitMs] = (await this.redis.eval(PEEK, 2, o.logKey, o.pauseKey, o.windowMs, o.limit)) as [number, number];
+    return { available: available < 0 ? Number.POSITIVE_INFINITY : available, waitMs };
+  }
+
+  /** How long the pause in force still lasts (0: none). */
+  async pausedMs(): Promise<number> {
+    const until = Number((await this.redis.get(this.options.pauseKey)) ?? 0);
+    const [seconds, micros] = await this.redis.time();
+    return Math.max(0, until - (Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)));
   }
 
   /** Holds every taker back for `ms` (a provider's Retry-After): no start is granted until then. */
