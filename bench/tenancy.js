@@ -155,21 +155,27 @@ function cliJson(args, env) {
 }
 
 function report(label, fair, fifo) {
-  const row = (name, s) => ({
-    side: name,
-    light: `${s.lightCount}${s.censored ? ` (${s.censored} never started)` : ''}`,
-    'wait p50': `${fmt(percentile(s.waits, 50) / 1000, 1)} s`,
-    'wait p99': `${fmt(percentile(s.waits, 99) / 1000, 1)} s`,
-    'wait max': `${fmt(Math.max(...s.waits) / 1000, 1)} s`,
-    'starts/s': fmt(s.startsPerSecond, 2),
-    'heavy starts/s': fmt(s.heavyStartsPerSecond, 2),
-  });
-  log(`\n${label}`);
-  h.table([row('fair share', fair), row('plain FIFO (baseline)', fifo)]);
-  log(
-    `light p99 wait, FIFO / fair: ${fmt(percentile(fifo.waits, 99) / Math.max(1, percentile(fair.waits, 99)), 1)}×; ` +
-      `heavy throughput, fair / FIFO starts per second: ${fmt(fair.heavyStartsPerSecond / Math.max(1e-9, fifo.heavyStartsPerSecond), 2)}×`,
-  );
+  const row = (name, s) => [
+    name,
+    `${s.lightCount}${s.censored ? ` (${s.censored} never started)` : ''}`,
+    `${fmt(percentile(s.waits, 50) / 1000, 1)} s`,
+    `${fmt(percentile(s.waits, 99) / 1000, 1)} s`,
+    `${fmt(Math.max(...s.waits) / 1000, 1)} s`,
+    fmt(s.startsPerSecond, 2),
+    fmt(s.heavyStartsPerSecond, 2),
+  ];
+  const lines = [
+    '',
+    label,
+    h.table([
+      ['side', 'light generations', 'wait p50', 'wait p99', 'wait max', 'starts/s', 'heavy starts/s'],
+      row('fair share', fair),
+      row('plain FIFO (baseline)', fifo),
+    ]),
+    `light p99 wait, FIFO / fair share: ${fmt(percentile(fifo.waits, 99) / Math.max(1, percentile(fair.waits, 99)), 1)}×; ` +
+      `starts per second, fair share / FIFO: ${fmt(fair.startsPerSecond / Math.max(1e-9, fifo.startsPerSecond), 2)}×`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 h.runBench(async () => {

@@ -128,20 +128,40 @@ describe('fuzzing the partner API from its OpenAPI document', () => {
       url: ['http://localhost:4567/hooks', 'https://93.184.215.14/hooks', 'https://169.254.169.254/'],
       events: [['scene.deleted'], ['operation.succeeded', 'operation.failed']],
     };
+    const queryHints: Record<string, unknown[]> = {
+      externalRef: ['fuzz-1'],
+      from: ['2026-11-01', '2026-02-29', '2026-11-27'],
+      to: ['2026-11-30', '2026-12-31'],
+      limit: [1, 5, 100, 101, 0],
+      after: known.webhookEndpointId,
+      before: known.messageId,
+    };
     const operations: Array<fc.Arbitrary<FuzzRequest>> = [];
     for (const [template, item] of Object.entries<Schema>(doc.paths)) {
       for (const [method, op] of Object.entries<Schema>(item)) {
         const params = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+        // The query parameters the document declares (each shaped by its schema, or junk, or
+        // absent), and one it does not know, sometimes.
+        const declared = ((op.parameters ?? []) as Schema[])
+          .filter((q) => q.in === 'query')
+          .map((q) =>
+            fc.option(
+              valueFor(doc, q.schema, { [q.name]: queryHints[q.name] ?? [] }).map(
+                (v) => [q.name, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')] as [string, string],
+              ),
+            ),
+          );
+        const stray = fc.option(
+          fc.tuple(fc.constantFrom('externalRef', 'x', 'limit', 'from', 'after'), fc.constantFrom(...HOSTILE_TEXT, 'fuzz-1')),
+          { freq: 4 },
+        );
         const path = fc
-          .tuple(
-            ...params.map((p) => pathParam(known[p] ?? ['x'])),
-            fc.option(fc.tuple(fc.constantFrom('externalRef', 'x', 'externalRef'), fc.constantFrom(...HOSTILE_TEXT, 'fuzz-1'))),
-          )
-          .map((values) => {
-            const query = values.pop() as [string, string] | null;
+          .tuple(fc.tuple(...params.map((p) => pathParam(known[p] ?? ['x']))), fc.tuple(...declared, stray))
+          .map(([values, pairs]) => {
             let p = template;
-            for (const [i, name] of params.entries()) p = p.replace(`{${name}}`, values[i] as string);
-            return query ? `${p}?${query[0]}=${pct(query[1]).slice(0, 5000)}` : p;
+            for (const [i, name] of params.entries()) p = p.replace(`{${name}}`, values[i]);
+            const query = (pairs.filter(Boolean) as [string, string][]).map(([k, v]) => `${k}=${pct(v).slice(0, 5000)}`).join('&');
+            return query ? `${p}?${query}` : p;
           });
         const jsonSchema = op.requestBody?.content?.['application/json']?.schema;
         const multipart = op.requestBody?.content?.['multipart/form-data'];
@@ -250,6 +270,10 @@ describe('fuzzing the partner API from its OpenAPI document', () => {
   it(`${REQUESTS} seeded requests (seed ${SEED}): no 5xx, every error a contract problem, nothing internal`, async () => {
     const all = requests();
     expect(all).toHaveLength(REQUESTS);
+    // Declared query parameters are fuzzed too (usage periods, webhook pages).
+    for (const declared of [/^\/v1\/usage\?.*from=/, /^\/v1\/webhook-endpoints\?.*limit=/]) {
+      expect(all.some((r) => declared.test(r.path))).toBe(true);
+    }
     const { failures, statuses } = await fire(suite.api.url, all, CONCURRENCY, [suite.org.apiKey, other.apiKey]);
     expect(failures.slice(0, 20)).toEqual([]);
     // The run reached deep code, not only the front door.

@@ -8,6 +8,7 @@ import { awaitOperation, createScene } from '../factories/scene.factory';
 import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { runCli } from '../support/processes';
+import { startOps } from '../support/apps';
 import { setUpSuite } from '../support/suite';
 
 /**
@@ -173,6 +174,30 @@ describe('limits, quotas and usage per organization', () => {
     expect(printed.code).toBe(0);
     // The CLI reads the same counters (its "today" is the wall clock's, not this file's manual one).
     expect({ ...printed.json, today: null }).toEqual({ ...report, today: null });
+  });
+
+  it("the worker's /metrics names the busiest organizations of the day and sums the rest as other: bounded labels", async () => {
+    const orgs = await Promise.all(Array.from({ length: 25 }, () => createOrganization(suite.api.app)));
+    // Counters as if each had started i + 100 generations today (the gauges read these rows).
+    for (const [i, org] of orgs.entries()) {
+      await db().query(
+        `INSERT INTO usage_days (organization_id, day, generations_started, provider_cost_units) VALUES ($1, '2026-11-27', $2, $3)
+         ON CONFLICT (organization_id, day) DO UPDATE SET generations_started = EXCLUDED.generations_started`,
+        [org.organizationId, i + 100, 10],
+      );
+    }
+    const ops = await startOps(suite.worker);
+    try {
+      const text = (await ops.http().get('/metrics')).text;
+      const series = text.split('\n').filter((l) => l.startsWith('tenant_generations_started_today{'));
+      expect(series).toHaveLength(21);
+      expect(series).toContain(`tenant_generations_started_today{organization="${orgs[24].organizationId}"} 124`);
+      expect(series.some((l) => l.includes(orgs[0].organizationId))).toBe(false);
+      expect(series.find((l) => l.includes('organization="other"'))).toBeDefined();
+      expect(text).toContain(`tenant_provider_cost_units_today{organization="${orgs[24].organizationId}"} 10`);
+    } finally {
+      await ops.close();
+    }
   });
 
   it('GET /v1/usage refuses a period that is not one: 422 validation_failed', async () => {
