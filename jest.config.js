@@ -39,6 +39,11 @@ const common = {
 module.exports = {
   // A global option: jest ignores it inside projects.
   testTimeout: 60_000,
+  // On two cores jest would run every file in its own process (one worker or less means "in
+  // band"), where what each file leaves behind (modules, Nest apps' closures) adds up until the
+  // heap runs out near the end of the suite (CI: exit 134). A memory limit makes jest use a
+  // worker process even then, and replace it after any file that leaves it above the limit.
+  workerIdleMemoryLimit: '1GB',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,packages}/**/*.spec.ts'] },
     {

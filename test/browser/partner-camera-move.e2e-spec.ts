@@ -38,6 +38,7 @@ describe('the partner page: an authored move rendered to MP4, and a take that ou
     return { frame: studio, embedSessionId: ready.payload.embedSessionId as string };
   }
 
+  // A 1080p30 render in SwiftShader takes most of a minute on two busy cores.
   it('authors a three-keyframe move, renders it to MP4 at 1080p30, and the parent page receives and offers it', async () => {
     const context = await stack.browser.newContext({ viewport: { width: 1400, height: 1000 } });
     try {
@@ -68,7 +69,7 @@ describe('the partner page: an authored move rendered to MP4, and a take that ou
     } finally {
       await context.close();
     }
-  });
+  }, 180_000);
 
   it('a take recording when the partner revokes the session reaches the parent intact, before session.ended', async () => {
     const context = await stack.browser.newContext({ viewport: { width: 1400, height: 1000 } });

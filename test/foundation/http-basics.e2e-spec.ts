@@ -210,6 +210,43 @@ describe('HTTP basics of the partner API', () => {
       expect(await rawProblem(request)).toEqual({ status: 400, code: 'bad_request' });
     });
 
+    // RFC 9112 §9.6: a server that closes while the client still sends makes its kernel answer the
+    // next segment with a reset, and a reset can make the client drop the answer unread (the hostile
+    // upload campaign saw it once in thousands of cases). So the rest is read and dropped first.
+    it('reads on after refusing the framing, so a client still sending gets a clean close', async () => {
+      const conn = await RawConnection.open(Number(new URL(suite.api.url).port), { allowHalfOpen: true });
+      const clientErrors: string[] = [];
+      conn.socket.on('error', (e: NodeJS.ErrnoException) => clientErrors.push(e.code ?? e.message));
+      await conn.write('POST /v1/image-assets HTTP/1.1\r\nHost: x\r\nContent-Length: 900000\r\nTransfer-Encoding: chunked\r\n\r\n');
+      const res = await conn.response();
+      expect(res.status).toBe(400);
+      // The server has answered and ended its side: keep sending, as a client streaming an upload does.
+      const chunk = Buffer.alloc(16 * 1024, 0x61);
+      for (let sent = 0; sent < 512 * 1024; sent += chunk.length) {
+        await conn.write(chunk).catch((e: NodeJS.ErrnoException) => clientErrors.push(e.code ?? e.message));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      conn.socket.end();
+      await conn.closedPromise;
+      expect(clientErrors).toEqual([]);
+    });
+
+    it('cuts an answered connection whose client sends on past the lingering budget', async () => {
+      const conn = await RawConnection.open(Number(new URL(suite.api.url).port), { allowHalfOpen: true });
+      await conn.write('POST /v1/image-assets HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\nTransfer-Encoding: chunked\r\n\r\n');
+      expect((await conn.response()).status).toBe(400);
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      // Past 2 MiB (LINGER_BYTES) the server stops reading and closes; loopback would carry far
+      // more than 16 MiB within the 2 s lingering time, so the byte budget is what ended it.
+      let sent = 0;
+      while (sent < 256 * 1024 * 1024 && !conn.socket.destroyed) {
+        await conn.write(chunk).catch(() => undefined);
+        sent += chunk.length;
+      }
+      await conn.closedPromise;
+      expect(sent).toBeLessThan(16 * 1024 * 1024);
+    });
+
     it('headers over 16 KiB → 431 headers_too_large', async () => {
       expect(await rawProblem(`GET /v1/x HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`)).toEqual({
         status: 431,

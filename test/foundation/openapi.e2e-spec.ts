@@ -48,6 +48,7 @@ describe('OpenAPI document', () => {
         'GET /v1/operations/{operationId}',
         'GET /v1/scenes',
         'GET /v1/scenes/{sceneId}',
+        'GET /v1/usage',
         'POST /v1/embed-sessions',
         'POST /v1/image-assets',
         'POST /v1/operations/{operationId}:cancel',

@@ -56,6 +56,7 @@ describe('fair share across organizations', () => {
       { timeoutMs, intervalMs: 250, what: 'every operation to finish' },
     );
 
+  // 200 procedural generations on a busy two-core machine take longer than jest's default minute.
   it('one organization floods 200 creations, another sends 1, the worker stopped: once it starts, the 1 starts within 2 × its slots and finishes before 90 % of the flood', async () => {
     const heavy = suite.org;
     const light = await createOrganization(suite.api.app);
@@ -92,7 +93,7 @@ describe('fair share across organizations', () => {
     } finally {
       await worker.close();
     }
-  });
+  }, 240_000);
 });
 
 describe('fair share with two worker processes, a SIGKILL and a Redis restart', () => {
@@ -183,5 +184,5 @@ describe('fair share with two worker processes, a SIGKILL and a Redis restart', 
     } finally {
       for (const w of workers) await w.stop('SIGKILL');
     }
-  });
+  }, 240_000);
 });

@@ -36,9 +36,10 @@ export class RawConnection {
     socket.on('error', () => undefined);
   }
 
-  static open(port: number): Promise<RawConnection> {
+  /** `allowHalfOpen`: keep sending after the server closes its side, as a streaming client does. */
+  static open(port: number, opts: { allowHalfOpen?: boolean } = {}): Promise<RawConnection> {
     return new Promise((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1');
+      const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: opts.allowHalfOpen ?? false });
       socket.once('connect', () => resolve(new RawConnection(socket)));
       socket.once('error', reject);
     });

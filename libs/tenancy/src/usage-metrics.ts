@@ -1,5 +1,5 @@
 import { Clock, MetricsService } from '@app/core';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { TenancyRepository } from './tenancy.repository';
 import { utcDay } from './usage.service';
 
@@ -15,12 +15,19 @@ export const METRICS_TOP_ORGANIZATIONS = 20;
  */
 @Injectable()
 export class UsageMetrics {
+  private readonly logger = new Logger(UsageMetrics.name);
+
   constructor(repository: TenancyRepository, clock: Clock, metrics: MetricsService) {
     let snapshot: Promise<{ organizationId: string | null; started: number; cost: number }[]> | null = null;
-    // One query serves both gauges of a scrape.
+    // One query serves both gauges of a scrape. A scrape during a database outage must still
+    // answer with every other metric (the ones that show the outage): these two are left empty.
     const read = () =>
       (snapshot ??= repository
         .busiest(utcDay(clock.now()), METRICS_TOP_ORGANIZATIONS)
+        .catch((e: unknown) => {
+          this.logger.warn(`Usage gauges left empty this scrape: ${e instanceof Error ? e.constructor.name : 'error'}`);
+          return [];
+        })
         .finally(() => setImmediate(() => (snapshot = null))));
     metrics.gauge(
       'tenant_generations_started_today',

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { DomainError, ErrorCode } from '../errors';
 import { buildProblem, mapError } from './problem';
 import { requestIdFor } from './request-id';
+import { LINGER_BYTES, LINGER_MS } from './unread-body';
 
 /** What Node's HTTP parser refuses before any request object exists, in the contract's words. */
 function parserError(code: string | undefined): DomainError {
@@ -24,9 +26,22 @@ function parserError(code: string | undefined): DomainError {
  * 9457 problem details with a request id (generated: the request's own headers never parsed).
  */
 export function answerParserErrors(server: Server, problemBaseUrl: string): void {
+  // Connections answered here, with how much of them had been read by then.
+  const answered = new WeakMap<Duplex, number>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    // A connection reset or already half gone has no one to read an answer.
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    if (error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const readAtAnswer = answered.get(socket);
+    if (readAtAnswer !== undefined) {
+      // The parser refuses every later chunk of a connection it gave up on, and reading them is
+      // the lingering close: stop at the budget, as for an unread body (unread-body.ts).
+      if (bytesRead(socket) - readAtAnswer > LINGER_BYTES) socket.destroy();
+      return;
+    }
+    // Already half gone (answered elsewhere): no one to read an answer.
+    if (!socket.writable) {
       socket.destroy();
       return;
     }
@@ -42,6 +57,7 @@ export function answerParserErrors(server: Server, problemBaseUrl: string): void
       'connection: close',
     ];
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+    lingerAfterAnswer(socket, answered);
   });
 
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
@@ -58,4 +74,20 @@ export function answerParserErrors(server: Server, problemBaseUrl: string): void
     });
     res.end(body);
   });
+}
+
+/**
+ * RFC 9112 §9.6: closing while the client still sends makes the kernel answer its next segment
+ * with a reset, and a reset can make the client drop the answer unread. So the rest of the
+ * connection is read (the parser drops it, refusing each chunk) until the client closes its side,
+ * `LINGER_BYTES` have come or `LINGER_MS` have passed.
+ */
+function lingerAfterAnswer(socket: Duplex, answered: WeakMap<Duplex, number>): void {
+  answered.set(socket, bytesRead(socket));
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.once('close', () => clearTimeout(timer));
+}
+
+function bytesRead(socket: Duplex): number {
+  return (socket as Partial<Socket>).bytesRead ?? 0;
 }
