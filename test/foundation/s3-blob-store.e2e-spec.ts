@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ScenePurge } from '@app/scenes';
 import { DataSource } from 'typeorm';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
 import { image } from '../factories/images';
@@ -15,7 +16,7 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
  * BLOB_STORE=s3 against a local S3-protocol server (s3rver, a stand-in for AWS S3, MinIO or R2):
  * uploads land in the bucket and not in the `blobs` table, the worker reads the source image and
  * writes a scene's files there, the studio streams them back byte for byte, and deleting the
- * scene deletes its objects.
+ * scene deletes its objects (with the purge that follows the deletion).
  */
 describe('object storage (BLOB_STORE=s3)', () => {
   let dir: string;
@@ -104,7 +105,10 @@ describe('object storage (BLOB_STORE=s3)', () => {
     expect(image2.headers['content-type']).toBe('image/jpeg');
 
     expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(suite.org.auth)).status).toBe(204);
+    await suite.worker.get(ScenePurge).purgeDeleted();
     expect((await keys()).filter((k) => k.startsWith(`tenant-a/scenes/${sceneId}/`))).toEqual([]);
+    // Its source image too: no other scene named it.
+    expect(await keys()).not.toContain(`tenant-a/image-assets/${upload.body.imageAssetId}`);
     expect(await blobRows()).toBe(0);
   });
 

@@ -1,4 +1,4 @@
-import { ScenesService } from '@app/scenes';
+import { ScenePurge, ScenesService } from '@app/scenes';
 import { DataSource } from 'typeorm';
 import { awaitOperation, createScene, uploadImage } from '../factories/scene.factory';
 import { expectProblem } from '../support/problems';
@@ -88,6 +88,8 @@ describe('scene lifecycle: create → poll → lookup → edit → delete', () =
     expectProblem(await suite.api.http().get(`/v1/operations/${operationId}`).set(suite.org.auth), 404, 'not_found');
     expectProblem(await suite.api.http().get(`/v1/operations/${edit.operationId}`).set(suite.org.auth), 404, 'not_found');
     expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(suite.org.auth)).status).toBe(204);
+    // Its files go with the purge that follows (every 5 minutes on the worker; run here at once).
+    await suite.worker.get(ScenePurge).purgeDeleted();
     expect(await files.readSceneFile(sceneId, 1)).toBeNull();
     const blobs = await suite.api.app.get(DataSource).query(`SELECT count(*) AS n FROM blobs WHERE key LIKE $1`, [`scenes/${sceneId}/%`]);
     expect(Number(blobs[0].n)).toBe(0);

@@ -1,5 +1,5 @@
 import { BlobStore } from '@app/core';
-import { OperationsService, SceneGenerationProcessor, ScenesRepository, ScenesService, ScenesWorkerModule } from '@app/scenes';
+import { OperationsService, SceneGenerationProcessor, ScenePurge, ScenesRepository, ScenesService, ScenesWorkerModule } from '@app/scenes';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
@@ -118,8 +118,9 @@ describe('reverting to an earlier version, the services and the worker on a real
       const op = await scenes().requestRevert(org.organizationId, sceneId, 1);
       await Promise.all([processor().edit({ operationId: op.operationId }, firstAttempt), scenes().delete(org.organizationId, sceneId)]);
       const outcome = await suite.app.get(OperationsService).get(org.organizationId, op.operationId);
-      // Gone with its scene, whichever came first.
+      // Gone with its scene, whichever came first; its files with the purge that follows.
       expect(outcome).toBeNull();
+      await suite.app.get(ScenePurge).purgeDeleted();
       expect(await repository().findVersion(sceneId, 2)).toBeNull();
       for (const key of keys) expect(await suite.app.get(BlobStore).get(key)).toBeNull();
     }

@@ -4,12 +4,13 @@ import { WebhooksModule } from '@app/webhooks';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EmbedSessionEntity } from './embed-session.entity';
+import { EmbedSessionRetention } from './embed-session-retention';
 import { EmbedSessionsRepository } from './embed-sessions.repository';
 import { EmbedSessionsService } from './embed-sessions.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([EmbedSessionEntity]), ScenesModule, OrganizationsModule, WebhooksModule],
-  providers: [EmbedSessionsRepository, EmbedSessionsService],
+  providers: [EmbedSessionsRepository, EmbedSessionsService, EmbedSessionRetention],
   exports: [EmbedSessionsService],
 })
 export class EmbedSessionsModule {}

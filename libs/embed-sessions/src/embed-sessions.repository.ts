@@ -123,6 +123,21 @@ export class EmbedSessionsRepository {
     return rows[0]?.expires_at ?? null;
   }
 
+  /**
+   * Deletes up to `limit` sessions that ended (revoked, or expired with their end reported) before
+   * `before`, skipping rows other transactions hold; returns how many went.
+   */
+  async deleteEndedBefore(before: Date, limit: number): Promise<number> {
+    const [, affected]: [unknown[], number] = await this.db.query(
+      `DELETE FROM embed_sessions WHERE id IN (
+         SELECT id FROM embed_sessions
+          WHERE revoked_at < $1 OR (expires_at < $1 AND end_reported_at IS NOT NULL)
+          LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [before, limit],
+    );
+    return affected;
+  }
+
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }

@@ -1,6 +1,7 @@
 export * from './dto/create-embed-session.dto';
 export * from './dto/embed-session.response';
 export * from './embed-secret';
+export * from './embed-session-retention';
 export * from './embed-session.entity';
 export * from './embed-sessions.errors';
 export * from './embed-sessions.module';

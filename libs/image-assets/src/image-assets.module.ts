@@ -2,6 +2,7 @@ import { TenancyModule } from '@app/tenancy';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ImageAssetEntity } from './image-asset.entity';
+import { ImageAssetErasure } from './image-asset-erasure';
 import { ImageAssetsRepository } from './image-assets.repository';
 import { ImageAssetsService } from './image-assets.service';
 import { ImageAssetsSweeper } from './image-assets.sweeper';
@@ -10,7 +11,13 @@ import { SharpImageMedia } from './media/sharp-image-media';
 
 @Module({
   imports: [TypeOrmModule.forFeature([ImageAssetEntity]), TenancyModule],
-  providers: [ImageAssetsRepository, ImageAssetsService, ImageAssetsSweeper, { provide: ImageMedia, useClass: SharpImageMedia }],
-  exports: [ImageAssetsService, ImageMedia],
+  providers: [
+    ImageAssetsRepository,
+    ImageAssetsService,
+    ImageAssetsSweeper,
+    ImageAssetErasure,
+    { provide: ImageMedia, useClass: SharpImageMedia },
+  ],
+  exports: [ImageAssetsService, ImageAssetErasure, ImageMedia],
 })
 export class ImageAssetsModule {}

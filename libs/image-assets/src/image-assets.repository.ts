@@ -46,6 +46,12 @@ export class ImageAssetsRepository {
     );
   }
 
+  /** Any asset by id, attached or not, locked for the caller's transaction (its erasure). */
+  async lockById(tx: EntityManager, id: string): Promise<{ id: string; blobKey: string } | null> {
+    const rows: { id: string; blob_key: string }[] = await tx.query(`SELECT id, blob_key FROM image_assets WHERE id = $1 FOR UPDATE`, [id]);
+    return rows[0] ? { id: rows[0].id, blobKey: rows[0].blob_key } : null;
+  }
+
   findById(id: string): Promise<ImageAssetEntity | null> {
     return this.db.getRepository(ImageAssetEntity).findOneBy({ id });
   }

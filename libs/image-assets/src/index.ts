@@ -1,4 +1,5 @@
 export * from './dto/image-asset.response';
+export * from './image-asset-erasure';
 export * from './image-asset.entity';
 export * from './image-assets.errors';
 export * from './image-assets.module';

@@ -359,6 +359,28 @@ export class OperationsRepository {
     return rows.length > 0;
   }
 
+  /**
+   * A deleted scene's purge: its operations lose their edit instructions and are marked as of a
+   * deleted scene (from its deletion time), which is what retention looks them up by.
+   */
+  async eraseOfDeletedScene(tx: EntityManager, sceneId: string, deletedAt: Date): Promise<void> {
+    await tx.query(`UPDATE operations SET instruction = NULL, scene_deleted_at = $2 WHERE scene_id = $1`, [sceneId, deletedAt]);
+  }
+
+  /**
+   * Deletes up to `limit` operations of deleted (and purged) scenes that ended before `before`,
+   * oldest first, skipping rows other transactions hold; returns how many went.
+   */
+  async deleteOfDeletedScenesEndedBefore(before: Date, limit: number): Promise<number> {
+    const [, affected]: [unknown[], number] = await this.db.query(
+      `DELETE FROM operations WHERE id IN (
+         SELECT id FROM operations WHERE scene_deleted_at IS NOT NULL AND completed_at < $1
+          ORDER BY completed_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [before, limit],
+    );
+    return affected;
+  }
+
   async processingOfScene(tx: EntityManager, sceneId: string): Promise<string[]> {
     const rows: { id: string }[] = await tx.query(`SELECT id FROM operations WHERE scene_id = $1 AND status = 'processing'`, [sceneId]);
     return rows.map((r) => r.id);

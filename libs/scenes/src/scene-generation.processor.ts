@@ -259,6 +259,8 @@ export class SceneGenerationProcessor {
   private async request(op: OperationEntity, scene: SceneEntity, opts: { withSource: boolean }): Promise<GenerationRequest> {
     const base = op.kind === 'scene.edit' ? scene.currentVersion : null;
     if (op.kind === 'scene.edit' && base === null) throw new Error('edit of a scene without a version');
+    // Only a purged tombstone has no prompt, and callers stop at a deleted scene before this.
+    if (scene.prompt === null) throw new Error(`scene ${scene.id} has been purged`);
     return {
       sceneId: scene.id,
       version: base === null ? 1 : base + 1,

@@ -14,8 +14,9 @@ export class SceneEntity {
   @Column({ name: 'external_ref', type: 'text', nullable: true })
   externalRef: string | null;
 
-  @Column('text')
-  prompt: string;
+  /** Null once the scene is deleted and purged (`purgedAt`): the purge erases it. */
+  @Column({ type: 'text', nullable: true })
+  prompt: string | null;
 
   @Column({ name: 'source_asset_id', type: 'text', nullable: true })
   sourceAssetId: string | null;
@@ -39,6 +40,13 @@ export class SceneEntity {
   /** A tombstone: a deleted scene stays so that late work can see it must not bring it back. */
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt: Date | null;
+
+  /**
+   * When the purge (ScenePurge) erased what the deleted scene held: its versions and files, its
+   * prompt, externalRef and source image. The row left is an identifier tombstone.
+   */
+  @Column({ name: 'purged_at', type: 'timestamptz', nullable: true })
+  purgedAt?: Date | null;
 }
 
 @Entity('scene_versions')

@@ -8,6 +8,7 @@ import { AdmissionRepository } from './admission.repository';
 import { AdmissionSignal } from './admission-signal';
 import { GenerationAdmission } from './generation-admission';
 import { OperationOutcomes } from './operation-outcomes';
+import { OperationRetention } from './operation-retention';
 import { OperationEntity } from './operation.entity';
 import { OperationsReconciler } from './operations-reconciler';
 import { OperationsRepository } from './operations.repository';
@@ -15,6 +16,7 @@ import { OperationsService } from './operations.service';
 import { SceneDeletionHooks } from './scene-deletion-hooks';
 import { SceneGenerationProcessor } from './scene-generation.processor';
 import { SceneJobs } from './scene-jobs';
+import { ScenePurge } from './scene-purge';
 import { SceneReverts } from './scene-reverts';
 import { SceneEntity, SceneVersionEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
@@ -34,6 +36,9 @@ import { ProviderStarts } from './provider-starts';
     SceneDeletionHooks,
     AdmissionSignal,
     AdmissionRepository,
+    // Erasure jobs; like the other maintenance handlers they are found and run by the worker only.
+    ScenePurge,
+    OperationRetention,
   ],
   exports: [
     ScenesService,

@@ -57,6 +57,17 @@ export class ScenesRepository {
       .getOne();
   }
 
+  /**
+   * The organization's scene in any state but deleted (generating, ready, or a failed or
+   * cancelled creation), locked: what deletion takes. Other organizations' scenes are never found.
+   */
+  lockUndeleted(tx: EntityManager, organizationId: string, id: string): Promise<SceneEntity | null> {
+    return this.scenes(tx)
+      .setLock('pessimistic_write')
+      .where('s.id = :id AND s.organization_id = :organizationId AND s.deleted_at IS NULL', { id, organizationId })
+      .getOne();
+  }
+
   lockById(tx: EntityManager, id: string): Promise<SceneEntity | null> {
     return this.scenes(tx).setLock('pessimistic_write').where('s.id = :id', { id }).getOne();
   }
@@ -127,15 +138,70 @@ export class ScenesRepository {
   }
 
   /**
-   * Removes every version and its files' rows, and returns the files' blob keys (each once: a
-   * revert's version names the same files as the version it restored), for deletion with the scene.
+   * The oldest deleted scene not purged yet that no other transaction holds, locked for the
+   * caller's (SKIP LOCKED: purging workers share the backlog, never a scene).
    */
-  async deleteVersions(tx: EntityManager, sceneId: string): Promise<string[]> {
+  async lockNextToPurge(tx: EntityManager): Promise<PurgeCandidate | null> {
+    const rows: { id: string; organization_id: string; source_asset_id: string | null; deleted_at: Date }[] = await tx.query(
+      `SELECT id, organization_id, source_asset_id, deleted_at FROM scenes
+        WHERE deleted_at IS NOT NULL AND purged_at IS NULL
+        ORDER BY deleted_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+    );
+    const r = rows[0];
+    return r ? { id: r.id, organizationId: r.organization_id, sourceAssetId: r.source_asset_id, deletedAt: r.deleted_at } : null;
+  }
+
+  /**
+   * Removes up to `limit` of the scene's file rows and returns their blob keys, each once (a
+   * revert's version names the same blobs as the version it restored; a key may come again in a
+   * later batch, and deleting a missing blob is a no-op).
+   */
+  async deleteArtifactBatch(tx: EntityManager, sceneId: string, limit: number): Promise<string[]> {
     // For DELETE and UPDATE, TypeORM's postgres driver answers [rows, affected].
-    const [rows]: [{ blob_key: string }[], number] = await tx.query(`DELETE FROM scene_artifacts WHERE scene_id = $1 RETURNING blob_key`, [
-      sceneId,
-    ]);
-    await tx.query(`DELETE FROM scene_versions WHERE scene_id = $1`, [sceneId]);
+    const [rows]: [{ blob_key: string }[], number] = await tx.query(
+      `DELETE FROM scene_artifacts WHERE (scene_id, version, kind) IN (
+         SELECT scene_id, version, kind FROM scene_artifacts WHERE scene_id = $1 LIMIT $2)
+       RETURNING blob_key`,
+      [sceneId, limit],
+    );
     return [...new Set(rows.map((r) => r.blob_key))];
   }
+
+  /** Removes up to `limit` of the scene's versions (their files first: deleteArtifactBatch); returns how many. */
+  async deleteVersionBatch(tx: EntityManager, sceneId: string, limit: number): Promise<number> {
+    const [, affected]: [unknown[], number] = await tx.query(
+      `DELETE FROM scene_versions WHERE (scene_id, version) IN (
+         SELECT scene_id, version FROM scene_versions WHERE scene_id = $1 LIMIT $2)`,
+      [sceneId, limit],
+    );
+    return affected;
+  }
+
+  /** The scene stops naming its source image (its purge), so the image can be erased once no scene names it. */
+  async releaseSourceImage(tx: EntityManager, sceneId: string): Promise<void> {
+    await tx.query(`UPDATE scenes SET source_asset_id = NULL WHERE id = $1`, [sceneId]);
+  }
+
+  /** Whether any scene, deleted or not, still names the image (read under the image's lock). */
+  async namesSourceImage(tx: EntityManager, assetId: string): Promise<boolean> {
+    const rows: unknown[] = await tx.query(`SELECT 1 FROM scenes WHERE source_asset_id = $1 LIMIT 1`, [assetId]);
+    return rows.length > 0;
+  }
+
+  /** Erases the partner's words from a deleted scene: what stays is an identifier tombstone. */
+  async markPurged(tx: EntityManager, sceneId: string, at: Date): Promise<void> {
+    await tx.query(
+      `UPDATE scenes SET prompt = NULL, external_ref = NULL, source_asset_id = NULL, purged_at = $2
+        WHERE id = $1 AND deleted_at IS NOT NULL`,
+      [sceneId, at],
+    );
+  }
+}
+
+/** A deleted scene whose purge is due. */
+export interface PurgeCandidate {
+  id: string;
+  organizationId: string;
+  sourceAssetId: string | null;
+  deletedAt: Date;
 }

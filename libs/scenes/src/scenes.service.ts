@@ -106,20 +106,23 @@ export class ScenesService {
   }
 
   /**
-   * Deletes at once and idempotently; unknown and foreign ids are a silent no-op. In the same
-   * transaction: the tombstone, running operations failed (so no late result is written), the
-   * files discarded, and every registered hook (embed sessions revoke theirs).
+   * Deletes at once and idempotently, in any state: generating, ready, or a creation that failed
+   * or was cancelled (hidden from the API already, but its embed sessions may still be open).
+   * Unknown, foreign and already deleted ids are a silent no-op. In one transaction: the tombstone,
+   * running operations failed (so no late result is written), every registered hook (embed
+   * sessions revoke theirs and announce it; camera paths go) and `scene.deleted`. What the scene
+   * holds (files, versions, prompt, externalRef, edit instructions, source image) is erased by the
+   * purge job within minutes (ScenePurge), in small transactions, not in this request.
    */
   async delete(organizationId: string, id: string): Promise<void> {
     await this.scenes.transaction(async (tx) => {
-      const scene = await this.scenes.lockActive(tx, organizationId, id);
+      const scene = await this.scenes.lockUndeleted(tx, organizationId, id);
       if (!scene) return;
       const now = this.clock.now();
       await this.scenes.markDeleted(tx, scene.id, now);
       for (const opId of await this.operations.processingOfScene(tx, scene.id)) {
         await this.outcomes.failed(tx, opId, OperationFailures.sceneDeleted(), now);
       }
-      await this.blobs.delete(await this.scenes.deleteVersions(tx, scene.id), tx);
       await this.deletionHooks.run(tx, { id: scene.id, organizationId: scene.organizationId }, now);
       await this.outbox.emit(tx, scene.organizationId, 'scene.deleted', { sceneId: scene.id, externalRef: scene.externalRef }, now);
     });

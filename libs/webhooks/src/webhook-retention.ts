@@ -1,56 +1,64 @@
-import { Clock, JobName, OnJob } from '@app/core';
+import { AppConfig, Clock, JobName, OnJob } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { WEBHOOK_LIMITS } from './webhook-limits';
 import { WebhooksRepository } from './webhooks.repository';
 
-/**
- * How long events, their delivery records and deleted endpoints are kept. Long enough for a
- * partner to look back over a month of deliveries and replay any of them, far beyond the retry
- * schedule (about 27 h) and the 5 days after which a failing endpoint is disabled; a delivery
- * still pending at 30 days (its endpoint disabled all that time) is dropped with its message.
- */
-export const WEBHOOK_RETENTION_MS = 30 * 24 * 60 * 60_000;
 const PURGE_BATCH = 1000;
-/** One run deletes at most this many batches per table; the next run, an hour later, goes on. */
+/** One run deletes at most this many batches per rule; the next run, an hour later, goes on. */
 const MAX_BATCHES = 50;
 /** Endpoints looked at per statement when pruning deliveries past the per-endpoint bound. */
 const ENDPOINT_BATCH = 100;
 
 export interface PurgeResult {
+  /** Deliveries (with their attempt logs) erased WEBHOOK_RETENTION_DAYS after they ended. */
+  deliveries: number;
+  /** Messages (event payloads) erased once no delivery names them and they are that old. */
   messages: number;
   endpoints: number;
   /** Finished deliveries past their endpoint's newest WEBHOOK_LIMITS.deliveriesPerEndpoint. */
-  deliveries: number;
+  pruned: number;
 }
 
-/** The maintenance job that keeps the webhook tables from growing without bound. */
+/**
+ * The maintenance job that erases webhook data (contract section 8): a delivery and its attempt
+ * log WEBHOOK_RETENTION_DAYS (30) after it ended — delivered, or failed for good at the end of the
+ * retry schedule (about 27 h) — so a partner can look back over that window and replay any
+ * delivery; a delivery still pending that long after it fell due (its endpoint disabled all that
+ * time) counts as ended then. An event's payload goes once no delivery names it, and endpoints
+ * deleted by their partner go as long after their deletion.
+ */
 @Injectable()
 export class WebhookRetention {
   private readonly logger = new Logger(WebhookRetention.name);
 
   constructor(
     private readonly webhooks: WebhooksRepository,
+    private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {}
 
   @OnJob(JobName.WebhooksPurgeOld)
   async purgeOld(): Promise<PurgeResult> {
-    const before = new Date(this.clock.now().getTime() - WEBHOOK_RETENTION_MS);
-    const messages = await inBatches((limit) => this.webhooks.deleteMessagesBefore(before, limit));
+    const before = new Date(this.clock.now().getTime() - this.config.retention.webhooksMs);
+    const deliveries =
+      (await inBatches((limit) => this.webhooks.deleteDeliveriesEndedBefore(before, limit))) +
+      (await inBatches((limit) => this.webhooks.deleteDeliveriesDueBefore(before, limit)));
     const endpoints = await inBatches((limit) => this.webhooks.deleteEndpointsDeletedBefore(before, limit));
-    const deliveries = await this.pruneDeliveriesPastBound();
-    if (messages + endpoints + deliveries > 0) {
+    const pruned = await this.pruneDeliveriesPastBound();
+    // Last: the rules above leave messages without deliveries.
+    const messages = await inBatches((limit) => this.webhooks.deleteOrphanMessagesBefore(before, limit));
+    if (deliveries + messages + endpoints + pruned > 0) {
       this.logger.log(
-        `purged ${messages} webhook message(s) and ${endpoints} deleted endpoint(s) older than 30 days, ` +
-          `and ${deliveries} delivery(ies) past their endpoint's newest ${WEBHOOK_LIMITS.deliveriesPerEndpoint}`,
+        `purged ${deliveries} webhook delivery(ies), ${messages} message(s) and ${endpoints} deleted endpoint(s) ` +
+          `that ended before ${before.toISOString()}, and ${pruned} delivery(ies) past their endpoint's newest ${WEBHOOK_LIMITS.deliveriesPerEndpoint}`,
       );
     }
-    return { messages, endpoints, deliveries };
+    return { deliveries, messages, endpoints, pruned };
   }
 
   /**
    * Each endpoint keeps its newest WEBHOOK_LIMITS.deliveriesPerEndpoint deliveries: however many
-   * events an organization makes within the 30 days, one endpoint's log stays bounded. Walks the
+   * events an organization makes within the retention window, one endpoint's log stays bounded. Walks the
    * endpoints in pages, each endpoint's excess deleted in small batches (short locks).
    */
   private async pruneDeliveriesPastBound(): Promise<number> {

@@ -388,13 +388,48 @@ export class WebhooksRepository {
   }
 
   /**
-   * Deletes up to `limit` of the oldest messages created before `before`, their deliveries with
-   * them (ON DELETE CASCADE), pending ones included; returns how many messages went.
+   * Deletes up to `limit` deliveries (their attempt logs with them) that ended before `before`:
+   * delivered or failed for good then. Returns how many went.
    */
-  async deleteMessagesBefore(before: Date, limit: number): Promise<number> {
+  async deleteDeliveriesEndedBefore(before: Date, limit: number): Promise<number> {
+    const res: [unknown[], number] = await this.db.query(
+      `DELETE FROM webhook_deliveries d USING (
+         SELECT endpoint_id, message_id FROM webhook_deliveries
+          WHERE status <> 'pending' AND completed_at < $1
+          ORDER BY completed_at LIMIT $2 FOR UPDATE SKIP LOCKED) old
+        WHERE d.endpoint_id = old.endpoint_id AND d.message_id = old.message_id`,
+      [before, limit],
+    );
+    return res[1];
+  }
+
+  /**
+   * Deletes up to `limit` pending deliveries that have been due since before `before` without
+   * being sent: only a disabled endpoint's wait that long (an enabled one's are claimed within a
+   * second). Their wait counts as their end. Returns how many went.
+   */
+  async deleteDeliveriesDueBefore(before: Date, limit: number): Promise<number> {
+    const res: [unknown[], number] = await this.db.query(
+      `DELETE FROM webhook_deliveries d USING (
+         SELECT endpoint_id, message_id FROM webhook_deliveries
+          WHERE status = 'pending' AND next_attempt_at < $1
+          ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) old
+        WHERE d.endpoint_id = old.endpoint_id AND d.message_id = old.message_id`,
+      [before, limit],
+    );
+    return res[1];
+  }
+
+  /**
+   * Deletes up to `limit` messages created before `before` that no delivery names any more (their
+   * payload is all that is left of them, and nothing can list or replay it), oldest first.
+   */
+  async deleteOrphanMessagesBefore(before: Date, limit: number): Promise<number> {
     const res: [unknown[], number] = await this.db.query(
       `DELETE FROM webhook_messages WHERE id IN (
-         SELECT id FROM webhook_messages WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+         SELECT m.id FROM webhook_messages m
+          WHERE m.created_at < $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = m.id)
+          ORDER BY m.created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
       [before, limit],
     );
     return res[1];

@@ -81,8 +81,10 @@ export class ScenesController {
   @ApiOperation({
     summary: 'Delete a scene',
     description:
-      "204 for every syntactically valid id (own, unknown, another organization's, already deleted). At once: the scene is gone from " +
-      'every endpoint, its active embed sessions are revoked, and no running generation brings it back.',
+      "204 for every syntactically valid id (own, unknown, another organization's, already deleted). In any state (generating, ready, " +
+      'a failed or cancelled creation). At once: the scene is gone from every endpoint, its active embed sessions are revoked, and no ' +
+      'running generation brings it back. Within minutes its files, prompt, externalRef, edit instructions and source image (unless ' +
+      'another scene still uses it) are erased.',
   })
   @ApiParam({ name: 'sceneId', example: 'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
   @ApiNoContentResponse({ description: 'Deleted, or nothing to delete.' })

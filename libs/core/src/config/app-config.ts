@@ -18,6 +18,8 @@ export class ConfigError extends Error {
   }
 }
 
+const DAY_MS = 86_400_000;
+
 /**
  * The validated configuration of a process. It is built once at boot by `loadConfig` and
  * injected everywhere by class token; nothing else in the code base reads `process.env`.
@@ -84,6 +86,11 @@ export class AppConfig {
     /** Whether test organizations' http://localhost:<port> targets may be delivered: always outside production, there only with WEBHOOK_ALLOW_LOOPBACK. */
     allowLoopback: boolean;
   };
+  /**
+   * How long data is kept once it has ended (docs/operations.md, "Data we keep"): ended embed
+   * sessions, finished operations of deleted scenes, webhook deliveries and deleted endpoints.
+   */
+  readonly retention: { embedSessionsMs: number; operationsMs: number; webhooksMs: number };
   /** DNS for outbound connections made for others: webhook targets, hosts a provider hands back. */
   readonly outboundDns: { servers: string[] | null; timeoutMs: number };
   readonly blobStore: {
@@ -168,6 +175,11 @@ export class AppConfig {
       retryScheduleMs: v.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number),
       disableAfterMs: v.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
       allowLoopback: v.NODE_ENV !== 'production' || v.WEBHOOK_ALLOW_LOOPBACK === 'true',
+    };
+    this.retention = {
+      embedSessionsMs: v.EMBED_SESSION_RETENTION_DAYS * DAY_MS,
+      operationsMs: v.OPERATION_RETENTION_DAYS * DAY_MS,
+      webhooksMs: v.WEBHOOK_RETENTION_DAYS * DAY_MS,
     };
     this.outboundDns = { servers: v.OUTBOUND_DNS_SERVERS ? v.OUTBOUND_DNS_SERVERS.split(',') : null, timeoutMs: v.OUTBOUND_DNS_TIMEOUT_MS };
     this.blobStore = {

@@ -440,6 +440,33 @@ export class EnvironmentVariables {
   @Max(60_000)
   OUTBOUND_DNS_TIMEOUT_MS: number;
 
+  /**
+   * Retention (docs/operations.md, "Data we keep"): days an ended embed session is kept after it
+   * ended (revoked or expired), then erased by `embed-sessions.purge-ended`.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  EMBED_SESSION_RETENTION_DAYS: number;
+
+  /** Days a finished operation of a deleted scene is kept after it ended, then erased by `scenes.purge-old-operations`. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  OPERATION_RETENTION_DAYS: number;
+
+  /**
+   * Days a webhook delivery (with its attempt log) is kept after it ended (delivered, or failed
+   * for good), and a partner-deleted endpoint after its deletion; then erased by `webhooks.purge-old`.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  WEBHOOK_RETENTION_DAYS: number;
+
   /** Where bytes live: the `blobs` table (default) or an S3-compatible bucket (docs/operations.md). */
   @IsIn(BLOB_STORES)
   BLOB_STORE: BlobStoreKind;
@@ -548,6 +575,10 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   WEBHOOK_ALLOW_LOOPBACK: 'false',
   OUTBOUND_DNS_SERVERS: undefined,
   OUTBOUND_DNS_TIMEOUT_MS: '5000',
+  // Contract section 8: ended sessions, finished operations of deleted scenes and webhook deliveries, 30 days.
+  EMBED_SESSION_RETENTION_DAYS: '30',
+  OPERATION_RETENTION_DAYS: '30',
+  WEBHOOK_RETENTION_DAYS: '30',
   BLOB_STORE: 'postgres',
   S3_BUCKET: undefined,
   S3_REGION: 'us-east-1',

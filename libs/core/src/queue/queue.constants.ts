@@ -15,6 +15,9 @@ export enum JobName {
   IdempotencyPurgeExpired = 'idempotency.purge-expired',
   EmbedSessionsEndExpired = 'embed-sessions.end-expired',
   WebhooksPurgeOld = 'webhooks.purge-old',
+  ScenesPurgeDeleted = 'scenes.purge-deleted',
+  ScenesPurgeOldOperations = 'scenes.purge-old-operations',
+  EmbedSessionsPurgeEnded = 'embed-sessions.purge-ended',
 }
 
 export type JobItem =
@@ -23,7 +26,10 @@ export type JobItem =
   | { name: JobName.ImageAssetsPurgeExpired; data: Record<string, never> }
   | { name: JobName.IdempotencyPurgeExpired; data: Record<string, never> }
   | { name: JobName.EmbedSessionsEndExpired; data: Record<string, never> }
-  | { name: JobName.WebhooksPurgeOld; data: Record<string, never> };
+  | { name: JobName.WebhooksPurgeOld; data: Record<string, never> }
+  | { name: JobName.ScenesPurgeDeleted; data: Record<string, never> }
+  | { name: JobName.ScenesPurgeOldOperations; data: Record<string, never> }
+  | { name: JobName.EmbedSessionsPurgeEnded; data: Record<string, never> };
 
 export type JobData<N extends JobName> = Extract<JobItem, { name: N }>['data'];
 
@@ -34,6 +40,9 @@ export const JOB_QUEUE: Record<JobName, QueueName> = {
   [JobName.IdempotencyPurgeExpired]: QueueName.Maintenance,
   [JobName.EmbedSessionsEndExpired]: QueueName.Maintenance,
   [JobName.WebhooksPurgeOld]: QueueName.Maintenance,
+  [JobName.ScenesPurgeDeleted]: QueueName.Maintenance,
+  [JobName.ScenesPurgeOldOperations]: QueueName.Maintenance,
+  [JobName.EmbedSessionsPurgeEnded]: QueueName.Maintenance,
 };
 
 /** Repeatable maintenance, registered idempotently by every worker replica at boot. */
@@ -43,4 +52,9 @@ export const JOB_SCHEDULES: { name: JobName; everyMs: number }[] = [
   // Expiry happens by the clock alone; this notices it for `embed_session.ended` webhooks.
   { name: JobName.EmbedSessionsEndExpired, everyMs: 30_000 },
   { name: JobName.WebhooksPurgeOld, everyMs: 60 * 60_000 },
+  // Contract section 8: a deleted scene's files and texts are erased within 24 hours; every
+  // 5 minutes leaves room for a backlog (or a failing run) many times over.
+  { name: JobName.ScenesPurgeDeleted, everyMs: 5 * 60_000 },
+  { name: JobName.ScenesPurgeOldOperations, everyMs: 60 * 60_000 },
+  { name: JobName.EmbedSessionsPurgeEnded, everyMs: 60 * 60_000 },
 ];

@@ -179,7 +179,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a scene
-         * @description 204 for every syntactically valid id (own, unknown, another organization's, already deleted). At once: the scene is gone from every endpoint, its active embed sessions are revoked, and no running generation brings it back.
+         * @description 204 for every syntactically valid id (own, unknown, another organization's, already deleted). In any state (generating, ready, a failed or cancelled creation). At once: the scene is gone from every endpoint, its active embed sessions are revoked, and no running generation brings it back. Within minutes its files, prompt, externalRef, edit instructions and source image (unless another scene still uses it) are erased.
          */
         delete: operations["Scenes_delete"];
         options?: never;

@@ -1,0 +1,37 @@
+import { AppConfig, Clock, JobName, OnJob } from '@app/core';
+import { Injectable, Logger } from '@nestjs/common';
+import { EmbedSessionsRepository } from './embed-sessions.repository';
+
+const BATCH = 1000;
+/** One run deletes at most this many batches; the next run, an hour later, goes on. */
+const MAX_BATCHES = 50;
+
+/**
+ * Retention (contract section 8): a session is erased EMBED_SESSION_RETENTION_DAYS (30) after it
+ * ended — revoked (by its partner or its scene's deletion) or expired. An expired session waits
+ * for its `embed_session.ended` to be written first (`embed-sessions.end-expired`). Once erased, its
+ * URL answers as an unknown session, which the studio cannot tell from an ended one anyway.
+ */
+@Injectable()
+export class EmbedSessionRetention {
+  private readonly logger = new Logger(EmbedSessionRetention.name);
+
+  constructor(
+    private readonly sessions: EmbedSessionsRepository,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  @OnJob(JobName.EmbedSessionsPurgeEnded)
+  async purgeEnded(): Promise<{ sessions: number }> {
+    const before = new Date(this.clock.now().getTime() - this.config.retention.embedSessionsMs);
+    let deleted = 0;
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const n = await this.sessions.deleteEndedBefore(before, BATCH);
+      deleted += n;
+      if (n < BATCH) break;
+    }
+    if (deleted > 0) this.logger.log(`erased ${deleted} embed session(s) that ended before ${before.toISOString()}`);
+    return { sessions: deleted };
+  }
+}

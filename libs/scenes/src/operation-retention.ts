@@ -1,0 +1,38 @@
+import { AppConfig, Clock, JobName, OnJob } from '@app/core';
+import { Injectable, Logger } from '@nestjs/common';
+import { OperationsRepository } from './operations.repository';
+
+const BATCH = 1000;
+/** One run deletes at most this many batches; the next run, an hour later, goes on. */
+const MAX_BATCHES = 50;
+
+/**
+ * Retention (contract section 8): a finished operation of a deleted scene is erased
+ * OPERATION_RETENTION_DAYS (30) after it ended. Operations of live scenes are their scene's
+ * history and stay with it. The purge marks a deleted scene's operations (ScenePurge), which is
+ * how this job finds them; small batches with SKIP LOCKED keep each DELETE's locks short and let
+ * replicas share the work.
+ */
+@Injectable()
+export class OperationRetention {
+  private readonly logger = new Logger(OperationRetention.name);
+
+  constructor(
+    private readonly operations: OperationsRepository,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  @OnJob(JobName.ScenesPurgeOldOperations)
+  async purgeOld(): Promise<{ operations: number }> {
+    const before = new Date(this.clock.now().getTime() - this.config.retention.operationsMs);
+    let deleted = 0;
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const n = await this.operations.deleteOfDeletedScenesEndedBefore(before, BATCH);
+      deleted += n;
+      if (n < BATCH) break;
+    }
+    if (deleted > 0) this.logger.log(`erased ${deleted} operation(s) of deleted scenes that ended before ${before.toISOString()}`);
+    return { operations: deleted };
+  }
+}
