@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
 import { ApprovedOriginEntity, OrganizationEntity } from './organization.entity';
 
@@ -48,9 +48,14 @@ export class OrganizationsRepository {
     return rows.length > 0;
   }
 
-  async removeOrigin(organizationId: string, origin: string): Promise<boolean> {
-    const res = await this.db.getRepository(ApprovedOriginEntity).delete({ organizationId, origin });
+  /** In the caller's transaction; false when the origin was not approved. */
+  async removeOrigin(tx: EntityManager, organizationId: string, origin: string): Promise<boolean> {
+    const res = await tx.getRepository(ApprovedOriginEntity).delete({ organizationId, origin });
     return (res.affected ?? 0) > 0;
+  }
+
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
   }
 }
 

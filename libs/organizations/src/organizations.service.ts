@@ -7,6 +7,7 @@ import { ApprovedOriginEntity, OrganizationEntity } from './organization.entity'
 import { OrganizationErrors } from './organizations.errors';
 import { ApiKeysRepository, OrganizationsRepository } from './organizations.repository';
 import { exactOrigin, isHttpsOrigin, isLocalhostOrigin } from './origin';
+import { OriginRemovalHooks } from './origin-removal-hooks';
 
 export interface OrganizationView {
   organizationId: string;
@@ -36,6 +37,7 @@ export class OrganizationsService {
     private readonly organizations: OrganizationsRepository,
     private readonly keys: ApiKeysRepository,
     private readonly authenticator: ApiKeyAuthenticator,
+    private readonly removalHooks: OriginRemovalHooks,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     private readonly random: RandomSource,
@@ -109,10 +111,20 @@ export class OrganizationsService {
     return { organizationId, origin: exact, added: await this.organizations.addOrigin(row) };
   }
 
+  /**
+   * Withdraws an approved origin. In the same transaction every registered hook runs (embed
+   * sessions end the live sessions bound to the origin, announcing each), so the origin is never
+   * gone while its sessions still work.
+   */
   async removeOrigin(organizationId: string, origin: string): Promise<{ organizationId: string; origin: string; removed: boolean }> {
     const org = await this.organizations.findById(organizationId);
     if (!org) throw OrganizationErrors.organizationNotFound(organizationId);
-    return { organizationId, origin, removed: await this.organizations.removeOrigin(organizationId, origin) };
+    const removed = await this.organizations.transaction(async (tx) => {
+      if (!(await this.organizations.removeOrigin(tx, organizationId, origin))) return false;
+      await this.removalHooks.run(tx, { organizationId, origin }, this.clock.now());
+      return true;
+    });
+    return { organizationId, origin, removed };
   }
 
   /**
@@ -123,6 +135,15 @@ export class OrganizationsService {
     if (isTest && isLocalhostOrigin(origin)) return true;
     if (!isHttpsOrigin(origin)) return false;
     return this.organizations.hasOrigin(organizationId, origin);
+  }
+
+  /**
+   * Whether the organization allows `origin` now, as `isOriginAllowed` decides it for the
+   * organization's own kind (test or live); false for an unknown organization.
+   */
+  async allowsOrigin(organizationId: string, origin: string): Promise<boolean> {
+    const org = await this.organizations.findById(organizationId);
+    return org !== null && this.isOriginAllowed(organizationId, origin, org.isTest);
   }
 
   /** The local test organization `npm start` creates on an empty database, once. */

@@ -12,6 +12,7 @@ import { AddOperationRevertTo1795320000000 } from './1795320000000-AddOperationR
 import { AddSplatPreviewArtifact1795330000000 } from './1795330000000-AddSplatPreviewArtifact';
 import { CreateCameraPaths1795340000000 } from './1795340000000-CreateCameraPaths';
 import { AddTenancy1795345000000 } from './1795345000000-AddTenancy';
+import { IndexEmbedSessionsByOrigin1795355000000 } from './1795355000000-IndexEmbedSessionsByOrigin';
 
 /**
  * Every migration, in order. Listed explicitly rather than globbed so that the same list works
@@ -32,4 +33,5 @@ export const migrations = [
   AddSplatPreviewArtifact1795330000000,
   CreateCameraPaths1795340000000,
   AddTenancy1795345000000,
+  IndexEmbedSessionsByOrigin1795355000000,
 ];
