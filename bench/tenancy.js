@@ -1,6 +1,6 @@
 'use strict';
 // npm run bench:tenancy [-- --heavy 500 --light-tenants 5 --light-every 3 --duration 45 --concurrency 4
-//                          --marble-duration 150 --marble-light-every 30 --no-marble]
+//                          --marble-duration 300 --marble-light-every 200 --no-marble]
 //
 // Fair share (contract section 7; docs/architecture.md, "Fair share"), measured. A heavy tenant
 // keeps `--heavy` generations waiting while `--light-tenants` light tenants each submit one every
@@ -10,6 +10,7 @@
 //  - plain FIFO, the baseline: the very same requests, in the same order and at the same times,
 //    sent through ONE organization, so admission serves them in arrival order — what a single
 //    BullMQ queue did before fair share. Same processes, same admission code, same work.
+// The heavy tenant tops its backlog up to `--heavy` waiting throughout the light window.
 // Reported per side: the light tenants' wait to start (created → first started by a worker), p50,
 // p99 and max, and starts per second during the light window, the heavy tenant's among them,
 // against the fleet's capacity (a work-conserving scheduler keeps every free slot busy: the heavy
@@ -33,8 +34,8 @@ const options = h.parseArgs(process.argv.slice(2), {
   lightEvery: 3,
   duration: 45,
   concurrency: 4,
-  marbleDuration: 150,
-  marbleLightEvery: 30,
+  marbleDuration: 300,
+  marbleLightEvery: 200,
   noMarble: false,
 });
 
@@ -96,18 +97,31 @@ async function side({ fair, generator, duration, lightEvery, extraEnv = {} }) {
   await db.connect();
   try {
     let next = 0;
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (next < options.heavy) {
-          const i = next++;
-          await createScene(stack.ports.api, agent, heavy.authorization, `heavy ${i}`);
-        }
-      }),
-    );
+    const heavyIds = [];
+    const addHeavy = (count) =>
+      Promise.all(
+        Array.from({ length: Math.min(16, count) }, async () => {
+          while (count > 0) {
+            count -= 1;
+            heavyIds.push(await createScene(stack.ports.api, agent, heavy.authorization, `heavy ${next++}`));
+          }
+        }),
+      );
+    await addHeavy(options.heavy);
     log(`${options.heavy} heavy generations waiting; starting the worker (${generator}, ${options.concurrency} slots)`);
     const worker = await h.startApp(stack, 'worker');
     const t0 = Date.now();
     const lightIds = [];
+    // The heavy tenant keeps `--heavy` generations waiting for the whole light window: it tops its
+    // backlog up as the fleet drains it, so every light generation meets a full flood.
+    let windowOpen = true;
+    const topUp = (async () => {
+      while (windowOpen) {
+        const { rows } = await db.query(`SELECT count(*)::int AS n FROM operations WHERE id = ANY($1) AND started_at IS NULL`, [heavyIds]);
+        if (options.heavy - rows[0].n > 0) await addHeavy(options.heavy - rows[0].n);
+        await sleep(100);
+      }
+    })();
     // Each light tenant submits one every `lightEvery` s, the tenants staggered across that period.
     const submitters = light.map(async (tenant, i) => {
       await sleep((i * lightEvery * 1000) / light.length);
@@ -117,6 +131,8 @@ async function side({ fair, generator, duration, lightEvery, extraEnv = {} }) {
       }
     });
     await Promise.all(submitters);
+    windowOpen = false;
+    await topUp;
     const windowEnd = Date.now();
     // A little longer for the last light ones to start, then the side ends.
     const deadline = Date.now() + Math.min(30, lightEvery * 2) * 1000;

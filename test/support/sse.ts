@@ -2,7 +2,10 @@ import { Signal } from './signal';
 
 /** A server-sent events reader over fetch, as the studio page reads them (secret in a header). */
 export class SseClient {
-  readonly events: Array<{ event: string; data: any }> = [];
+  /** Each event with when it arrived. */
+  readonly events: Array<{ event: string; data: any; receivedAt: number }> = [];
+  /** Every byte of the body as received, decoded: events, comments and all. */
+  raw = '';
   private readonly arrived = new Signal();
   private readonly controller = new AbortController();
   done: Promise<void> = Promise.resolve();
@@ -23,7 +26,9 @@ export class SseClient {
     let buffer = '';
     try {
       for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
+        const text = decoder.decode(chunk, { stream: true });
+        this.raw += text;
+        buffer += text;
         let split: number;
         while ((split = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, split);
@@ -34,7 +39,7 @@ export class SseClient {
             if (line.startsWith('event: ')) event = line.slice(7);
             else if (line.startsWith('data: ')) data.push(line.slice(6));
           }
-          if (data.length) this.events.push({ event, data: JSON.parse(data.join('\n')) });
+          if (data.length) this.events.push({ event, data: JSON.parse(data.join('\n')), receivedAt: Date.now() });
           this.notify();
         }
       }
@@ -52,13 +57,13 @@ export class SseClient {
     this.arrived.notify();
   }
 
-  /** Resolves with the first event of that name (already received or coming), or rejects after the deadline. */
+  /** Resolves with the first event of that name (already received or coming, with when it arrived), or rejects after the deadline. */
   async next(name: string, timeoutMs = 5000): Promise<{ event: string; data: any; receivedAt: number }> {
     const deadline = Date.now() + timeoutMs;
     let seen = 0;
     for (;;) {
       const found = this.events.slice(seen).find((e) => e.event === name);
-      if (found) return { ...found, receivedAt: Date.now() };
+      if (found) return found;
       seen = this.events.length;
       if (this.closed) throw new Error(`stream closed without ${name}; got ${JSON.stringify(this.events)}`);
       const left = deadline - Date.now();

@@ -1,4 +1,5 @@
 import { AppConfig, CoreModule } from '@app/core';
+import { EmbedSessionsModule } from '@app/embed-sessions';
 import { OrganizationsModule } from '@app/organizations';
 import { TenancyModule } from '@app/tenancy';
 import { WebhooksModule } from '@app/webhooks';
@@ -13,6 +14,9 @@ export class CliModule {
       imports: [
         CoreModule.forRoot({ app: 'cli', config, logging: { destination: 2, quietLevel: 'warn' } }),
         OrganizationsModule,
+        // Registers what removing an origin ends (its live embed sessions); without it `origin
+        // remove` would leave them running.
+        EmbedSessionsModule,
         TenancyModule,
         WebhooksModule,
       ],

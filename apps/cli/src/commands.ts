@@ -128,7 +128,11 @@ export async function originAdd(config: AppConfig, o: Json & { org: string; orig
 
 export async function originRemove(config: AppConfig, o: Json & { org: string; origin: string }): Promise<void> {
   const r = await withServices(config, (s) => s.removeOrigin(o.org, o.origin));
-  await printResult(!!o.json, { ...r }, r.removed ? `Removed ${r.origin}.` : `${r.origin} was not approved.`);
+  await printResult(
+    !!o.json,
+    { ...r },
+    r.removed ? `Removed ${r.origin}; its live embed sessions have ended.` : `${r.origin} was not approved.`,
+  );
 }
 
 export async function originList(config: AppConfig, o: Json & { org: string }): Promise<void> {

@@ -94,6 +94,7 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
     .action(act(c.originAdd));
   origin
     .command('remove')
+    .description('withdraw an approved origin; its live embed sessions end (embed_session.ended, revoked)')
     .requiredOption('--org <organizationId>')
     .requiredOption('--origin <origin>')
     .option(...json)

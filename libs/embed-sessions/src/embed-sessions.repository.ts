@@ -64,8 +64,8 @@ export interface WatchedState {
 export class EmbedSessionsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async insert(session: EmbedSessionEntity): Promise<void> {
-    await this.db.getRepository(EmbedSessionEntity).insert(session);
+  async insert(session: EmbedSessionEntity, tx?: EntityManager): Promise<void> {
+    await (tx ?? this.db.manager).getRepository(EmbedSessionEntity).insert(session);
   }
 
   /**
@@ -91,6 +91,21 @@ export class EmbedSessionsRepository {
         WHERE scene_id = $1 AND revoked_at IS NULL
         RETURNING id, organization_id, scene_id, expires_at`,
       [sceneId, at],
+    );
+    return rows.filter((r) => r.expires_at > at).map(toEnded);
+  }
+
+  /**
+   * Revokes the organization's sessions bound to `origin` (the origin's approval was withdrawn),
+   * in the caller's transaction; returns those that were still active.
+   */
+  async revokeForOrigin(tx: EntityManager, organizationId: string, origin: string, at: Date): Promise<EndedSession[]> {
+    const [rows]: [EndedRow[], number] = await tx.query(
+      `UPDATE embed_sessions SET revoked_at = $3, revoked_reason = 'revoked',
+              end_reported_at = CASE WHEN expires_at > $3 THEN $3::timestamptz ELSE end_reported_at END
+        WHERE organization_id = $1 AND origin = $2 AND revoked_at IS NULL
+        RETURNING id, organization_id, scene_id, expires_at`,
+      [organizationId, origin, at],
     );
     return rows.filter((r) => r.expires_at > at).map(toEnded);
   }

@@ -10,7 +10,7 @@ import {
   OnJob,
   RandomSource,
 } from '@app/core';
-import { OrganizationsService, Principal } from '@app/organizations';
+import { OrganizationsService, OriginRemovalHooks, Principal, RemovedOrigin } from '@app/organizations';
 import { SceneDeletionHooks, ScenesService } from '@app/scenes';
 import { EmbedSessionEndReason, WebhookOutbox } from '@app/webhooks';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
@@ -41,6 +41,7 @@ export class EmbedSessionsService implements OnModuleInit {
     private readonly scenes: ScenesService,
     private readonly organizations: OrganizationsService,
     private readonly deletionHooks: SceneDeletionHooks,
+    private readonly originRemovalHooks: OriginRemovalHooks,
     private readonly outbox: WebhookOutbox,
     private readonly lookups: CredentialLookups,
     private readonly config: AppConfig,
@@ -54,14 +55,23 @@ export class EmbedSessionsService implements OnModuleInit {
     this.deletionHooks.register('embed-sessions', async (tx, scene, at) => {
       for (const ended of await this.sessions.revokeForScene(tx, scene.id, at)) await this.announceEnd(tx, ended, 'scene_deleted', at);
     });
+    this.originRemovalHooks.register('embed-sessions', (tx, removed, at) => this.endForOrigin(tx, removed, at));
+  }
+
+  /**
+   * An approved origin was withdrawn (`cli origin remove`): the organization's live sessions bound
+   * to it end now, in the removing transaction, each announced as revoked. Open studios hear of it
+   * within 2 s, as of any revocation.
+   */
+  private async endForOrigin(tx: EntityManager, removed: RemovedOrigin, at: Date): Promise<void> {
+    for (const ended of await this.sessions.revokeForOrigin(tx, removed.organizationId, removed.origin, at)) {
+      await this.announceEnd(tx, ended, 'revoked', at);
+    }
   }
 
   async create(principal: Principal, dto: CreateEmbedSessionDto): Promise<EmbedSessionResponse> {
     const scene = await this.scenes.get(principal.organizationId, dto.sceneId);
     if (!scene) throw DomainError.notFound();
-    if (!(await this.organizations.isOriginAllowed(principal.organizationId, dto.origin, principal.isTest))) {
-      throw EmbedSessionErrors.originNotAllowed();
-    }
     const now = this.clock.now();
     const secret = newEmbedSecret(this.random);
     const theme: EmbedTheme = {
@@ -83,7 +93,14 @@ export class EmbedSessionsService implements OnModuleInit {
       revokedAt: null,
       revokedReason: null,
     };
-    await this.sessions.insert(session);
+    // The approval is checked and held in the inserting transaction: an origin removed meanwhile
+    // either waits for this session and ends it, or was gone before the check.
+    await this.sessions.transaction(async (tx) => {
+      if (!(await this.organizations.isOriginAllowed(principal.organizationId, dto.origin, principal.isTest, tx))) {
+        throw EmbedSessionErrors.originNotAllowed();
+      }
+      await this.sessions.insert(session, tx);
+    });
     return {
       embedSessionId: session.id,
       // The secret rides in the fragment: browsers never send it to a server or in a Referer.
@@ -111,10 +128,22 @@ export class EmbedSessionsService implements OnModuleInit {
    * studios learn it by server push. null (a 404) for unknown, foreign, expired and revoked ones.
    */
   async extend(organizationId: string, id: string, dto: ExtendEmbedSessionDto): Promise<{ embedSessionId: string; expiresAt: string }> {
+    if (!(await this.originStillAllowed(organizationId, id))) throw DomainError.notFound();
     const now = this.clock.now();
     const expiresAt = await this.sessions.extend(organizationId, id, new Date(now.getTime() + dto.expiresInSeconds * 1000), now);
     if (!expiresAt) throw DomainError.notFound();
     return { embedSessionId: id, expiresAt: expiresAt.toISOString() };
+  }
+
+  /**
+   * Whether the session's origin is still one the organization may embed on. Withdrawing an origin
+   * revokes its sessions at once; this keeps an extension from reviving one that slipped past
+   * (created while the origin was being removed). False for unknown and foreign sessions.
+   */
+  private async originStillAllowed(organizationId: string, id: string): Promise<boolean> {
+    const found = await this.sessions.findById(id);
+    if (!found || found.session.organizationId !== organizationId) return false;
+    return this.organizations.allowsOrigin(organizationId, found.session.origin);
   }
 
   /**

@@ -7,3 +7,4 @@ export * from './embed-sessions.errors';
 export * from './embed-sessions.module';
 export * from './embed-sessions.repository';
 export * from './embed-sessions.service';
+export * from './studio-view';

@@ -147,6 +147,19 @@ export interface WorldTransform {
   groundOffset: number;
 }
 
+/**
+ * The fields of a view that say how the scene was asked for — its prompt and its edit history,
+ * with every instruction — rather than what it looks like. A new field of SceneView that carries
+ * the partner's words belongs here.
+ */
+export type SceneAuthoringField = 'prompt' | 'edits';
+
+/**
+ * What draws a scene: its view without how it was asked for. This is all of a spec that a studio
+ * session which cannot edit receives (docs/embed.md, "What each mode receives").
+ */
+export type SceneDrawing = Omit<SceneView, SceneAuthoringField>;
+
 /** The procedural generator's full description, from which it rebuilds the exact same GLB. */
 export interface SceneSpec extends SceneView {
   /** Derived from the prompt and the source image's SHA-256; seeds every random choice. */

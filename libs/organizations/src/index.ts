@@ -4,3 +4,4 @@ export * from './organizations.errors';
 export * from './organizations.module';
 export * from './organizations.service';
 export * from './origin';
+export * from './origin-removal-hooks';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
 import { ApprovedOriginEntity, OrganizationEntity } from './organization.entity';
 
@@ -38,6 +38,18 @@ export class OrganizationsRepository {
     return this.db.getRepository(ApprovedOriginEntity).exists({ where: { organizationId, origin } });
   }
 
+  /**
+   * Whether the origin is approved, in the caller's transaction, holding its row (FOR KEY SHARE)
+   * until that transaction ends: a removal waits for it, then sees what it wrote.
+   */
+  async holdOrigin(tx: EntityManager, organizationId: string, origin: string): Promise<boolean> {
+    const rows: unknown[] = await tx.query(`SELECT 1 FROM approved_origins WHERE organization_id = $1 AND origin = $2 FOR KEY SHARE`, [
+      organizationId,
+      origin,
+    ]);
+    return rows.length > 0;
+  }
+
   /** False when the origin was approved already. */
   async addOrigin(row: ApprovedOriginEntity): Promise<boolean> {
     const rows: unknown[] = await this.db.query(
@@ -48,9 +60,14 @@ export class OrganizationsRepository {
     return rows.length > 0;
   }
 
-  async removeOrigin(organizationId: string, origin: string): Promise<boolean> {
-    const res = await this.db.getRepository(ApprovedOriginEntity).delete({ organizationId, origin });
+  /** In the caller's transaction; false when the origin was not approved. */
+  async removeOrigin(tx: EntityManager, organizationId: string, origin: string): Promise<boolean> {
+    const res = await tx.getRepository(ApprovedOriginEntity).delete({ organizationId, origin });
     return (res.affected ?? 0) > 0;
+  }
+
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
   }
 }
 

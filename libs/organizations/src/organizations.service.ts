@@ -1,5 +1,6 @@
 import { Clock, IdGenerator, IdPrefix, RandomSource } from '@app/core';
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
 import { displayPrefix, formatApiKey, hashApiKey } from './api-key';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
@@ -7,6 +8,7 @@ import { ApprovedOriginEntity, OrganizationEntity } from './organization.entity'
 import { OrganizationErrors } from './organizations.errors';
 import { ApiKeysRepository, OrganizationsRepository } from './organizations.repository';
 import { exactOrigin, isHttpsOrigin, isLocalhostOrigin } from './origin';
+import { OriginRemovalHooks } from './origin-removal-hooks';
 
 export interface OrganizationView {
   organizationId: string;
@@ -36,6 +38,7 @@ export class OrganizationsService {
     private readonly organizations: OrganizationsRepository,
     private readonly keys: ApiKeysRepository,
     private readonly authenticator: ApiKeyAuthenticator,
+    private readonly removalHooks: OriginRemovalHooks,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     private readonly random: RandomSource,
@@ -109,20 +112,41 @@ export class OrganizationsService {
     return { organizationId, origin: exact, added: await this.organizations.addOrigin(row) };
   }
 
+  /**
+   * Withdraws an approved origin. In the same transaction every registered hook runs (embed
+   * sessions end the live sessions bound to the origin, announcing each), so the origin is never
+   * gone while its sessions still work.
+   */
   async removeOrigin(organizationId: string, origin: string): Promise<{ organizationId: string; origin: string; removed: boolean }> {
     const org = await this.organizations.findById(organizationId);
     if (!org) throw OrganizationErrors.organizationNotFound(organizationId);
-    return { organizationId, origin, removed: await this.organizations.removeOrigin(organizationId, origin) };
+    const removed = await this.organizations.transaction(async (tx) => {
+      if (!(await this.organizations.removeOrigin(tx, organizationId, origin))) return false;
+      await this.removalHooks.run(tx, { organizationId, origin }, this.clock.now());
+      return true;
+    });
+    return { organizationId, origin, removed };
   }
 
   /**
    * Whether an organization may embed on `origin`, which must already be in serialized form:
    * an approved HTTPS origin, or for a test organization also exact http://localhost:<port>.
+   * Given `tx`, the approval is held until that transaction ends, so what the transaction creates
+   * on the origin is there before a removal looks for it (OriginRemovalHooks).
    */
-  async isOriginAllowed(organizationId: string, origin: string, isTest: boolean): Promise<boolean> {
+  async isOriginAllowed(organizationId: string, origin: string, isTest: boolean, tx?: EntityManager): Promise<boolean> {
     if (isTest && isLocalhostOrigin(origin)) return true;
     if (!isHttpsOrigin(origin)) return false;
-    return this.organizations.hasOrigin(organizationId, origin);
+    return tx ? this.organizations.holdOrigin(tx, organizationId, origin) : this.organizations.hasOrigin(organizationId, origin);
+  }
+
+  /**
+   * Whether the organization allows `origin` now, as `isOriginAllowed` decides it for the
+   * organization's own kind (test or live); false for an unknown organization.
+   */
+  async allowsOrigin(organizationId: string, origin: string): Promise<boolean> {
+    const org = await this.organizations.findById(organizationId);
+    return org !== null && this.isOriginAllowed(organizationId, origin, org.isTest);
   }
 
   /** The local test organization `npm start` creates on an empty database, once. */

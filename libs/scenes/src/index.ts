@@ -12,6 +12,7 @@ export * from './operations-reconciler';
 export * from './operations.repository';
 export * from './operations.service';
 export * from './scene-deletion-hooks';
+export * from './scene-drawing';
 export * from './scene-generation.processor';
 export * from './scene-jobs';
 export * from './scene-purge';

@@ -71,13 +71,17 @@ export interface CreatedEdit {
   createdAt: string;
 }
 
-// The scene spec is the server's own type (the studio API serves it as stored), imported for
-// its types only: nothing of the generation library is bundled.
-import type { SceneSpec as StoredSceneSpec } from '@app/generation/scene-spec';
+// The scene spec is the server's own type, imported for its types only: nothing of the
+// generation library is bundled.
+import type { SceneDrawing } from '@app/generation/scene-spec';
 export type { CameraPreset, Vec3 } from '@app/generation/scene-spec';
 
-/** The part of the scene spec the studio reads. */
-export type SceneSpec = Pick<StoredSceneSpec, 'sky' | 'lighting' | 'fog' | 'cameras' | 'world'>;
+/**
+ * The part of the scene spec the studio reads: its drawing, all that a perform session receives
+ * (the edit modes get the prompt and the edit history too, which the page never reads from the
+ * spec). docs/embed.md, "What each mode receives".
+ */
+export type SceneSpec = Omit<SceneDrawing, 'schemaVersion'>;
 
 /** RFC 9457 problem details, with the fields the studio API adds. */
 export interface Problem {

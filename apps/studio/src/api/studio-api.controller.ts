@@ -1,5 +1,5 @@
 import { DomainError, JsonBodyGuard } from '@app/core';
-import { capabilitiesOf, SessionWithScene } from '@app/embed-sessions';
+import { SessionWithScene, StudioSessionView, StudioView } from '@app/embed-sessions';
 import { ImageAssetsService } from '@app/image-assets';
 import { EditSceneDto, EditTurn, ScenesService } from '@app/scenes';
 import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Req, Res, UseGuards } from '@nestjs/common';
@@ -14,7 +14,9 @@ import { CountedAsEdit, StudioWriteBudgetGuard } from './studio-write-budget.gua
 
 /**
  * The studio page's own API, scoped to one session by its secret. Answers are never cached.
- * Writes spend the session's budgets (docs/embed.md, "The studio's limits").
+ * Writes spend the session's budgets (docs/embed.md, "The studio's limits"). What an answer
+ * carries for the session's mode is StudioView's to decide (no prompt or edit history for
+ * perform).
  */
 @ApiExcludeController()
 @Controller('studio-api/v1')
@@ -28,23 +30,8 @@ export class StudioApiController {
   ) {}
 
   @Get('session')
-  session(@StudioSession() { session, scene }: SessionWithScene) {
-    return {
-      embedSessionId: session.id,
-      mode: session.mode,
-      origin: session.origin,
-      expiresAt: session.expiresAt.toISOString(),
-      theme: session.theme,
-      capabilities: capabilitiesOf(session.mode),
-      scene: {
-        status: scene.status,
-        version: scene.version,
-        hasSourceImage: scene.sourceAssetId !== null,
-        progress: scene.progress,
-        stage: scene.stage,
-        error: scene.error,
-      },
-    };
+  session(@StudioSession() found: SessionWithScene): StudioSessionView {
+    return StudioView.of(found.session.mode).session(found);
   }
 
   /** The files of a version (kind, type, size, digest): what the page can load for it. */
@@ -88,12 +75,12 @@ export class StudioApiController {
 
   @Get('scene/versions/:version/spec')
   async spec(
-    @StudioSession() { scene }: SessionWithScene,
+    @StudioSession() { session, scene }: SessionWithScene,
     @Param('version', ParseIntPipe) version: number,
   ): Promise<Record<string, unknown>> {
     const spec = visibleVersion(scene, version) ? await this.scenes.readSpec(scene.id, version) : null;
     if (!spec) throw DomainError.notFound();
-    return spec;
+    return StudioView.of(session.mode).spec(spec);
   }
 
   @Get('source-image')
@@ -106,8 +93,8 @@ export class StudioApiController {
 
   @Get('edits')
   @RequiresCapability('edit')
-  async edits(@StudioSession() { scene }: SessionWithScene): Promise<{ turns: EditTurn[] }> {
-    return { turns: await this.scenes.editTurns(scene.id) };
+  async edits(@StudioSession() { session, scene }: SessionWithScene): Promise<{ turns: EditTurn[] }> {
+    return StudioView.of(session.mode).editHistory(await this.scenes.editTurns(scene.id));
   }
 
   /** `409 edit_in_progress` while an edit turn of the scene runs; `429` past the session's edits per hour. */

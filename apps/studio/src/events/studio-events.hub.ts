@@ -1,5 +1,13 @@
 import { DomainError, ErrorCode, isInfrastructureError } from '@app/core';
-import { EmbedSessionsService, endedReason, EndedReason, SessionWithScene, WatchedState } from '@app/embed-sessions';
+import {
+  EmbedSessionsService,
+  endedReason,
+  EndedReason,
+  SessionWithScene,
+  StudioEvent,
+  StudioView,
+  WatchedState,
+} from '@app/embed-sessions';
 import { ScenesService } from '@app/scenes';
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
@@ -11,6 +19,8 @@ const HEARTBEAT_MS = 15_000;
 
 interface Stream extends StreamSlot {
   sceneId: string;
+  /** What the session's mode receives: every event goes through it. */
+  view: StudioView;
   raw: Response;
   status: string;
   version: number | null;
@@ -22,18 +32,14 @@ interface Stream extends StreamSlot {
   lastWriteAt: number;
 }
 
-/** The page's `scene.status` event: the scene's state, with its creation's stage and progress while generating. */
-function statusEvent(scene: SessionWithScene['scene']) {
-  return { status: scene.status, version: scene.version, progress: scene.progress, stage: scene.stage, error: scene.error };
-}
-
 /**
  * The studio's server push. Each studio process watches the sessions of its own open streams in
  * one query per second — no per-connection polling, no dependency on a message bus that could
  * drop a revocation — and tells each page about scene changes, edit progress, a new expiry
  * (`session.updated`, after an extension) and the end of its session (revoked, expired or its
  * scene deleted), then closes that stream. A session holds at most STUDIO_EVENT_STREAMS_PER_SESSION
- * streams across replicas (StreamSlots); every way a stream ends gives its place back.
+ * streams across replicas (StreamSlots); every way a stream ends gives its place back. Each
+ * event passes the session's StudioView: a perform stream never carries the edit history.
  */
 @Injectable()
 export class StudioEventsHub implements BeforeApplicationShutdown {
@@ -77,6 +83,7 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
     const stream: Stream = {
       ...slot,
       sceneId: scene.id,
+      view: StudioView.of(session.mode),
       raw,
       status: scene.status,
       version: scene.version,
@@ -88,7 +95,7 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
     };
     this.streams.add(stream);
     raw.on('close', () => this.forget(stream));
-    this.send(stream, 'scene.status', statusEvent(scene));
+    this.send(stream, { type: 'scene.status', data: stream.view.sceneStatus(scene) });
     this.timer ??= setInterval(() => void this.tick(), WATCH_INTERVAL_MS);
   }
 
@@ -159,7 +166,7 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
   private async update(stream: Stream, state: WatchedState | undefined, now: Date): Promise<void> {
     const reason: EndedReason | null = state ? endedReason(state, state.scene.deleted, now) : 'revoked';
     if (reason) {
-      this.send(stream, 'session.ended', { reason });
+      this.send(stream, { type: 'session.ended', data: { reason } });
       // The connection is not reused after a stream: close it rather than leave it open.
       stream.raw.end(() => stream.raw.socket?.destroySoon());
       this.forget(stream);
@@ -168,7 +175,7 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
     // An extension (POST /v1/embed-sessions/{id}:extend): the page moves its expiry and tells the parent.
     if (state!.expiresAt.getTime() !== stream.expiresAt) {
       stream.expiresAt = state!.expiresAt.getTime();
-      this.send(stream, 'session.updated', { expiresAt: state!.expiresAt.toISOString() });
+      this.send(stream, { type: 'session.updated', data: { expiresAt: state!.expiresAt.toISOString() } });
     }
     const scene = state!.scene;
     if (
@@ -181,18 +188,20 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
       stream.version = scene.version;
       stream.progress = scene.progress;
       stream.stage = scene.stage;
-      this.send(stream, 'scene.status', statusEvent(scene));
+      this.send(stream, { type: 'scene.status', data: stream.view.sceneStatus(scene) });
     }
     const editsAt = state!.editsUpdatedAt?.getTime() ?? null;
-    if (editsAt !== stream.editsUpdatedAt) {
+    if (stream.view.receives('edit.updated') && editsAt !== stream.editsUpdatedAt) {
       stream.editsUpdatedAt = editsAt;
-      this.send(stream, 'edit.updated', { turns: await this.scenes.editTurns(stream.sceneId) });
+      this.send(stream, { type: 'edit.updated', data: { turns: await this.scenes.editTurns(stream.sceneId) } });
     }
     if (Date.now() - stream.lastWriteAt > HEARTBEAT_MS) this.comment(stream);
   }
 
-  private send(stream: Stream, event: string, data: unknown): void {
-    stream.raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  private send(stream: Stream, event: StudioEvent): void {
+    const shown = stream.view.event(event);
+    if (!shown) return;
+    stream.raw.write(`event: ${shown.type}\ndata: ${JSON.stringify(shown.data)}\n\n`);
     stream.lastWriteAt = Date.now();
   }
 

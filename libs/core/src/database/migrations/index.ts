@@ -13,6 +13,7 @@ import { AddSplatPreviewArtifact1795330000000 } from './1795330000000-AddSplatPr
 import { CreateCameraPaths1795340000000 } from './1795340000000-CreateCameraPaths';
 import { AddTenancy1795345000000 } from './1795345000000-AddTenancy';
 import { EraseDeletedData1795350000000 } from './1795350000000-EraseDeletedData';
+import { IndexEmbedSessionsByOrigin1795355000000 } from './1795355000000-IndexEmbedSessionsByOrigin';
 
 /**
  * Every migration, in order. Listed explicitly rather than globbed so that the same list works
@@ -34,4 +35,5 @@ export const migrations = [
   CreateCameraPaths1795340000000,
   AddTenancy1795345000000,
   EraseDeletedData1795350000000,
+  IndexEmbedSessionsByOrigin1795355000000,
 ];
