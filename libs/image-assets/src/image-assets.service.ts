@@ -44,9 +44,11 @@ export class ImageAssetsService {
   /**
    * Validates the bytes and makes the copy to store (see `prepare`), then stores it and the
    * asset in one transaction. `sha256` and `sizeBytes` describe the bytes the partner uploaded;
-   * usage counts the bytes stored.
+   * usage counts the bytes stored. `bytes` is spent: the stored copy may be made in its memory.
    */
   async upload(organizationId: string, bytes: Buffer): Promise<UploadResult> {
+    const sha256 = sha256Hex(bytes);
+    const sizeBytes = bytes.length;
     const started = performance.now();
     const end = this.validationSeconds.startTimer();
     let prepared;
@@ -68,8 +70,8 @@ export class ImageAssetsService {
       format: header.format,
       width: header.width,
       height: header.height,
-      sizeBytes: bytes.length,
-      sha256: sha256Hex(bytes),
+      sizeBytes,
+      sha256,
       status: 'unattached',
       blobKey: `image-assets/${id}`,
       createdAt: now,
@@ -115,7 +117,7 @@ export class ImageAssetsService {
   /**
    * Validates the bytes in the contract's order (signature, header dimensions, full decode) and
    * makes the copy to store: its metadata removed, and its orientation applied to the pixels when
-   * it has one (metadata/stored-image.ts). The full decode, and a header read that must find the
+   * it has one (metadata/stored-image.ts). `bytes` is spent once its headers are read. The full decode, and a header read that must find the
    * upright dimensions and no orientation, are of that copy: what the studio serves and providers
    * receive is known to decode.
    */
@@ -130,7 +132,9 @@ export class ImageAssetsService {
     const upright = needsUpright(header.orientation)
       ? await decoding(() => this.media.upright(bytes, uprightEncoding(header.format, bytes)))
       : bytes;
-    const stripped = stripMetadata(header.format, upright);
+    // In place: the upload's buffer (or the re-encode's) becomes the stored copy, so an upload
+    // in flight holds one buffer of its size, not two.
+    const stripped = stripMetadata(header.format, upright, { inPlace: true });
     if (!stripped.ok) {
       this.logger.debug(`refused a ${header.format} upload: ${stripped.reason}`);
       throw ImageAssetErrors.corrupt();

@@ -1,4 +1,4 @@
-import { KeptRanges, refused, StripResult } from './strip-result';
+import { KeptRanges, refused, StripOptions, StripResult } from './strip-result';
 
 const SOI = 0xd8;
 const EOI = 0xd9;
@@ -28,9 +28,9 @@ const JFIF_LENGTH = 16;
  * past the end, an unknown marker, a second SOI) is refused; a file cut short inside its image
  * data is kept as it is, for the decoder to judge.
  */
-export function stripJpegMetadata(bytes: Buffer): StripResult {
+export function stripJpegMetadata(bytes: Buffer, options: StripOptions = {}): StripResult {
   if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== SOI) return refused('no SOI marker');
-  const kept = new KeptRanges(bytes);
+  const kept = new KeptRanges(bytes, options.inPlace);
   const removed: string[] = [];
   kept.keep(0, 2);
   let p = 2;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import sharp from 'sharp';
 import { stripJpegMetadata, withIccProfileOf } from './jpeg-metadata';
 import { stripPngMetadata } from './png-metadata';
-import { StripResult } from './strip-result';
+import { StripOptions, StripResult } from './strip-result';
 import { stripWebpMetadata, webpBitstream } from './webp-metadata';
 
 // Inputs are built here byte by byte around small images from sharp, which also decodes the
@@ -91,6 +91,15 @@ const ok = (r: StripResult) => {
 
 const pixels = async (bytes: Buffer) => sharp(bytes).raw().toBuffer();
 
+/** Stripping a copy of `input` in place gives the same bytes as `expected`, in that copy's own memory. */
+function expectSameInPlace(strip: (b: Buffer, o?: StripOptions) => StripResult, input: Buffer, expected: Buffer): void {
+  const spent = Buffer.from(input);
+  const result = ok(strip(spent, { inPlace: true }));
+  expect(result.bytes).toEqual(expected);
+  expect(result.bytes.buffer).toBe(spent.buffer);
+  expect(result.bytes.byteOffset).toBe(spent.byteOffset);
+}
+
 const squares = () =>
   sharp({ create: { width: 48, height: 32, channels: 3, background: { r: 30, g: 140, b: 220 } } }).composite([
     { input: { create: { width: 16, height: 16, channels: 3, background: { r: 240, g: 20, b: 20 } } }, left: 0, top: 0 },
@@ -142,6 +151,7 @@ describe(stripJpegMetadata.name, () => {
       Buffer.concat([Buffer.from([0xff, 0xe0, 0, 16]), jfif.subarray(0, 12), Buffer.from([0, 0])]),
     );
     expect(result.bytes.subarray(-2)).toEqual(Buffer.from([0xff, 0xd9]));
+    expectSameInPlace(stripJpegMetadata, input, result.bytes);
     const meta = await sharp(result.bytes).metadata();
     expect([meta.exif, meta.xmp, meta.iptc]).toEqual([undefined, undefined, undefined]);
     expect(meta.icc).toEqual((await sharp(withIcc).metadata()).icc);
@@ -262,6 +272,7 @@ describe(stripPngMetadata.name, () => {
     ]);
     const result = ok(stripPngMetadata(input));
     expect(result.removed).toEqual(['eXIf', 'tEXt', 'zTXt', 'iTXt', 'tIME', 'caBX', 'iDOT', 'data after IEND']);
+    expectSameInPlace(stripPngMetadata, input, result.bytes);
     expect(pngChunkTypes(result.bytes)).toEqual(
       pngChunkTypes(tagged)
         .filter((t) => t !== 'eXIf')
@@ -328,6 +339,7 @@ describe(stripWebpMetadata.name, () => {
     expect(result.removed).toEqual(['data after RIFF', 'VP8X metadata flags', 'EXIF', 'XMP', 'ZZZZ']);
     expect(riffChunks(result.bytes)).toEqual(['VP8X', 'ICCP', 'VP8 ']);
     expect(result.bytes.readUInt32LE(4)).toBe(result.bytes.length - 8);
+    expectSameInPlace(stripWebpMetadata, input, result.bytes);
     expect(result.bytes[20]).toBe(tagged[20] & ~0x0c);
     expect(result.bytes.toString('latin1')).not.toContain('SECRET');
     const meta = await sharp(result.bytes).metadata();
@@ -360,6 +372,7 @@ describe(stripWebpMetadata.name, () => {
     input.writeUInt32LE(input.length - 8, 4);
     const result = ok(stripWebpMetadata(input));
     expect(result.removed).toEqual(['VP8X metadata flags', 'ANMF ZZZZ', 'EXIF']);
+    expectSameInPlace(stripWebpMetadata, input, result.bytes);
     expect(result.bytes.toString('latin1')).not.toContain('SECRET');
     const meta = await sharp(result.bytes).metadata();
     expect([meta.pages, meta.exif]).toEqual([2, undefined]);
@@ -402,7 +415,7 @@ describe(stripWebpMetadata.name, () => {
  */
 describe('metadata strippers, fuzzed', () => {
   const SEEDS = [1, 42, 20261127, 987654321];
-  const inputs: Record<string, { strip: (b: Buffer) => StripResult; bytes: Buffer }> = {};
+  const inputs: Record<string, { strip: (b: Buffer, o?: StripOptions) => StripResult; bytes: Buffer }> = {};
 
   beforeAll(async () => {
     const jpeg = await squares().jpeg({ quality: 80 }).withIccProfile('p3').toBuffer();
@@ -447,13 +460,18 @@ describe('metadata strippers, fuzzed', () => {
     return out;
   }
 
-  function expectStrippedForGood(strip: (b: Buffer) => StripResult, input: Buffer): void {
+  function expectStrippedForGood(strip: (b: Buffer, o?: StripOptions) => StripResult, input: Buffer): void {
     let first: StripResult;
+    let inPlace: StripResult;
+    const spent = Buffer.from(input);
     try {
       first = strip(input);
+      inPlace = strip(spent, { inPlace: true });
     } catch (e) {
       throw new Error(`threw on ${input.toString('base64')}: ${(e as Error).message}`);
     }
+    // Made in the input's memory, the result is the same bytes.
+    expect(inPlace).toEqual(first);
     if (!first.ok) return;
     expect(first.bytes.length).toBeLessThanOrEqual(input.length);
     const again = strip(first.bytes);

@@ -1,4 +1,4 @@
-import { KeptRanges, refused, StripResult } from './strip-result';
+import { KeptRanges, refused, StripOptions, StripResult } from './strip-result';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const MAX_CHUNK_LENGTH = 0x7fffffff;
@@ -35,9 +35,9 @@ const KEPT_ANCILLARY = new Set([
  * chunk that runs past the end or has a malformed type is refused; a file that ends between
  * chunks before IEND is kept, for the decoder to judge.
  */
-export function stripPngMetadata(bytes: Buffer): StripResult {
+export function stripPngMetadata(bytes: Buffer, options: StripOptions = {}): StripResult {
   if (bytes.length < SIGNATURE.length || !bytes.subarray(0, SIGNATURE.length).equals(SIGNATURE)) return refused('no PNG signature');
-  const kept = new KeptRanges(bytes);
+  const kept = new KeptRanges(bytes, options.inPlace);
   const removed: string[] = [];
   kept.keep(0, SIGNATURE.length);
   let p = SIGNATURE.length;

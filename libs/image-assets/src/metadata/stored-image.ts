@@ -2,7 +2,7 @@ import { ImageFormat } from '../image-asset.entity';
 import { UprightEncoding } from '../media/image-media';
 import { stripJpegMetadata } from './jpeg-metadata';
 import { stripPngMetadata } from './png-metadata';
-import { StripResult } from './strip-result';
+import { StripOptions, StripResult } from './strip-result';
 import { stripWebpMetadata, webpBitstream } from './webp-metadata';
 
 /**
@@ -34,13 +34,13 @@ export function uprightEncoding(format: ImageFormat, bytes: Buffer): UprightEnco
   }
 }
 
-export function stripMetadata(format: ImageFormat, bytes: Buffer): StripResult {
+export function stripMetadata(format: ImageFormat, bytes: Buffer, options: StripOptions = {}): StripResult {
   switch (format) {
     case 'jpeg':
-      return stripJpegMetadata(bytes);
+      return stripJpegMetadata(bytes, options);
     case 'png':
-      return stripPngMetadata(bytes);
+      return stripPngMetadata(bytes, options);
     case 'webp':
-      return stripWebpMetadata(bytes);
+      return stripWebpMetadata(bytes, options);
   }
 }

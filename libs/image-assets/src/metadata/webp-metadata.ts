@@ -1,4 +1,4 @@
-import { KeptRanges, refused, StripResult } from './strip-result';
+import { KeptRanges, refused, StripOptions, StripResult } from './strip-result';
 
 const RIFF = Buffer.from('RIFF', 'latin1');
 const WEBP = Buffer.from('WEBP', 'latin1');
@@ -19,12 +19,15 @@ const KEPT_IN_FRAME = new Set(['ALPH', 'VP8 ', 'VP8L']);
  * Data after the RIFF chunk goes. A chunk running past the RIFF size, or a RIFF size past the end
  * of the file, is refused.
  */
-export function stripWebpMetadata(bytes: Buffer): StripResult {
+export function stripWebpMetadata(bytes: Buffer, options: StripOptions = {}): StripResult {
   if (bytes.length < 12 || !bytes.subarray(0, 4).equals(RIFF) || !bytes.subarray(8, 12).equals(WEBP)) return refused('no RIFF WEBP header');
   const riffEnd = 8 + bytes.readUInt32LE(4);
   if (riffEnd < 12 || riffEnd > bytes.length) return refused('a RIFF size past the end');
   const removed: string[] = [];
-  const body = new KeptRanges(bytes);
+  // The RIFF header first, its size written once the chunks kept are known.
+  const header = Buffer.from(bytes.subarray(0, 12));
+  const kept = new KeptRanges(bytes, options.inPlace);
+  kept.add(header);
   let changed = riffEnd < bytes.length;
   if (changed) removed.push('data after RIFF');
 
@@ -37,7 +40,7 @@ export function stripWebpMetadata(bytes: Buffer): StripResult {
     if (fourcc === 'VP8X' && dataEnd > dataStart && (bytes[dataStart] & (VP8X_EXIF | VP8X_XMP)) !== 0) {
       const chunk = Buffer.from(bytes.subarray(at, next));
       chunk[8] &= ~(VP8X_EXIF | VP8X_XMP);
-      body.add(chunk);
+      kept.add(chunk);
       removed.push('VP8X metadata flags');
       changed = true;
       return;
@@ -46,22 +49,18 @@ export function stripWebpMetadata(bytes: Buffer): StripResult {
       const frame = stripFrame(bytes, at, dataStart, dataEnd, removed);
       if (!frame) return 'a frame chunk past its end';
       if (frame !== true) {
-        body.add(frame);
+        kept.add(frame);
         changed = true;
         return;
       }
     }
-    body.keep(at, next);
+    kept.keep(at, next);
   });
   if (walked) return refused(walked);
   if (!changed) return { ok: true, bytes, removed };
 
-  const chunks = body.result();
-  const header = Buffer.alloc(12);
-  RIFF.copy(header, 0);
-  header.writeUInt32LE(4 + chunks.length, 4);
-  WEBP.copy(header, 8);
-  return { ok: true, bytes: Buffer.concat([header, chunks]), removed };
+  header.writeUInt32LE(kept.length - 8, 4);
+  return { ok: true, bytes: kept.result(), removed };
 }
 
 type ChunkVisitor = (fourcc: string, at: number, dataStart: number, dataEnd: number, next: number) => string | void;
