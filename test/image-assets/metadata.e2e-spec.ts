@@ -1,10 +1,13 @@
+import { ProceduralSceneGenerator } from '@app/generation';
 import { ImageAssetsService } from '@app/image-assets';
+import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { createEmbedSession, parseEmbedUrl } from '../factories/embed.factory';
 import { METADATA_MARKER, PHOTO_SQUARE, PhotoWithMetadataOptions, photoWithMetadata } from '../factories/images';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { awaitOperation, createScene } from '../factories/scene.factory';
+import { FakeGenerationProvider } from '../support/fake-generation-provider';
 import { MeshyFake } from '../support/fakes/meshy-fake';
 import { FakeWorldLabs } from '../support/fakes/worldlabs-fake';
 import { expectProblem } from '../support/problems';
@@ -321,5 +324,44 @@ describe('image metadata, to Meshy', () => {
     const [r, g, b] = await rgbAt(sent.bytes, 1279 - PHOTO_SQUARE / 2, PHOTO_SQUARE / 2);
     expect(r).toBeGreaterThan(150);
     expect(Math.max(g, b)).toBeLessThan(100);
+  });
+});
+
+describe('image metadata, to a provider of the generation protocol', () => {
+  let provider: FakeGenerationProvider;
+  beforeAll(async () => {
+    provider = await FakeGenerationProvider.start(new ProceduralSceneGenerator(new SharpImageMedia()));
+  });
+  afterAll(async () => {
+    await provider?.close();
+  });
+
+  const suite = setUpSuite(() => ({
+    studio: {},
+    worker: {
+      config: {
+        GENERATOR: 'http',
+        GENERATION_PROVIDER_URL: provider.url,
+        GENERATION_PROVIDER_API_KEY: 'pk_fake',
+        GENERATION_POLL_INTERVAL_MS: '50',
+        GENERATION_POLL_MAX_MS: '200',
+      },
+    },
+  }));
+
+  it('sourceImage is the stored copy, and its sha256 the digest of those bytes, not of the upload', async () => {
+    const c = CASES[0];
+    const original = await photoWithMetadata(c.kind, c.options);
+    const assetId = await uploadPhoto(suite, suite.org, original, c.kind);
+    const sceneId = await sceneFrom(suite, assetId, 'a world from a sideways phone photo');
+    const submit = provider.requests.find((r) => r.method === 'POST' && (r.body as { sceneId?: string }).sceneId === sceneId);
+    const image = (submit!.body as { sourceImage: { format: string; width: number; height: number; sha256: string; dataBase64: string } })
+      .sourceImage;
+    const bytes = Buffer.from(image.dataBase64, 'base64');
+    expect({ format: image.format, width: image.width, height: image.height }).toEqual({ format: 'jpeg', width: 1280, height: 720 });
+    expect(image.sha256).toBe(sha256(bytes));
+    expect(image.sha256).not.toBe(sha256(original));
+    await expectStoredCopyOf(original, c, bytes);
+    expect(bytes.equals((await studioSourceImage(suite, sceneId)).bytes)).toBe(true);
   });
 });
