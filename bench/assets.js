@@ -1,21 +1,27 @@
 'use strict';
 // npm run bench:assets [-- --clients 32 --duration 20 --file-mib 10 --samples 50 --warmup 10
-//                         --sample-ms 100 --no-baseline --metrics]
+//                         --sample-ms 100 --oriented-samples 20 --no-baseline --metrics
+//                         --compare-dist /path/to/other/dist --compare-label name --rounds 1]
 //
 // Image uploads (POST /v1/image-assets), measured against baselines taken in the same run:
 //  - throughput of 32 closed-loop clients uploading a ~10 MiB PNG for 20 s, against a plain
 //    node:http server that only hashes the same bodies;
 //  - the api's peak resident memory during that load, against its own RSS after warm-up;
-//  - the median Server-Timing `validate` of a 1920×1080 PNG uploaded alone, 50 times.
-// Targets: RSS growth < 256 MiB, median validation < 50 ms. Environment variables the api
-// reads (UPLOAD_CONCURRENCY, DATABASE_POOL_SIZE, …) are passed through, for experiments. The
-// figures are printed, not asserted: the exit code is 0 whatever they are. Method, machine and
-// results: docs/performance.md.
+//  - the median Server-Timing `validate` of a 1920×1080 PNG uploaded alone, 50 times;
+//  - the same of a 12-megapixel phone photo stored sideways (EXIF orientation 6), 20 times.
+// The images carry metadata (EXIF with GPS, XMP, text, a P3 profile), which the api removes.
+// With --compare-dist, a second api build (another revision: `npx nest build api` in a worktree
+// of it) is measured in the same run on the same images, each in its own database; --rounds N
+// measures both N times, alternating which goes first. Targets: RSS growth < 256 MiB, median
+// validation < 50 ms. Environment variables the api reads (UPLOAD_CONCURRENCY,
+// DATABASE_POOL_SIZE, …) are passed through, for experiments. The figures are printed, not
+// asserted: the exit code is 0 whatever they are. Method, machine and results:
+// docs/performance.md.
 
 const { join } = require('node:path');
 const sharp = require('sharp');
 const h = require('./lib/harness');
-const { photoPng, photoPngOfSize } = require('./lib/images');
+const { orientedPhotoJpeg, photoPng, photoPngOfSize, withPngMetadata } = require('./lib/images');
 const { closedLoop, multipartBody, post } = require('./lib/load');
 const { cpuMeter } = require('./lib/machine');
 
@@ -25,6 +31,8 @@ const TARGET_RSS_GROWTH_BYTES = 256 * MiB;
 const TARGET_MEDIAN_VALIDATION_MS = 50;
 const LARGE = { width: 3840, height: 2160 };
 const SMALL = { width: 1920, height: 1080 };
+/** A 12-megapixel phone sensor, landscape as stored; the photo displays 3024×4032. */
+const PHONE = { width: 4032, height: 3024 };
 const MAX_SIDE_PX = 6144;
 const MAX_PIXELS = 24_000_000;
 const WAITED_MS = 1000;
@@ -39,10 +47,21 @@ const options = h.parseArgs(process.argv.slice(2), {
   samples: 50,
   warmup: 10,
   sampleMs: 100,
+  // Uploads of the phone photo (turned by the api), one at a time; 0 leaves them out.
+  orientedSamples: 20,
   noBaseline: false,
+  // Another api build to measure in the same run (its dist/ folder), and its name in the report.
+  compareDist: '',
+  compareLabel: 'compare',
+  // With --compare-dist: how many times each build is measured (alternating which goes first).
+  rounds: 1,
   // Also scrape the api's /metrics (on its ops port) every 500 ms for a V8 heap / external memory breakdown.
   metrics: false,
 });
+
+if (options.compareDist && !/^[A-Za-z0-9_.-]{1,32}$/.test(options.compareLabel)) {
+  throw new Error('--compare-label must be 1 to 32 letters, digits, dots, dashes or underscores');
+}
 
 h.runBench(async () => {
   h.ensureBuilt();
@@ -50,17 +69,36 @@ h.runBench(async () => {
 
   const bodies = Array.from({ length: options.clients }, () => multipartBody(images.large.png));
   const baseline = options.noBaseline ? null : await runBaseline(bodies);
-  const api = await runApi(bodies, images);
+  const builds = [
+    { label: 'api', dist: 'dist' },
+    ...(options.compareDist ? [{ label: options.compareLabel, dist: options.compareDist }] : []),
+  ];
+  const rounds = [];
+  for (let round = 0; round < (options.compareDist ? options.rounds : 1); round++) {
+    const order = round % 2 === 0 ? builds : [...builds].reverse();
+    const results = {};
+    for (const build of order) results[build.label] = await runApi(bodies, images, build);
+    rounds.push(results);
+  }
 
-  printSummary(images, baseline, api);
+  for (const [i, results] of rounds.entries()) {
+    for (const result of Object.values(results))
+      printSummary(images, baseline, result, rounds.length > 1 ? `, round ${i + 1} of ${rounds.length}` : '');
+  }
+  if (options.compareDist) printComparison(images, rounds);
   return 0;
 });
 
 async function makeImages() {
   const targetBytes = Math.round(options.fileMib * MiB);
-  log(`generating a ${LARGE.width}×${LARGE.height} PNG of at most ${targetBytes} bytes and a ${SMALL.width}×${SMALL.height} PNG`);
-  const { png: largePng, amplitude } = await photoPngOfSize(LARGE.width, LARGE.height, targetBytes, { seed: 1 });
-  const smallPng = await photoPng(SMALL.width, SMALL.height, { amplitude: 16, seed: 2 });
+  log(
+    `generating a ${LARGE.width}×${LARGE.height} PNG of at most ${targetBytes} bytes and a ${SMALL.width}×${SMALL.height} PNG, with metadata`,
+  );
+  // The metadata adds a few KiB: the load image is tuned to leave room for it.
+  const metadataRoom = (await withPngMetadata(await photoPng(16, 16))).length - (await photoPng(16, 16)).length;
+  const { png: largePlain, amplitude } = await photoPngOfSize(LARGE.width, LARGE.height, targetBytes - metadataRoom, { seed: 1 });
+  const largePng = await withPngMetadata(largePlain);
+  const smallPng = await withPngMetadata(await photoPng(SMALL.width, SMALL.height, { amplitude: 16, seed: 2 }));
   const describe = async (png) => {
     const m = await sharp(png).metadata();
     if (m.format !== 'png' || m.width > MAX_SIDE_PX || m.height > MAX_SIDE_PX || m.width * m.height > MAX_PIXELS) {
@@ -70,10 +108,13 @@ async function makeImages() {
   };
   const large = { ...(await describe(largePng)), noiseAmplitude: amplitude };
   const small = await describe(smallPng);
+  const phoneJpeg = await orientedPhotoJpeg(PHONE.width, PHONE.height);
+  const phone = { jpeg: phoneJpeg, bytes: phoneJpeg.length, width: PHONE.height, height: PHONE.width };
   log(
-    `large: ${large.width}×${large.height}, ${large.bytes} bytes (${mib(large.bytes, 2)} MiB); small: ${small.width}×${small.height}, ${small.bytes} bytes`,
+    `large: ${large.width}×${large.height}, ${large.bytes} bytes (${mib(large.bytes, 2)} MiB); small: ${small.width}×${small.height}, ${small.bytes} bytes; ` +
+      `phone photo: ${PHONE.width}×${PHONE.height} JPEG with orientation 6, ${phone.bytes} bytes`,
   );
-  return { large, small };
+  return { large, small, phone };
 }
 
 /** The same load against a node:http server that only hashes the bytes. */
@@ -113,18 +154,18 @@ async function uploadLoad({ port, pid, database, bodies, headers, rss, onStart =
   return { load, cpu, memory };
 }
 
-async function runApi(bodies, images) {
-  const stack = await h.prepareStack();
+async function runApi(bodies, images, build) {
+  const stack = await h.prepareStack({ note: ` for ${build.label} (${build.dist})` });
   const { db } = stack;
   const port = stack.ports.api;
-  const api = await h.startApp(stack, 'api');
+  const api = await h.startApp(stack, 'api', { dist: build.dist, label: `${build.label} api` });
   const rssAtReady = await h.restingRss(api.pid);
   const settings = {
     uploadConcurrency: process.env.UPLOAD_CONCURRENCY || '4 (default)',
     queueTimeoutSeconds: process.env.UPLOAD_QUEUE_TIMEOUT_SECONDS || '30 (default)',
     poolSize: process.env.DATABASE_POOL_SIZE || '10 (default)',
   };
-  log(`api pid ${api.pid} on :${port}; UPLOAD_CONCURRENCY=${settings.uploadConcurrency}`);
+  log(`${build.label}: api pid ${api.pid} on :${port}; UPLOAD_CONCURRENCY=${settings.uploadConcurrency}`);
 
   const auth = { authorization: stack.authorization };
   const upload = ({ body, contentType }) =>
@@ -157,6 +198,24 @@ async function runApi(bodies, images) {
   if (validation.some((v) => !Number.isFinite(v))) throw new Error('a 201 lacked Server-Timing: validate;dur=<ms>');
   log(`validation samples, ms: ${validation.join(' ')}`);
 
+  const phone = multipartBody(images.phone.jpeg, { filename: 'phone.jpg', contentType: 'image/jpeg' });
+  const oriented = [];
+  const orientedLatency = [];
+  if (options.orientedSamples > 0) {
+    log(`validation: ${options.orientedSamples} uploads of the phone photo (orientation 6), one at a time`);
+    expect201(await upload(phone), 'phone photo warm-up');
+    for (let i = 0; i < options.orientedSamples; i++) {
+      const r = expect201(await upload(phone), 'phone photo sample');
+      const body = JSON.parse(r.text);
+      if (body.width !== images.phone.width || body.height !== images.phone.height) {
+        throw new Error(`the phone photo was answered ${body.width}×${body.height}, not ${images.phone.width}×${images.phone.height}`);
+      }
+      oriented.push(serverTimingValidate(r.headers));
+      orientedLatency.push(r.ended - r.started);
+    }
+    log(`phone photo samples, ms: ${oriented.join(' ')}`);
+  }
+
   await h.sleep(1000);
   const rssBaseline = await h.restingRss(api.pid);
   log(`api RSS at rest after warm-up: ${mib(rssBaseline)} MiB; load: ${options.clients} clients for ${options.duration} s`);
@@ -181,6 +240,8 @@ async function runApi(bodies, images) {
 
   await api.stop();
   return {
+    label: build.label,
+    dist: build.dist,
     settings,
     load,
     memory: { ...memory, atReady: rssAtReady, baseline: rssBaseline, after: rssAfter, timeline: rss.samples, hwmReset: rss.hwmReset },
@@ -189,6 +250,8 @@ async function runApi(bodies, images) {
     validation,
     validationLatency,
     validationCpu,
+    oriented,
+    orientedLatency,
     dbGrowth: dbAfter - dbBefore,
   };
 }
@@ -264,15 +327,15 @@ function summarize(load, fileBytes) {
   };
 }
 
-function printSummary(images, baseline, api) {
-  const { large, small } = images;
+function printSummary(images, baseline, api, round) {
+  const { large, small, phone } = images;
   const a = summarize(api.load, large.bytes);
   const b = baseline && summarize(baseline.load, large.bytes);
   const pass = (ok) => (ok ? 'PASS' : 'FAIL');
   const p = (values, q, digits = 0) => fmt(percentile(values, q), digits);
   const out = [];
   out.push('');
-  out.push(`Image uploads (npm run bench:assets), ${new Date().toISOString()}`);
+  out.push(`Image uploads (npm run bench:assets), ${new Date().toISOString()}: ${api.label} (${api.dist})${round}`);
   out.push(
     `load: ${options.clients} clients × ${options.duration} s, closed loop, each uploading a ${large.width}×${large.height} PNG of ` +
       `${large.bytes} bytes (${mib(large.bytes, 2)} MiB)`,
@@ -298,19 +361,27 @@ function printSummary(images, baseline, api) {
   ];
   const rows = [['throughput', 'uploads/s', 'MiB/s', '201s in window', 'all responses', 'p50 ms', 'p90 ms']];
   if (b) rows.push(row('baseline: node:http, hash only', b));
-  rows.push(row('api: POST /v1/image-assets', a));
+  rows.push(row(`${api.label}: POST /v1/image-assets`, a));
   if (b) {
     const ratio = (x, y) => `${fmt((x / y) * 100, 1)} %`;
-    rows.push(['api / baseline', ratio(a.uploadsPerSecond, b.uploadsPerSecond), ratio(a.mibPerSecond, b.mibPerSecond), '', '', '', '']);
+    rows.push([
+      `${api.label} / baseline`,
+      ratio(a.uploadsPerSecond, b.uploadsPerSecond),
+      ratio(a.mibPerSecond, b.mibPerSecond),
+      '',
+      '',
+      '',
+      '',
+    ]);
   }
   out.push(h.table(rows));
   out.push(
-    `- api: ${a.waited} of ${a.total} uploads waited for a slot (body not taken within ${WAITED_MS / 1000} s; ` +
+    `- ${api.label}: ${a.waited} of ${a.total} uploads waited for a slot (body not taken within ${WAITED_MS / 1000} s; ` +
       `time to send the body p50 ${fmt(a.send.p50, 0)} ms, max ${fmt(a.send.max, 0)} ms), ` +
       `${a.count503} answered 503 (no slot within UPLOAD_QUEUE_TIMEOUT_SECONDS), ${a.failed} not 201 in all`,
   );
   out.push(
-    `- api: after the body was sent, p50 ${fmt(a.afterSend.p50, 0)} ms to the response; ` +
+    `- ${api.label}: after the body was sent, p50 ${fmt(a.afterSend.p50, 0)} ms to the response; ` +
       `Server-Timing validate of these uploads p50 ${p(a.validate, 50)} ms, p90 ${p(a.validate, 90)} ms; database grew ${fmt(api.dbGrowth / 1024 ** 3, 2)} GiB`,
   );
   out.push(
@@ -328,7 +399,7 @@ function printSummary(images, baseline, api) {
     );
   };
   if (b) out.push(`- CPU, baseline load: ${cpuText(baseline.cpu, baseline.load.drainedMs / 1000)}`);
-  out.push(`- CPU, api load: ${cpuText(api.cpu, api.load.drainedMs / 1000)}`);
+  out.push(`- CPU, ${api.label} load: ${cpuText(api.cpu, api.load.drainedMs / 1000)}`);
   out.push('');
 
   const m = api.memory;
@@ -386,8 +457,70 @@ function printSummary(images, baseline, api) {
   );
   out.push(`- CPU during the samples: ${cpuText(api.validationCpu, api.validationCpu.seconds)}`);
   out.push(`- whole request, client side: median ${p(api.validationLatency, 50, 1)} ms, p90 ${p(api.validationLatency, 90, 1)} ms`);
+  if (api.oriented.length > 0) {
+    out.push(
+      `- phone photo (${phone.height}×${phone.width} stored, orientation 6, ${phone.bytes} bytes), ${api.oriented.length} one at a time: ` +
+        `validate median ${p(api.oriented, 50, 1)} ms, p90 ${p(api.oriented, 90, 1)} ms; whole request median ${p(api.orientedLatency, 50, 1)} ms`,
+    );
+  }
   out.push('');
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/**
+ * The builds side by side, round by round: throughput, RSS growth, validation medians, and this
+ * build's figures as a share of the compared one's (uploads/s: higher is better; the others:
+ * lower is better).
+ */
+function printComparison(images, rounds) {
+  const [mine, theirs] = Object.keys(rounds[0]);
+  const figures = (r) => {
+    const s = summarize(r.load, images.large.bytes);
+    return {
+      uploadsPerSecond: s.uploadsPerSecond,
+      rssGrowth: r.memory.peak - r.memory.baseline,
+      validation: percentile(r.validation, 50),
+      phone: r.oriented.length > 0 ? percentile(r.oriented, 50) : NaN,
+    };
+  };
+  /** Cores that went to neither the api, Postgres nor the load generator during a measurement. */
+  const others = (cpu, seconds) => Math.max(0, cpu.machineBusy - cpu.server - cpu.postgres - cpu.bench) / seconds;
+  const disturbance = (r) =>
+    `load ${fmt(others(r.cpu, r.load.drainedMs / 1000), 2)}, samples ${fmt(others(r.validationCpu, r.validationCpu.seconds), 2)}`;
+  const median = (values) => {
+    const v = [...values].sort((x, y) => x - y);
+    return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  };
+  const rows = [
+    ['round', 'build', 'uploads/s', 'RSS growth MiB', 'validate median ms (PNG)', 'validate median ms (phone photo)', 'other work, cores'],
+  ];
+  const ratios = { uploadsPerSecond: [], rssGrowth: [], validation: [], phone: [] };
+  for (const [i, results] of rounds.entries()) {
+    const a = figures(results[mine]);
+    const b = figures(results[theirs]);
+    for (const [label, f] of [
+      [mine, a],
+      [theirs, b],
+    ]) {
+      rows.push([
+        String(i + 1),
+        label,
+        fmt(f.uploadsPerSecond, 2),
+        mib(f.rssGrowth),
+        fmt(f.validation, 1),
+        fmt(f.phone, 1),
+        disturbance(results[label]),
+      ]);
+    }
+    for (const k of Object.keys(ratios)) ratios[k].push(a[k] / b[k]);
+    const pct = (k) => `${fmt(ratios[k][i] * 100, 1)} %`;
+    rows.push([String(i + 1), `${mine} ÷ ${theirs}`, pct('uploadsPerSecond'), pct('rssGrowth'), pct('validation'), pct('phone'), '']);
+  }
+  if (rounds.length > 1) {
+    const med = (k) => `${fmt(median(ratios[k]) * 100, 1)} %`;
+    rows.push(['median', `${mine} ÷ ${theirs}`, med('uploadsPerSecond'), med('rssGrowth'), med('validation'), med('phone'), '']);
+  }
+  process.stdout.write(`\n${mine} against ${theirs} (${options.compareDist}), same images, same run\n${h.table(rows)}\n`);
 }
 
 function perSecondMax(samples) {

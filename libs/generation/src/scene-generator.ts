@@ -7,6 +7,7 @@ export interface SourceImageInput {
   /** As displayed (after EXIF orientation). */
   width: number;
   height: number;
+  /** Lowercase hex SHA-256 of `bytes`. */
   sha256: string;
 }
 

@@ -1,6 +1,6 @@
 import { BlobStore, Clock, ErrorCode, IdGenerator, IdPrefix, MetricsService, sha256Hex } from '@app/core';
 import { UsageService } from '@app/tenancy';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ImageAssetResponse } from './dto/image-asset.response';
 import { ImageAssetEntity, ImageFormat } from './image-asset.entity';
@@ -8,7 +8,8 @@ import { ImageAssetErrors } from './image-assets.errors';
 import { ImageAssetsRepository } from './image-assets.repository';
 import { detectImageFormat } from './image-format';
 import { dimensionsExceeded, sceneSourceProblem, UNATTACHED_LIFETIME_MS } from './image-rules';
-import { ImageDecodeError, ImageMedia } from './media/image-media';
+import { ImageDecodeError, ImageHeader, ImageMedia } from './media/image-media';
+import { needsUpright, stripMetadata, uprightEncoding } from './metadata/stored-image';
 
 const MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
@@ -20,6 +21,7 @@ export interface UploadResult {
 
 @Injectable()
 export class ImageAssetsService {
+  private readonly logger = new Logger(ImageAssetsService.name);
   private readonly validationSeconds;
 
   constructor(
@@ -40,21 +42,25 @@ export class ImageAssetsService {
   }
 
   /**
-   * Validates the bytes in the contract's order (signature, header dimensions, full decode),
-   * then stores bytes and metadata in one transaction.
+   * Validates the bytes and makes the copy to store (see `prepare`), then stores it and the
+   * asset in one transaction. `sha256` and `sizeBytes` describe the bytes the partner uploaded;
+   * usage counts the bytes stored. `bytes` is spent: the stored copy may be made in its memory.
    */
   async upload(organizationId: string, bytes: Buffer): Promise<UploadResult> {
+    const sha256 = sha256Hex(bytes);
+    const sizeBytes = bytes.length;
     const started = performance.now();
     const end = this.validationSeconds.startTimer();
-    let header;
+    let prepared;
     try {
-      header = await this.validate(bytes);
+      prepared = await this.prepare(bytes);
       end({ outcome: 'accepted' });
     } catch (e) {
       end({ outcome: 'refused' });
       throw e;
     }
     const validationMs = performance.now() - started;
+    const { header, stored } = prepared;
 
     const now = this.clock.now();
     const id = this.ids.generate(IdPrefix.ImageAsset);
@@ -64,8 +70,8 @@ export class ImageAssetsService {
       format: header.format,
       width: header.width,
       height: header.height,
-      sizeBytes: bytes.length,
-      sha256: sha256Hex(bytes),
+      sizeBytes,
+      sha256,
       status: 'unattached',
       blobKey: `image-assets/${id}`,
       createdAt: now,
@@ -73,9 +79,9 @@ export class ImageAssetsService {
       attachedAt: null,
     };
     await this.assets.transaction(async (tx) => {
-      await this.blobs.put(entity.blobKey, bytes, MIME[entity.format], tx);
+      await this.blobs.put(entity.blobKey, stored, MIME[entity.format], tx);
       await this.assets.insert(entity, tx);
-      await this.usage.stored(tx, organizationId, entity.sizeBytes, now);
+      await this.usage.stored(tx, organizationId, stored.length, now);
     });
     return { asset: toResponse(entity), validationMs };
   }
@@ -108,26 +114,58 @@ export class ImageAssetsService {
     return blob ? { asset, bytes: blob.bytes, contentType: blob.contentType } : null;
   }
 
-  private async validate(bytes: Buffer) {
+  /**
+   * Validates the bytes in the contract's order (signature, header dimensions, full decode) and
+   * makes the copy to store: its metadata removed, and its orientation applied to the pixels when
+   * it has one (metadata/stored-image.ts). `bytes` is spent once its headers are read. The full decode, and a header read that must find the
+   * upright dimensions and no orientation, are of that copy: what the studio serves and providers
+   * receive is known to decode.
+   */
+  private async prepare(bytes: Buffer): Promise<{ header: ImageHeader; stored: Buffer }> {
     const detected = detectImageFormat(bytes);
     if (!detected.format) throw ImageAssetErrors.unsupportedFormat(detected.other);
-    let header;
-    try {
-      header = await this.media.readHeader(bytes);
-    } catch (e) {
-      if (e instanceof ImageDecodeError) throw ImageAssetErrors.corrupt();
-      throw e;
-    }
+    const header = await decoding(() => this.media.readHeader(bytes));
     // The signature and the decoder must agree, or the file is something dressed up as an image.
     if (header.format !== detected.format) throw ImageAssetErrors.corrupt();
     if (dimensionsExceeded(header.width, header.height)) throw ImageAssetErrors.dimensionsExceeded(header.width, header.height);
-    try {
-      await this.media.decodeFully(bytes);
-    } catch (e) {
-      if (e instanceof ImageDecodeError) throw ImageAssetErrors.corrupt();
-      throw e;
+
+    const upright = needsUpright(header.orientation)
+      ? await decoding(() => this.media.upright(bytes, uprightEncoding(header.format, bytes)))
+      : bytes;
+    // In place: the upload's buffer (or the re-encode's) becomes the stored copy, so an upload
+    // in flight holds one buffer of its size, not two.
+    const stripped = stripMetadata(header.format, upright, { inPlace: true });
+    if (!stripped.ok) {
+      this.logger.debug(`refused a ${header.format} upload: ${stripped.reason}`);
+      throw ImageAssetErrors.corrupt();
     }
-    return header;
+    const stored = await decoding(() => this.media.readHeader(stripped.bytes));
+    const kept =
+      stored.format === header.format &&
+      stored.width === header.width &&
+      stored.height === header.height &&
+      stored.orientation === 1 &&
+      (stored.icc && header.icc ? stored.icc.equals(header.icc) : stored.icc === header.icc);
+    // Our failure, not the upload's: a 500 (logged with this message), never a copy that breaks the contract.
+    if (!kept) {
+      throw new Error(
+        `the stored copy of a ${header.format} upload reads as ${stored.format} ${stored.width}×${stored.height} ` +
+          `orientation ${stored.orientation} with ${stored.icc ? 'a' : 'no'} profile, not ${header.width}×${header.height} upright with ` +
+          `${header.icc ? 'its' : 'no'} profile`,
+      );
+    }
+    await decoding(() => this.media.decodeFully(stripped.bytes));
+    return { header, stored: stripped.bytes };
+  }
+}
+
+/** Runs a codec call, answering its ImageDecodeError as `image_corrupt`. */
+async function decoding<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof ImageDecodeError) throw ImageAssetErrors.corrupt();
+    throw e;
   }
 }
 

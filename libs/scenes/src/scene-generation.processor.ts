@@ -366,7 +366,9 @@ export class SceneGenerationProcessor {
     const stored = await this.assets.readBytes(scene.sourceAssetId);
     if (!stored) throw new GenerationError('generation_failed', 'The source image is no longer available.', false);
     const { asset, bytes } = stored;
-    return { bytes, format: asset.format, width: asset.width, height: asset.height, sha256: asset.sha256 };
+    // The digest of the bytes sent: the stored copy, without the upload's metadata, is not the
+    // upload whose digest `asset.sha256` is.
+    return { bytes, format: asset.format, width: asset.width, height: asset.height, sha256: sha256Hex(bytes) };
   }
 
   private async viewOf(sceneId: string, version: number): Promise<SceneView> {

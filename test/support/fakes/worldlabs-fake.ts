@@ -178,6 +178,8 @@ export class FakeWorldLabs {
   submits = 0;
   /** Uploads to a signed URL accepted. */
   uploads = 0;
+  /** What each accepted upload carried, byte for byte, oldest first (kept while `recordRequests` is on). */
+  readonly uploadedFiles: { mediaAssetId: string; contentType: string; bytes: Buffer }[] = [];
   /** Operation reads (polls) answered, whatever their outcome. */
   operationReads = 0;
   readonly requests: WorldLabsReceivedRequest[] = [];
@@ -559,6 +561,7 @@ export class FakeWorldLabs {
     if (raw.length > max) return this.detail(res, 400, 'EntityTooLarge');
     asset.upload = { byteLength: raw.length, sha256: sha256(raw), contentType };
     this.uploads++;
+    if (this.recordRequests) this.uploadedFiles.push({ mediaAssetId: asset.id, contentType, bytes: raw });
     res.writeHead(200, { 'content-length': '0' });
     res.end();
   }

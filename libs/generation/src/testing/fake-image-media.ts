@@ -21,6 +21,10 @@ export class FakeImageMedia extends ImageMedia {
     throw new Error('not used by generation');
   }
 
+  upright(): Promise<Buffer> {
+    throw new Error('not used by generation');
+  }
+
   async thumbnail(_bytes: Buffer, width: number, height: number): Promise<{ rgb: Buffer; width: number; height: number }> {
     this.calls.push(`thumbnail ${width}x${height}`);
     if (this.failWith) throw this.failWith;
