@@ -127,7 +127,8 @@ async function side({ fair, generator, duration, lightEvery, extraEnv = {} }) {
       await sleep((i * lightEvery * 1000) / light.length);
       while (Date.now() - t0 < duration * 1000) {
         lightIds.push(await createScene(stack.ports.api, agent, tenant.authorization, `light ${i}`));
-        await sleep(lightEvery * 1000);
+        // Not past the window's end: the window is what the starts per second are counted over.
+        await sleep(Math.max(0, Math.min(lightEvery * 1000, t0 + duration * 1000 - Date.now())));
       }
     });
     await Promise.all(submitters);
