@@ -1,4 +1,4 @@
-import { deflateSync } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 
 /** Images for tests, generated in code: no binary fixtures in the repository. */
@@ -33,16 +33,6 @@ export async function rotatedJpeg(storedWidth: number, storedHeight: number, ori
     .jpeg()
     .withMetadata({ orientation })
     .toBuffer();
-}
-
-function crc32(buf: Buffer): number {
-  let crc = 0xffffffff;
-  for (const byte of buf) {
-    let c = (crc ^ byte) & 0xff;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    crc = (crc >>> 8) ^ c;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
 }
 
 export function pngChunk(type: string, data: Buffer): Buffer {

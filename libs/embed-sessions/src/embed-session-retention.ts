@@ -1,10 +1,6 @@
-import { AppConfig, Clock, JobName, OnJob } from '@app/core';
+import { AppConfig, Clock, inBatches, JobName, OnJob } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { EmbedSessionsRepository } from './embed-sessions.repository';
-
-const BATCH = 1000;
-/** One run deletes at most this many batches; the next run, an hour later, goes on. */
-const MAX_BATCHES = 50;
 
 /**
  * Retention (contract section 8): a session is erased EMBED_SESSION_RETENTION_DAYS (30) after it
@@ -25,12 +21,7 @@ export class EmbedSessionRetention {
   @OnJob(JobName.EmbedSessionsPurgeEnded)
   async purgeEnded(): Promise<{ sessions: number }> {
     const before = new Date(this.clock.now().getTime() - this.config.retention.embedSessionsMs);
-    let deleted = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const n = await this.sessions.deleteEndedBefore(before, BATCH);
-      deleted += n;
-      if (n < BATCH) break;
-    }
+    const deleted = await inBatches((limit) => this.sessions.deleteEndedBefore(before, limit));
     if (deleted > 0) this.logger.log(`erased ${deleted} embed session(s) that ended before ${before.toISOString()}`);
     return { sessions: deleted };
   }

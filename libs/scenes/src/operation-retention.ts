@@ -1,10 +1,6 @@
-import { AppConfig, Clock, JobName, OnJob } from '@app/core';
+import { AppConfig, Clock, inBatches, JobName, OnJob } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { OperationsRepository } from './operations.repository';
-
-const BATCH = 1000;
-/** One run deletes at most this many batches; the next run, an hour later, goes on. */
-const MAX_BATCHES = 50;
 
 /**
  * Retention (contract section 8): a finished operation of a deleted scene is erased
@@ -26,12 +22,7 @@ export class OperationRetention {
   @OnJob(JobName.ScenesPurgeOldOperations)
   async purgeOld(): Promise<{ operations: number }> {
     const before = new Date(this.clock.now().getTime() - this.config.retention.operationsMs);
-    let deleted = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const n = await this.operations.deleteOfDeletedScenesEndedBefore(before, BATCH);
-      deleted += n;
-      if (n < BATCH) break;
-    }
+    const deleted = await inBatches((limit) => this.operations.deleteOfDeletedScenesEndedBefore(before, limit));
     if (deleted > 0) this.logger.log(`erased ${deleted} operation(s) of deleted scenes that ended before ${before.toISOString()}`);
     return { operations: deleted };
   }

@@ -1,11 +1,8 @@
-import { AppConfig, Clock, JobName, OnJob } from '@app/core';
+import { AppConfig, Clock, inBatches, JobName, OnJob } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { WEBHOOK_LIMITS } from './webhook-limits';
 import { WebhooksRepository } from './webhooks.repository';
 
-const PURGE_BATCH = 1000;
-/** One run deletes at most this many batches per rule; the next run, an hour later, goes on. */
-const MAX_BATCHES = 50;
 /** Endpoints looked at per statement when pruning deliveries past the per-endpoint bound. */
 const ENDPOINT_BATCH = 100;
 
@@ -37,6 +34,8 @@ export class WebhookRetention {
     private readonly clock: Clock,
   ) {}
 
+  // Each rule runs in small batches (inBatches): short DELETE locks next to the dispatcher's
+  // claims, and a bounded run; the next one, an hour later, goes on.
   @OnJob(JobName.WebhooksPurgeOld)
   async purgeOld(): Promise<PurgeResult> {
     const before = new Date(this.clock.now().getTime() - this.config.retention.webhooksMs);
@@ -73,15 +72,4 @@ export class WebhookRetention {
       after = page[page.length - 1].endpointId;
     }
   }
-}
-
-/** Small batches keep each DELETE's locks short next to the dispatcher's claims. */
-async function inBatches(deleteBatch: (limit: number) => Promise<number>): Promise<number> {
-  let total = 0;
-  for (let i = 0; i < MAX_BATCHES; i++) {
-    const n = await deleteBatch(PURGE_BATCH);
-    total += n;
-    if (n < PURGE_BATCH) break;
-  }
-  return total;
 }

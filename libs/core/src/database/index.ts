@@ -3,3 +3,4 @@ export * from './database.options';
 export * from './migrate';
 export { migrations } from './migrations';
 export * from './pool-query';
+export * from './in-batches';

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { stripJpegMetadata, withIccProfileOf } from './jpeg-metadata';
 import { stripPngMetadata } from './png-metadata';
@@ -29,16 +30,6 @@ function jpegHeaderMarkers(jpeg: Buffer): string[] {
     p += 2 + jpeg.readUInt16BE(p + 2);
   }
   return out;
-}
-
-function crc32(buf: Buffer): number {
-  let crc = 0xffffffff;
-  for (const byte of buf) {
-    let c = (crc ^ byte) & 0xff;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    crc = (crc >>> 8) ^ c;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
 }
 
 function pngChunk(type: string, data: Buffer): Buffer {
