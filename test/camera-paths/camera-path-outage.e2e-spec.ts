@@ -4,8 +4,9 @@ import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embe
 import { RunningHttpApp, startStudio } from '../support/apps';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
+import { postgresPort } from '../support/server-ports';
 
-const PG_PORT = Number(new URL(process.env.SS_TEST_SERVER_URL ?? 'postgres://127.0.0.1:5432').port || 5432);
+const PG_PORT = postgresPort();
 
 /**
  * A take's body is allowed past 64 KiB only once its session is known, which needs the database:

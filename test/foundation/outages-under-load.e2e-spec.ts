@@ -6,9 +6,10 @@ import type { Response } from 'supertest';
 import { awaitOperation, createScene } from '../factories/scene.factory';
 import { pollUntil } from '../support/poll';
 import { setUpSuite, Suite } from '../support/suite';
+import { postgresPort, redisPort } from '../support/server-ports';
 
-const PG_PORT = Number(new URL(process.env.SS_TEST_SERVER_URL ?? 'postgres://127.0.0.1:5432').port || 5432);
-const REDIS_PORT = 6379;
+const PG_PORT = postgresPort();
+const REDIS_PORT = redisPort();
 const LOAD_CLIENTS = 4;
 
 /** The same URL through the proxy's port. */

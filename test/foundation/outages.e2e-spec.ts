@@ -4,8 +4,9 @@ import { RunningHttpApp, startApi } from '../support/apps';
 import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
+import { postgresPort } from '../support/server-ports';
 
-const PG_PORT = Number(new URL(process.env.SS_TEST_SERVER_URL ?? 'postgres://127.0.0.1:5432').port || 5432);
+const PG_PORT = postgresPort();
 
 describe('a database outage answers 503 unavailable with Retry-After, never 500', () => {
   const suite = setUpSuite();

@@ -3,6 +3,7 @@ import { RunningHttpApp, startApi, startOps, startStudio } from '../support/apps
 import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
+import { redisPort } from '../support/server-ports';
 
 describe('readiness', () => {
   // No apps here: each test starts its own.
@@ -25,9 +26,9 @@ describe('readiness', () => {
     ['Redis', 'redis'],
     ['Postgres', 'database'],
   ] as const)('turns 503 when %s becomes unreachable and recovers when it is back', async (_, check) => {
-    // The servers the suite really uses (an embedded PostgreSQL runs on another port).
+    // The servers the suite really uses (on a bare machine, ones it started on other ports).
     const database = new URL(suite.env.databaseUrl);
-    const port = check === 'redis' ? 6379 : Number(database.port || 5432);
+    const port = check === 'redis' ? redisPort() : Number(database.port || 5432);
     const proxy = new TcpProxy('127.0.0.1', port);
     const proxyPort = await proxy.start();
     database.port = String(proxyPort);

@@ -6,8 +6,9 @@ import { RunningHttpApp, startApi, startStudio } from '../support/apps';
 import { PgStatementCounter } from '../support/pg-statements';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
+import { postgresPort } from '../support/server-ports';
 
-const PG_PORT = Number(new URL(process.env.SS_TEST_SERVER_URL ?? 'postgres://127.0.0.1:5432').port || 5432);
+const PG_PORT = postgresPort();
 /** UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE's default. */
 const BUDGET = 300;
 /** Tokens one process may hold unspent (1 % of the budget, rate-limiter.ts): what a refusal may come early by. */

@@ -11,6 +11,7 @@ import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { freePort, ServiceProcess } from '../support/processes';
 import { setUpSuite } from '../support/suite';
+import { redisPort } from '../support/server-ports';
 
 describe('faults: the work still happens, once, and failures stay safe', () => {
   // The fake provider starts before the suite's apps and stops after them.
@@ -259,7 +260,7 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
   });
 
   it('Redis unreachable when a scene is created: 202, and the work completes once Redis is back', async () => {
-    const proxy = new TcpProxy('127.0.0.1', 6379);
+    const proxy = new TcpProxy('127.0.0.1', redisPort());
     const port = await proxy.start();
     const redisUrl = `redis://127.0.0.1:${port}`;
     const cutApi = await startApi(suite.env, { config: { REDIS_URL: redisUrl } });

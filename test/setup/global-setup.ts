@@ -62,6 +62,7 @@ export default async function globalSetup(): Promise<void> {
  */
 async function startLocalServices(): Promise<void> {
   const registry = localServices();
+  registry.users += 1;
   if (registry.started) return;
   registry.started = true;
   const local = require('../../scripts/local-services') as {

@@ -7,8 +7,12 @@ export default async function globalTeardown(): Promise<void> {
   try {
     await cleanUp();
   } finally {
-    // Whatever global-setup started (an embedded PostgreSQL, a redis-server), stopped once.
-    await localServices().stopAll();
+    // Whatever global-setup started (an embedded PostgreSQL, a redis-server), stopped once, by the
+    // last project's teardown: jest runs one per project (service, e2e), and the next one's clean-up
+    // still needs them.
+    const registry = localServices();
+    registry.users -= 1;
+    if (registry.users <= 0) await registry.stopAll();
   }
 }
 

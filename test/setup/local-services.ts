@@ -7,6 +7,8 @@ export interface LocalService {
 
 interface Registry {
   started: boolean;
+  /** Projects whose global setup ran and whose teardown has not: the last teardown stops the services. */
+  users: number;
   services: LocalService[];
   stopAll(): Promise<void>;
 }
@@ -21,6 +23,7 @@ export function localServices(): Registry {
   const g = globalThis as unknown as Record<symbol, Registry | undefined>;
   g[KEY] ??= {
     started: false,
+    users: 0,
     services: [],
     async stopAll() {
       // Started Redis first, then PostgreSQL: stop in reverse.
