@@ -6,6 +6,7 @@ import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { SseClient } from '../support/sse';
 import { setUpSuite } from '../support/suite';
+import { binaryBody } from '../support/binary-body';
 
 /**
  * Contract section 8, "Modes see only their data": a perform session never receives the scene's
@@ -33,13 +34,6 @@ function received(res: Response): { status: number; text: string } {
 }
 
 const markersIn = (text: string) => MARKERS.filter((m) => text.includes(m));
-
-/** Reads a supertest answer as the bytes it was, whatever its type. */
-const bytes = (res: { on(event: string, listener: (chunk?: Buffer) => void): unknown }, cb: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c) => chunks.push(c!));
-  res.on('end', () => cb(null, Buffer.concat(chunks)));
-};
 
 describe('what each mode receives', () => {
   const suite = setUpSuite({ studio: {}, worker: {}, org: { test: true } });
@@ -192,7 +186,7 @@ describe('what each mode receives', () => {
     it.each(routes.flatMap((route) => MODES.map((mode) => [route.name, mode, route] as const)))('%s in %s mode', async (_, mode, route) => {
       const s = await session(mode);
       const { path, body } = await route.call();
-      let req = suite.studio.http()[route.method](path).set(s.bearer).buffer(true).parse(bytes);
+      let req = suite.studio.http()[route.method](path).set(s.bearer).buffer(true).parse(binaryBody);
       if (body) req = req.send(body);
       const res = await req;
       const got = received(res);
@@ -205,7 +199,7 @@ describe('what each mode receives', () => {
 
     it.each(MODES)('the studio page in %s mode', async (mode) => {
       const s = await session(mode);
-      const res = await suite.studio.http().get(`/embed/${s.id}`).buffer(true).parse(bytes);
+      const res = await suite.studio.http().get(`/embed/${s.id}`).buffer(true).parse(binaryBody);
       expect(res.status).toBe(200);
       expect(markersIn(received(res).text)).toEqual([]);
     });

@@ -12,6 +12,7 @@ import { MeshyFake } from '../support/fakes/meshy-fake';
 import { FakeWorldLabs } from '../support/fakes/worldlabs-fake';
 import { expectProblem } from '../support/problems';
 import { setUpSuite, Suite } from '../support/suite';
+import { binaryBody } from '../support/binary-body';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -160,11 +161,7 @@ async function studioSourceImage(suite: Suite, sceneId: string): Promise<{ conte
     .get('/studio-api/v1/source-image')
     .set({ Authorization: `Bearer ${parseEmbedUrl(session.body.url).secret}` })
     .buffer(true)
-    .parse((r, done) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    .parse(binaryBody);
   expect(res.status).toBe(200);
   return { contentType: res.headers['content-type'], bytes: res.body as Buffer };
 }

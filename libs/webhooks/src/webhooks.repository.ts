@@ -392,15 +392,7 @@ export class WebhooksRepository {
    * delivered or failed for good then. Returns how many went.
    */
   async deleteDeliveriesEndedBefore(before: Date, limit: number): Promise<number> {
-    const res: [unknown[], number] = await this.db.query(
-      `DELETE FROM webhook_deliveries d USING (
-         SELECT endpoint_id, message_id FROM webhook_deliveries
-          WHERE status <> 'pending' AND completed_at < $1
-          ORDER BY completed_at LIMIT $2 FOR UPDATE SKIP LOCKED) old
-        WHERE d.endpoint_id = old.endpoint_id AND d.message_id = old.message_id`,
-      [before, limit],
-    );
-    return res[1];
+    return this.deleteDeliveriesBefore(`status <> 'pending'`, 'completed_at', before, limit);
   }
 
   /**
@@ -409,11 +401,24 @@ export class WebhooksRepository {
    * second). Their wait counts as their end. Returns how many went.
    */
   async deleteDeliveriesDueBefore(before: Date, limit: number): Promise<number> {
+    return this.deleteDeliveriesBefore(`status = 'pending'`, 'next_attempt_at', before, limit);
+  }
+
+  /**
+   * Up to `limit` deliveries in state `which` whose `column` is before `before`, oldest first,
+   * skipping rows the dispatcher holds. Both arguments are ours, never input.
+   */
+  private async deleteDeliveriesBefore(
+    which: string,
+    column: 'completed_at' | 'next_attempt_at',
+    before: Date,
+    limit: number,
+  ): Promise<number> {
     const res: [unknown[], number] = await this.db.query(
       `DELETE FROM webhook_deliveries d USING (
          SELECT endpoint_id, message_id FROM webhook_deliveries
-          WHERE status = 'pending' AND next_attempt_at < $1
-          ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) old
+          WHERE ${which} AND ${column} < $1
+          ORDER BY ${column} LIMIT $2 FOR UPDATE SKIP LOCKED) old
         WHERE d.endpoint_id = old.endpoint_id AND d.message_id = old.message_id`,
       [before, limit],
     );
