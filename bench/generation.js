@@ -18,7 +18,6 @@
 const h = require('./lib/harness');
 const { requireTestSupport } = require('./lib/test-support');
 const { Client } = require('pg');
-const { randomUUID } = require('node:crypto');
 const { readFileSync } = require('node:fs');
 const http = require('node:http');
 
@@ -87,9 +86,9 @@ h.runBench(async () => {
     Array.from({ length: 16 }, async () => {
       while (next < options.scenes) {
         const i = next++;
-        const r = await createScene(stack, agent, `a misty harbour at dawn, take ${i}`);
-        if (r.status !== 202) throw new Error(`POST /v1/scenes answered ${r.status}: ${r.text}`);
-        created.push({ id: r.json.operationId, at: performance.now() });
+        const prompt = `a misty harbour at dawn, take ${i}`;
+        const id = await h.createOperation({ port: stack.ports.api, authorization: stack.authorization, agent, prompt });
+        created.push({ id, at: performance.now() });
       }
     }),
   );
@@ -214,35 +213,6 @@ h.runBench(async () => {
   }
   return checks.every((c) => c[3]) ? 0 : 1;
 });
-
-function createScene(stack, agent, prompt) {
-  const body = JSON.stringify({ prompt });
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: stack.ports.api,
-        method: 'POST',
-        path: '/v1/scenes',
-        agent,
-        headers: {
-          authorization: stack.authorization,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          'idempotency-key': randomUUID(),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode, text, json: text ? JSON.parse(text) : null }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** User + system CPU seconds of a process, from /proc. */
 function processCpuSeconds(pid) {

@@ -5,8 +5,9 @@
 // The partner API's two hot routes under autocannon, each against a baseline measured in the same
 // run (bench/baseline-server.js: node:http + pg + ioredis + BullMQ doing the same work as the
 // api's code paths: the same API-key cache, the same statements, the same idempotency record
-// lookup and durable writes, the same job enqueued afterwards, against the same database and
-// queue; what it leaves out is listed in its header):
+// lookup and durable writes, the same admission signal published afterwards (the operation waits
+// in PostgreSQL for a worker's admission), against the same database and queue prefix; what it
+// leaves out is listed in its header):
 //  - polling: GET /v1/operations/{id} of one `processing` operation;
 //  - creation: POST /v1/scenes with a fresh Idempotency-Key per request.
 // Baseline and api alternate (baseline, api, baseline, api…) so drift on the shared machine hits
@@ -85,7 +86,8 @@ h.runBench(async () => {
     ...(stack.compare ? [{ name: options.compareLabel, port: stack.compare.port, pid: stack.compare.pid, proc: stack.compare }] : []),
   ];
   const names = sides.map((s) => s.name);
-  await checkEquivalent(stack, sides, operationId);
+  const signals = await admissionSignals(stack);
+  await checkEquivalent(stack, sides, operationId, signals);
 
   const perSide = () => Object.fromEntries(SCENARIOS.map((scenario) => [scenario, Object.fromEntries(names.map((n) => [n, []]))]));
   const runs = perSide();
@@ -126,16 +128,13 @@ h.runBench(async () => {
           }
           cpu[scenario][side.name].push(r.cpu);
           runs[scenario][side.name].push(r);
-          // Creation answers before its job is enqueued (both sides): let that backlog drain, or
-          // it slows whatever is measured next (it did: the baseline's next polling round fell
-          // by half while its enqueues caught up).
-          if (scenario === 'create') await waitForEnqueued(stack, side.name);
           break;
         }
       }
     }
   }
-  const tally = await queueTally(stack);
+  const tally = await admissionTally(stack, signals);
+  await signals.close();
   for (const side of sides) await side.proc.stop();
 
   const results = Object.fromEntries(
@@ -246,37 +245,8 @@ function createRequests(stack) {
   ];
 }
 
-function request(port, method, path, { headers = {}, body, agent } = {}) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, method, path, agent, headers: body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json = null;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            /* not JSON */
-          }
-          resolve({ status: res.statusCode, headers: res.headers, text, json });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${path} timed out`)));
-    req.end(body);
-  });
-}
-
-function createScene(stack, { port = stack.apiPort, agent, key = randomUUID(), prompt = PROMPT } = {}) {
-  return request(port, 'POST', '/v1/scenes', {
-    agent,
-    headers: { authorization: stack.authorization, 'content-type': 'application/json', 'idempotency-key': key },
-    body: JSON.stringify({ prompt }),
-  });
+function createScene(stack, { port = stack.apiPort, agent, key, prompt = PROMPT } = {}) {
+  return h.createScene({ port, authorization: stack.authorization, agent, key, prompt });
 }
 
 async function createPolledOperation(stack) {
@@ -289,10 +259,12 @@ async function createPolledOperation(stack) {
 /**
  * Every side must answer alike before their speeds are compared: the polled operation
  * byte for byte (Retry-After included), creations of the same shape and readable everywhere, the
- * baseline's creation really enqueued like the api's, and the idempotency record honoured alike
+ * baseline's creation left waiting for admission and signalled like the api's, the idempotency
+ * record honoured alike
  * (replay with Idempotent-Replayed, 422 for another body under the same key).
  */
-async function checkEquivalent(stack, sides, operationId) {
+async function checkEquivalent(stack, sides, operationId, signals) {
+  const signalsBefore = signals.count;
   const baseline = sides[0];
   const headers = { authorization: stack.authorization };
   const disagree = (what, answers) =>
@@ -302,7 +274,7 @@ async function checkEquivalent(stack, sides, operationId) {
     );
 
   const path = `/v1/operations/${operationId}`;
-  const polled = await Promise.all(sides.map((s) => request(s.port, 'GET', path, { headers })));
+  const polled = await Promise.all(sides.map((s) => h.request(s.port, 'GET', path, { headers })));
   const same = (a, b) =>
     a.status === b.status &&
     a.text === b.text &&
@@ -327,24 +299,22 @@ async function checkEquivalent(stack, sides, operationId) {
   if (Object.keys(viaApi.json).join() !== Object.keys(viaBaseline.json).join()) {
     throw new Error(`creation bodies differ in shape:\n  api      ${viaApi.text}\n  baseline ${viaBaseline.text}`);
   }
-  const readBack = await Promise.all(sides.map((s) => request(s.port, 'GET', viaBaseline.headers.location, { headers })));
+  const readBack = await Promise.all(sides.map((s) => h.request(s.port, 'GET', viaBaseline.headers.location, { headers })));
   if (readBack[0].status !== 200 || !readBack.every((a) => same(a, readBack[0])))
     throw disagree(`GET of the baseline's ${viaBaseline.headers.location}`, readBack);
 
-  // The baseline's job must be in the queue like the api's (name and options), its operation marked enqueued.
-  const [apiJob, baselineJob] = await Promise.all([
-    enqueuedJob(stack, viaApi.json.operationId),
-    enqueuedJob(stack, viaBaseline.json.operationId),
+  // Neither side enqueues: each leaves its operation waiting for admission in PostgreSQL, alike,
+  // and publishes one admission signal (no worker runs here, so nothing admits them).
+  const [apiWaiting, baselineWaiting] = await Promise.all([
+    waitingOperation(stack, viaApi.json.operationId),
+    waitingOperation(stack, viaBaseline.json.operationId),
   ]);
-  if (
-    apiJob.name !== baselineJob.name ||
-    !isDeepStrictEqual(apiJob.opts, baselineJob.opts) ||
-    Object.keys(apiJob.data).join() !== Object.keys(baselineJob.data).join()
-  ) {
+  if (!isDeepStrictEqual(apiWaiting, baselineWaiting) || apiWaiting.stage !== 'queued' || apiWaiting.admitted || apiWaiting.enqueued) {
     throw new Error(
-      `the baseline enqueues another job than the api:\n  api      ${JSON.stringify(apiJob)}\n  baseline ${JSON.stringify(baselineJob)}`,
+      `the baseline leaves another operation than the api:\n  api      ${JSON.stringify(apiWaiting)}\n  baseline ${JSON.stringify(baselineWaiting)}`,
     );
   }
+  await signals.until(signalsBefore + 2, 'an admission signal from each side');
 
   // The api's idempotency record, replayed by every side; another body under that key refused by
   // every side. One request at a time: two at once with one key is the api's 409 (advisory lock).
@@ -361,95 +331,71 @@ async function checkEquivalent(stack, sides, operationId) {
   const reused = await oneByOne((s) => createScene(stack, { port: s.port, key, prompt: `${PROMPT}, at night` }));
   if (!reused.every((r) => r.status === 422)) throw disagree(`Idempotency-Key ${key} with another body (expected 422)`, reused);
   log(
-    `equivalence checked: ${sides.map((s) => s.name).join(', ')} answer alike; the baseline enqueues ${baselineJob.name} jobs as the api does`,
+    `equivalence checked: ${sides.map((s) => s.name).join(', ')} answer alike; each leaves its operations waiting for admission and signals it`,
   );
 }
 
 /**
- * Every side enqueues after answering, so every accepted operation (e2e, checks and loads, all
- * sides) should end up marked enqueued and have its job: counted once the enqueues in flight
- * have landed (the figures stop moving), before the servers stop.
+ * Counts the admission signals published on the run's queue prefix (one per accepted creation,
+ * from every side), so the run can check that each side did that part of the work too.
  */
-async function queueTally(stack) {
+async function admissionSignals(stack) {
   const Redis = require('ioredis');
-  const { Queue } = require('bullmq');
+  const subscriber = new Redis(stack.config.redis.url, { maxRetriesPerRequest: null });
+  const watch = { count: 0 };
+  subscriber.on('message', () => watch.count++);
+  await subscriber.subscribe(`${stack.queuePrefix}:admission`);
+  watch.until = async (n, what) => {
+    const deadline = Date.now() + 5000;
+    while (watch.count < n) {
+      if (Date.now() > deadline) throw new Error(`${what} did not arrive within 5 s (${watch.count} of ${n} signals)`);
+      await sleep(20);
+    }
+  };
+  watch.close = () => subscriber.quit();
+  return watch;
+}
+
+/** What admission sees of an operation, minus its ids and times. */
+async function waitingOperation(stack, operationId) {
   const { Client } = require('pg');
-  const connection = new Redis(stack.config.redis.url, { maxRetriesPerRequest: null });
-  const queue = new Queue('scenes', { connection, prefix: stack.queuePrefix });
+  const db = new Client({ connectionString: stack.db.url });
+  await db.connect();
+  try {
+    const { rows } = await db.query(
+      `SELECT status, stage, kind, progress, admitted_at IS NOT NULL AS admitted, enqueued_at IS NOT NULL AS enqueued
+         FROM operations WHERE id = $1`,
+      [operationId],
+    );
+    if (rows.length !== 1) throw new Error(`operation ${operationId} is not in the database`);
+    return rows[0];
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * Every creation a side accepted leaves a waiting operation and publishes one admission signal.
+ * Counted once the signals in flight have landed (at most 10 s), before the servers stop: the
+ * end-to-end phase's operations (admitted and done by its worker) are not counted.
+ */
+async function admissionTally(stack, signals) {
+  const { Client } = require('pg');
   const db = new Client({ connectionString: stack.db.url });
   await db.connect();
   try {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const { rows } = await db.query('SELECT count(*)::int AS accepted, count(enqueued_at)::int AS enqueued FROM operations');
-      const counts = await queue.getJobCounts(
-        'waiting',
-        'delayed',
-        'prioritized',
-        'active',
-        'completed',
-        'failed',
-        'paused',
-        'waiting-children',
-      );
-      const tally = { ...rows[0], jobs: Object.values(counts).reduce((a, b) => a + b, 0) };
-      if ((tally.accepted === tally.enqueued && tally.enqueued === tally.jobs) || Date.now() > deadline) return tally;
-      await sleep(200);
-    }
-  } finally {
-    await queue.close();
-    connection.disconnect();
-    await db.end();
-  }
-}
-
-/** Waits until every accepted operation is marked enqueued (at most 5 minutes), and says how long that took. */
-async function waitForEnqueued(stack, side) {
-  const { Client } = require('pg');
-  const db = new Client({ connectionString: stack.db.url });
-  await db.connect();
-  const started = performance.now();
-  try {
-    for (;;) {
       const { rows } = await db.query(
-        `SELECT count(*)::int AS pending FROM operations WHERE enqueued_at IS NULL AND status = 'processing'`,
+        `SELECT count(*)::int AS accepted, count(*) FILTER (WHERE admitted_at IS NULL AND enqueued_at IS NULL)::int AS waiting
+           FROM operations WHERE status = 'processing'`,
       );
-      if (rows[0].pending === 0) break;
-      if (performance.now() - started > 300_000)
-        throw new Error(`${rows[0].pending} accepted operations still not enqueued after 5 minutes`);
+      // The polled operation was created before the signals were counted.
+      const tally = { ...rows[0], signals: signals.count + 1 };
+      if ((tally.accepted === tally.waiting && tally.waiting === tally.signals) || Date.now() > deadline) return tally;
       await sleep(200);
     }
   } finally {
-    await db.end();
-  }
-  const ms = performance.now() - started;
-  if (ms > 500) log(`  ${side}'s enqueues caught up ${fmt(ms / 1000, 1)} s after the load`);
-}
-
-/** The scenes-queue job of an operation once enqueued and marked so (enqueueSoon runs after the answer). */
-async function enqueuedJob(stack, operationId) {
-  const Redis = require('ioredis');
-  const { Client } = require('pg');
-  const redis = new Redis(stack.config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  const db = new Client({ connectionString: stack.db.url });
-  await Promise.all([redis.connect(), db.connect()]);
-  try {
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const job = await redis.hgetall(`${stack.queuePrefix}:scenes:${operationId}`);
-      const { rows } = await db.query('SELECT enqueued_at FROM operations WHERE id = $1', [operationId]);
-      if (job.name && rows[0]?.enqueued_at) {
-        // jobId = operation id on both sides; the rest of the options must then be equal.
-        const { jobId, ...opts } = JSON.parse(job.opts);
-        if (jobId !== operationId) throw new Error(`the job of ${operationId} has jobId ${jobId}`);
-        return { name: job.name, data: JSON.parse(job.data), opts };
-      }
-      if (Date.now() > deadline)
-        throw new Error(`${operationId} was not enqueued within 5 s (job ${JSON.stringify(job)}, enqueued_at ${rows[0]?.enqueued_at})`);
-      await sleep(50);
-    }
-  } finally {
-    redis.disconnect();
     await db.end();
   }
 }
@@ -473,7 +419,10 @@ async function endToEnd(stack) {
       let op;
       let polls = 0;
       for (;;) {
-        const r = await request(stack.apiPort, 'GET', created.headers.location, { agent, headers: { authorization: stack.authorization } });
+        const r = await h.request(stack.apiPort, 'GET', created.headers.location, {
+          agent,
+          headers: { authorization: stack.authorization },
+        });
         polls++;
         if (r.status !== 200) throw new Error(`GET ${created.headers.location} answered ${r.status}: ${r.text}`);
         op = r.json;
@@ -595,8 +544,8 @@ function report(results, cpu, e2e, logStats, interference, tally) {
     `${interference.repeated} repeated, ${interference.disturbed} kept after ${options.retries} retries (limit: others ≤ ${options.maxOtherPercent}% of the machine)`,
   ]);
   info.push([
-    'operations accepted / marked enqueued / jobs in the scenes queue',
-    `${tally.accepted} / ${tally.enqueued} / ${tally.jobs}${tally.accepted === tally.enqueued && tally.enqueued === tally.jobs ? '' : ' (MISMATCH: some creation was not enqueued)'}`,
+    'operations accepted / waiting for admission / admission signals',
+    `${tally.accepted} / ${tally.waiting} / ${tally.signals}${tally.accepted === tally.waiting && tally.waiting === tally.signals ? '' : ' (MISMATCH: some creation was not left waiting or not signalled)'}`,
   ]);
   const logText = (stats) => `${stats.lines} lines, ${fmt(stats.bytes / h.MiB)} MiB (LOG_LEVEL=${options.logLevel})`;
   info.push(['api request log', logText(logStats.api)]);

@@ -23,7 +23,6 @@
 const h = require('./lib/harness');
 const { requireTestSupport } = require('./lib/test-support');
 const { Client } = require('pg');
-const { randomUUID } = require('node:crypto');
 const http = require('node:http');
 
 const { fmt, log, percentile, sleep } = h;
@@ -39,38 +38,6 @@ const options = h.parseArgs(process.argv.slice(2), {
   noMarble: false,
 });
 
-function createScene(port, agent, authorization, prompt) {
-  const body = JSON.stringify({ prompt });
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/v1/scenes',
-        agent,
-        headers: {
-          authorization,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          'idempotency-key': randomUUID(),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => (text += d));
-        res.on('end', () => {
-          if (res.statusCode !== 202) return reject(new Error(`POST /v1/scenes answered ${res.statusCode}: ${text}`));
-          resolve(JSON.parse(text).operationId);
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 /**
  * One side: `fair` gives each tenant its own organization, else everyone shares one. Returns the
  * light generations' waits to start (ms; censored at the end of the side) and the starts counted
@@ -82,9 +49,9 @@ async function side({ fair, generator, duration, lightEvery, extraEnv = {} }) {
   const tenants = [];
   const organization = (name) => {
     if (!fair && tenants.length > 0) return tenants[0];
-    const org = cliJson(['org', 'create', '--name', name, '--test'], stack.env);
+    const org = h.cliJson(['org', 'create', '--name', name, '--test'], stack.env);
     // Every tenant may use every slot: the heavy one must keep the fleet busy when no one else waits.
-    cliJson(['org', 'limits', '--org', org.organizationId, '--max-concurrent-generations', '10000'], stack.env);
+    h.cliJson(['org', 'limits', '--org', org.organizationId, '--max-concurrent-generations', '10000'], stack.env);
     const t = { organizationId: org.organizationId, authorization: `Bearer ${org.apiKey}` };
     tenants.push(t);
     return t;
@@ -103,7 +70,9 @@ async function side({ fair, generator, duration, lightEvery, extraEnv = {} }) {
         Array.from({ length: Math.min(16, count) }, async () => {
           while (count > 0) {
             count -= 1;
-            heavyIds.push(await createScene(stack.ports.api, agent, heavy.authorization, `heavy ${next++}`));
+            heavyIds.push(
+              await h.createOperation({ port: stack.ports.api, agent, authorization: heavy.authorization, prompt: `heavy ${next++}` }),
+            );
           }
         }),
       );
@@ -126,7 +95,7 @@ async function side({ fair, generator, duration, lightEvery, extraEnv = {} }) {
     const submitters = light.map(async (tenant, i) => {
       await sleep((i * lightEvery * 1000) / light.length);
       while (Date.now() - t0 < duration * 1000) {
-        lightIds.push(await createScene(stack.ports.api, agent, tenant.authorization, `light ${i}`));
+        lightIds.push(await h.createOperation({ port: stack.ports.api, agent, authorization: tenant.authorization, prompt: `light ${i}` }));
         // Not past the window's end: the window is what the starts per second are counted over.
         await sleep(Math.max(0, Math.min(lightEvery * 1000, t0 + duration * 1000 - Date.now())));
       }
@@ -165,10 +134,6 @@ async function side({ fair, generator, duration, lightEvery, extraEnv = {} }) {
     agent.destroy();
     await api.stop();
   }
-}
-
-function cliJson(args, env) {
-  return h.cliJson(args, env);
 }
 
 function report(label, fair, fifo) {

@@ -4,7 +4,7 @@
 // `onCleanup` and undone on success, failure and Ctrl-C alike.
 
 const { spawn, spawnSync } = require('node:child_process');
-const { randomBytes } = require('node:crypto');
+const { randomBytes, randomUUID } = require('node:crypto');
 const { existsSync, readFileSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
@@ -137,6 +137,51 @@ async function deleteRedisPrefix(prefix) {
   } finally {
     redis.disconnect();
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Partner requests
+
+/** One HTTP request to a local port: resolves with the status, headers, text and parsed JSON. */
+function request(port, method, path, { headers = {}, body, agent } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path, agent, headers: body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json = null;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            /* not JSON */
+          }
+          resolve({ status: res.statusCode, headers: res.headers, text, json });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${path} timed out`)));
+    req.end(body);
+  });
+}
+
+/** POST /v1/scenes as a partner would: a fresh Idempotency-Key unless one is given. */
+function createScene({ port, authorization, prompt, agent, key = randomUUID() }) {
+  return request(port, 'POST', '/v1/scenes', {
+    agent,
+    headers: { authorization, 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify({ prompt }),
+  });
+}
+
+/** createScene that insists on 202 and returns the operation's id. */
+async function createOperation(options) {
+  const r = await createScene(options);
+  if (r.status !== 202) throw new Error(`POST /v1/scenes answered ${r.status}: ${r.text}`);
+  return r.json.operationId;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -432,6 +477,9 @@ module.exports = {
   databaseSizeBytes,
   deleteRedisPrefix,
   cliJson,
+  request,
+  createScene,
+  createOperation,
   freePort,
   startNode,
   waitFor200,
