@@ -6,6 +6,7 @@ import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embe
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
 
 const ORIGIN = 'http://localhost:5173';
 const BASE = '/studio-api/v1/camera-paths';
@@ -53,8 +54,7 @@ describe('saved camera paths (studio API)', () => {
     return res.body as { cameraPathId: string; createdAt: string; updatedAt: string };
   }
 
-  const pathRows = async (scene: string) =>
-    Number((await db().query(`SELECT count(*) AS n FROM camera_paths WHERE scene_id = $1`, [scene]))[0].n);
+  const pathRows = (scene: string) => stored(db()).cameraPathCount(scene);
 
   /** A problem body without its request id: what must be identical between two misses. */
   const withoutRequestId = (res: Response) => ({ ...res.body, requestId: undefined });

@@ -5,6 +5,7 @@ import { createOrganization, TestOrganization } from '../factories/organization.
 import { createScene } from '../factories/scene.factory';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
 
 const EMBED_ORIGIN = 'http://localhost:3001';
 
@@ -57,9 +58,9 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
     expect(url.path).toBe(`/embed/${res.body.embedSessionId}`);
     expect(url.search).toBe('');
     expect(url.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const rows = await suite.api.app.get(DataSource).query(`SELECT * FROM embed_sessions WHERE id = $1`, [res.body.embedSessionId]);
-    expect(rows[0].secret_hash).toBe(createHash('sha256').update(url.secret).digest('hex'));
-    expect(JSON.stringify(rows[0])).not.toContain(url.secret);
+    const session = await stored(suite.api.app.get(DataSource)).embedSession(res.body.embedSessionId);
+    expect(session.secretHash).toBe(createHash('sha256').update(url.secret).digest('hex'));
+    expect(JSON.stringify(session)).not.toContain(url.secret);
   });
 
   it('defaults expiresInSeconds to 3600 and applies the theme given', async () => {
@@ -209,9 +210,7 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
 
     it('a scene still generating can have a session (the studio shows its progress)', async () => {
       const created = await createScene(suite.api, testOrg, { prompt: 'just accepted' });
-      const sceneId = (
-        await suite.api.app.get(DataSource).query(`SELECT scene_id FROM operations WHERE id = $1`, [created.body.operationId])
-      )[0].scene_id;
+      const { sceneId } = await stored(suite.api.app.get(DataSource)).operation(created.body.operationId);
       expect((await createEmbedSession(suite.api, testOrg, valid({ sceneId }))).status).toBe(201);
     });
   });
@@ -255,11 +254,9 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
       const a = (await createEmbedSession(suite.api, testOrg, valid({ sceneId }))).body.embedSessionId;
       const b = (await createEmbedSession(suite.api, testOrg, valid({ sceneId, mode: 'edit' }))).body.embedSessionId;
       expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(testOrg.auth)).status).toBe(204);
-      const rows = await suite.api.app
-        .get(DataSource)
-        .query(`SELECT revoked_at, revoked_reason FROM embed_sessions WHERE id = ANY($1)`, [[a, b]]);
-      expect(rows).toHaveLength(2);
-      for (const r of rows) expect(r).toMatchObject({ revoked_at: expect.any(Date), revoked_reason: 'scene_deleted' });
+      const sessions = await stored(suite.api.app.get(DataSource)).embedSessions([a, b]);
+      expect(sessions).toHaveLength(2);
+      for (const r of sessions) expect(r).toMatchObject({ revokedAt: expect.any(Date), revokedReason: 'scene_deleted' });
     });
   });
 

@@ -7,6 +7,7 @@ import { FakeGenerationProvider, PROVIDER_MARKER } from '../support/fake-generat
 import { pollUntil } from '../support/poll';
 import { SseClient } from '../support/sse';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
 
 describe('the studio shows generation progress and a failed creation safely', () => {
   // The fake provider starts before the suite's apps (the worker needs its URL) and stops after them.
@@ -39,9 +40,7 @@ describe('the studio shows generation progress and a failed creation safely', ()
   async function sessionForNewScene(prompt: string) {
     const requested = fake.nextRequest((r) => r.path === '/v2/generations');
     const created = await createScene(suite.api, suite.org, { prompt });
-    const sceneId = (
-      await suite.api.app.get(DataSource).query(`SELECT scene_id FROM operations WHERE id = $1`, [created.body.operationId])
-    )[0].scene_id as string;
+    const { sceneId } = await stored(suite.api.app.get(DataSource)).operation(created.body.operationId);
     const res = await createEmbedSession(suite.api, suite.org, { sceneId, origin: 'http://localhost:5173', mode: 'edit' });
     expect(res.status).toBe(201);
     return { requested, sceneId, bearer: { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` } };

@@ -9,6 +9,7 @@ import { pollUntil } from '../support/poll';
 import { freePort, ServiceProcess } from '../support/processes';
 import { RawConnection, rawUpload, tryConnect } from '../support/raw-http';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
 
 /** Makes a real programming error in the process at each SIGUSR2 (see the file). */
 const FIXTURE = join(__dirname, '../support/fixtures/fatal-error-on-signal.js');
@@ -179,10 +180,8 @@ describe('a programming error nothing caught: logged, counted, then an orderly s
     // The submit it was waiting on finishes and is recorded before the worker exits.
     fake.release();
     expect(await worker.exited).toEqual({ code: 1, signal: null });
-    const [row] = await suite.api.app
-      .get(DataSource)
-      .query('SELECT status, provider_job FROM operations WHERE id = $1', [created.body.operationId]);
-    expect(row).toMatchObject({ status: 'processing', provider_job: { id: expect.any(String) } });
+    const operation = await stored(suite.api.app.get(DataSource)).operation(created.body.operationId);
+    expect(operation).toMatchObject({ status: 'processing', providerJob: { id: expect.any(String) } });
     expect(fatalLines(worker)).toEqual([
       expect.objectContaining({
         app: 'worker',

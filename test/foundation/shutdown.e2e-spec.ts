@@ -5,6 +5,7 @@ import { startApi, startStudio } from '../support/apps';
 import { RawConnection, rawUpload, tryConnect } from '../support/raw-http';
 import { SseClient } from '../support/sse';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
 
 /** A complete single-file upload: its head and body in one buffer. */
 async function upload(auth: string) {
@@ -17,8 +18,7 @@ describe('graceful shutdown of an HTTP process', () => {
 
   /** No worker runs here: the operation stays processing, its scene generating. */
   async function sceneOf(operationId: string): Promise<string> {
-    const [row] = await suite.api.app.get(DataSource).query('SELECT scene_id FROM operations WHERE id = $1', [operationId]);
-    return row.scene_id as string;
+    return (await stored(suite.api.app.get(DataSource)).operation(operationId)).sceneId;
   }
 
   it('closes idle connections, refuses new ones, answers 503 to late requests and lets in-flight ones finish', async () => {

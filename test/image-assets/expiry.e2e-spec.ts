@@ -7,6 +7,7 @@ import { startWorker } from '../support/apps';
 import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -27,7 +28,7 @@ describe('image asset expiry', () => {
   const get = (id: string) => suite.api.http().get(`/v1/image-assets/${id}`).set(suite.org.auth);
   const db = () => suite.api.app.get(DataSource);
   const blobExists = async (id: string) => (await suite.api.app.get(BlobStore).get(`image-assets/${id}`)) !== null;
-  const rowExists = async (id: string) => (await db().query(`SELECT 1 FROM image_assets WHERE id = $1`, [id])).length === 1;
+  const rowExists = (id: string) => stored(db()).imageAssetExists(id);
 
   it('expires exactly 24 hours after upload, decided at read time', async () => {
     const asset = await upload();

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { createScene } from '../factories/scene.factory';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
 
 /**
  * POST /v1/operations/{id}:cancel through the api. No worker runs here, so operations stay
@@ -47,7 +48,7 @@ describe('POST /v1/operations/{operationId}:cancel', () => {
     const after = await suite.api.http().get(`/v1/operations/${id}`).set(suite.org.auth);
     expect(after.body).toEqual(res.body);
     expectProblem(await suite.api.http().get('/v1/scenes').query({ externalRef: 'cancel-me' }).set(suite.org.auth), 404, 'not_found');
-    const [{ scene_id: sceneId }] = (await db().query(`SELECT scene_id FROM operations WHERE id = $1`, [id])) as { scene_id: string }[];
+    const { sceneId } = await stored(db()).operation(id);
     expectProblem(await suite.api.http().get(`/v1/scenes/${sceneId}`).set(suite.org.auth), 404, 'not_found');
     expect((await createScene(suite.api, suite.org, { prompt: 'a new take', externalRef: 'cancel-me' })).status).toBe(202);
   });

@@ -6,13 +6,13 @@ import { createOrganization } from '../factories/organization.factory';
 import { createScene, uploadImage } from '../factories/scene.factory';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
 
 describe('POST /v1/scenes', () => {
   const clock = new ManualClock(Date.parse('2026-05-01T12:00:00.000Z'));
   const suite = setUpSuite({ api: { clock } });
   const db = () => suite.api.app.get(DataSource);
-  const countOperations = async (organizationId: string) =>
-    Number((await db().query(`SELECT count(*) AS n FROM operations WHERE organization_id = $1`, [organizationId]))[0].n);
+  const countOperations = (organizationId: string) => stored(db()).operationCount({ organizationId });
 
   it('answers 202 with the operation and its Location', async () => {
     const res = await createScene(suite.api, suite.org, { prompt: 'A snowy mountain village at night', externalRef: 'order-1' });
@@ -311,16 +311,7 @@ describe('POST /v1/scenes', () => {
   it('Retry-After follows the queue: it grows as operations of the organization wait (no worker runs here)', async () => {
     const created = await createScene(suite.api, suite.org, { prompt: 'at the back of the queue' });
     // Nothing admits them without a worker: they all wait for their turn in PostgreSQL.
-    const waiting = async () =>
-      Number(
-        (
-          await suite.api.app
-            .get(DataSource)
-            .query(`SELECT count(*) AS n FROM operations WHERE organization_id = $1 AND status = 'processing' AND admitted_at IS NULL`, [
-              suite.org.organizationId,
-            ])
-        )[0].n,
-      );
+    const waiting = () => stored(db()).operationCount({ organizationId: suite.org.organizationId, status: 'processing', admittedAt: null });
     // WORKER_CONCURRENCY 4: one more second per 8 operations waiting, from 1 up to 10.
     const expected = Math.min(10, 1 + Math.floor((await waiting()) / 8));
     expect(expected).toBeGreaterThan(1);

@@ -7,6 +7,8 @@ import { RunningHttpApp, startWorker } from '../support/apps';
 import { pollUntil } from '../support/poll';
 import { freePort, ServiceProcess, startWorkerProcess } from '../support/processes';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
+import type { OperationEntity } from '@app/scenes/operation.entity';
 
 /**
  * Fair share across organizations (contract section 7): an organization with one operation waiting
@@ -16,13 +18,7 @@ import { setUpSuite } from '../support/suite';
  */
 const SLOTS_PER_WORKER = 4;
 
-interface Row {
-  id: string;
-  organization_id: string;
-  status: string;
-  started_at: Date | null;
-  created_at: Date;
-}
+type Row = Pick<OperationEntity, 'id' | 'status' | 'startedAt' | 'createdAt' | 'completedAt' | 'sceneId'>;
 
 async function flood(api: RunningHttpApp, org: TestOrganization, count: number, label: string): Promise<string[]> {
   const ids: string[] = [];
@@ -41,17 +37,16 @@ async function flood(api: RunningHttpApp, org: TestOrganization, count: number, 
 /** How many operations started before `id` (by when a worker first started each). */
 function startsBefore(rows: Row[], id: string): number {
   const mine = rows.find((r) => r.id === id)!;
-  return rows.filter((r) => r.id !== id && r.started_at !== null && r.started_at < mine.started_at!).length;
+  return rows.filter((r) => r.id !== id && r.startedAt != null && r.startedAt < mine.startedAt!).length;
 }
 
 describe('fair share across organizations', () => {
   const suite = setUpSuite({ api: { config: { WORKER_CONCURRENCY: String(SLOTS_PER_WORKER) } } });
   const db = () => suite.api.app.get(DataSource);
-  const rowsOf = (ids: string[]): Promise<Row[]> =>
-    db().query(`SELECT id, organization_id, status, started_at, created_at FROM operations WHERE id = ANY($1)`, [ids]);
+  const rowsOf = (ids: string[]): Promise<Row[]> => stored(db()).operations(ids);
   const allDone = (ids: string[], timeoutMs: number) =>
     pollUntil(
-      async () => (await db().query(`SELECT count(*)::int AS n FROM operations WHERE id = ANY($1) AND status = 'processing'`, [ids]))[0].n,
+      () => stored(db()).operationCount({ id: ids, status: 'processing' }),
       (n: number) => n === 0,
       { timeoutMs, intervalMs: 250, what: 'every operation to finish' },
     );
@@ -64,29 +59,25 @@ describe('fair share across organizations', () => {
     const one = (await createScene(suite.api, light, { prompt: 'just one' })).body.operationId as string;
     // Waiting for their turns, in PostgreSQL: nothing is on the queue while no worker admits.
     const waiting = await rowsOf([...flooded, one]);
-    expect(waiting.every((r) => r.status === 'processing' && r.started_at === null)).toBe(true);
+    expect(waiting.every((r) => r.status === 'processing' && r.startedAt === null)).toBe(true);
     expect((await suite.api.http().get(`/v1/operations/${one}`).set(light.auth)).body).toMatchObject({ stage: 'queued', progress: 0 });
 
     const worker = await startWorker(suite.env, { config: { WORKER_CONCURRENCY: String(SLOTS_PER_WORKER) } });
     try {
       expect((await awaitOperation(suite.api, light, one, 60_000)).body.status).toBe('succeeded');
       const [done] = await rowsOf([one]);
-      const heavyDone = (
-        await db().query(
-          `SELECT count(*)::int AS n FROM operations WHERE id = ANY($1) AND status = 'succeeded' AND completed_at <= (SELECT completed_at FROM operations WHERE id = $2)`,
-          [flooded, one],
-        )
-      )[0].n as number;
-      expect(heavyDone).toBeLessThan(180);
       await allDone(flooded, 120_000);
       const rows = await rowsOf([...flooded, one]);
+      // Completion times do not change once set: counted now, as they stood when the 1 finished.
+      const heavyDone = rows.filter((r) => r.id !== one && r.status === 'succeeded' && r.completedAt! <= done.completedAt!).length;
+      expect(heavyDone).toBeLessThan(180);
       expect(startsBefore(rows, one)).toBeLessThanOrEqual(2 * SLOTS_PER_WORKER);
       expect(done.status).toBe('succeeded');
       // Within the heavy organization, arrival order: starts follow creations.
       const heavyRows = rows
         .filter((r) => r.id !== one)
-        .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id));
-      const outOfOrder = heavyRows.filter((r, i) => i > 0 && r.started_at! < heavyRows[i - 1].started_at!).length;
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+      const outOfOrder = heavyRows.filter((r, i) => i > 0 && r.startedAt! < heavyRows[i - 1].startedAt!).length;
       // Four slots start jobs side by side, so neighbours may swap within a round; never by more.
       expect(outOfOrder).toBeLessThan(heavyRows.length / 4);
       expect(rows.every((r) => r.status === 'succeeded')).toBe(true);
@@ -152,8 +143,7 @@ describe('fair share with two worker processes, a SIGKILL and a Redis restart', 
       workers.push(await startWorkerProcess(suite.env, workerEnv()));
       workers.push(await startWorkerProcess(suite.env, workerEnv()));
       await pollUntil(
-        async () =>
-          (await db().query(`SELECT count(*)::int AS n FROM operations WHERE id = ANY($1) AND status = 'succeeded'`, [flooded]))[0].n,
+        () => stored(db()).operationCount({ id: flooded, status: 'succeeded' }),
         (n: number) => n >= 20,
         { timeoutMs: 60_000, what: 'the flood to be under way' },
       );
@@ -164,22 +154,17 @@ describe('fair share with two worker processes, a SIGKILL and a Redis restart', 
       workers.push(await startWorkerProcess(suite.env, workerEnv()));
       const ids = [...flooded, one];
       await pollUntil(
-        async () =>
-          (await db().query(`SELECT count(*)::int AS n FROM operations WHERE id = ANY($1) AND status = 'processing'`, [ids]))[0].n,
+        () => stored(db()).operationCount({ id: ids, status: 'processing' }),
         (n: number) => n === 0,
         { timeoutMs: 180_000, intervalMs: 500, what: 'every operation to finish after the kill and the restart' },
       );
-      const rows: Row[] = await db().query(
-        `SELECT id, organization_id, status, started_at, created_at FROM operations WHERE id = ANY($1)`,
-        [ids],
-      );
+      const rows = await stored(db()).operations(ids);
       expect(rows.filter((r) => r.status !== 'succeeded')).toEqual([]);
       // Once each: one version per scene, never a second for a job that ran twice.
-      const versions = await db().query(
-        `SELECT o.id, count(v.version)::int AS n FROM operations o LEFT JOIN scene_versions v ON v.scene_id = o.scene_id WHERE o.id = ANY($1) GROUP BY o.id`,
-        [ids],
-      );
-      expect(versions.filter((v: { n: number }) => v.n !== 1)).toEqual([]);
+      const versions = await stored(db()).sceneVersions(rows.map((r) => r.sceneId));
+      const perScene = new Map(rows.map((r) => [r.sceneId, 0]));
+      for (const v of versions) perScene.set(v.sceneId, perScene.get(v.sceneId)! + 1);
+      expect([...perScene].filter(([, n]) => n !== 1)).toEqual([]);
       expect(startsBefore(rows, one)).toBeLessThanOrEqual(2 * 2 * SLOTS_PER_WORKER);
     } finally {
       for (const w of workers) await w.stop('SIGKILL');

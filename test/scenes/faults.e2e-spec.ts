@@ -12,6 +12,7 @@ import { expectProblem } from '../support/problems';
 import { freePort, ServiceProcess } from '../support/processes';
 import { setUpSuite } from '../support/suite';
 import { redisPort } from '../support/server-ports';
+import { stored } from '../support/stored';
 
 describe('faults: the work still happens, once, and failures stay safe', () => {
   // The fake provider starts before the suite's apps and stops after them.
@@ -36,20 +37,12 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
   });
 
   const db = () => suite.api.app.get(DataSource);
-  const operationRow = async (id: string) =>
-    (
-      await db().query(
-        `SELECT status, version, error_code, error_message, error_retryable, scene_id, provider_job, provider_cancelled_at
-           FROM operations WHERE id = $1`,
-        [id],
-      )
-    )[0];
-  const versionsOf = async (sceneId: string) =>
-    Number((await db().query(`SELECT count(*) AS n FROM scene_versions WHERE scene_id = $1`, [sceneId]))[0].n);
+  const operationRow = (id: string) => stored(db()).operation(id);
+  const versionsOf = (sceneId: string) => stored(db()).sceneVersionCount(sceneId);
   const submitted = (id: string) =>
     pollUntil(
       () => operationRow(id),
-      (row) => row.provider_job !== null,
+      (row) => row.providerJob !== null,
       { what: `the provider job of ${id} to be recorded` },
     );
 
@@ -113,7 +106,7 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
         (n) => n === 1,
         { what: 'the provider to start the job' },
       );
-      expect((await operationRow(created.body.operationId)).provider_job).toBeNull();
+      expect((await operationRow(created.body.operationId)).providerJob).toBeNull();
 
       fake.submitBehaviour = 'accept';
       second = new ServiceProcess('worker', workerEnv({ WORKER_PORT: String(await freePort()) }));
@@ -148,7 +141,7 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
       // The submit it was waiting on finished and was recorded: the next worker polls that job.
       expect(await operationRow(created.body.operationId)).toMatchObject({
         status: 'processing',
-        provider_job: { id: expect.any(String) },
+        providerJob: { id: expect.any(String) },
       });
       expect(fake.jobsFor('graceful stop')).toHaveLength(1);
     } finally {
@@ -177,7 +170,7 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
     it('deletion during generation: the scene never comes back, its files are discarded, its provider job cancelled', async () => {
       fake.jobBehaviour = 'gated';
       const created = await createScene(suite.api, suite.org, { prompt: 'deleted while generating', externalRef: 'doomed' });
-      const { scene_id: sceneId, provider_job: job } = await submitted(created.body.operationId);
+      const { sceneId, providerJob: job } = await submitted(created.body.operationId);
       expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(suite.org.auth)).status).toBe(204);
       fake.release();
       await pollUntil(
@@ -188,7 +181,7 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
 
       expectProblem(await suite.api.http().get(`/v1/scenes/${sceneId}`).set(suite.org.auth), 404, 'not_found');
       expectProblem(await suite.api.http().get(`/v1/operations/${created.body.operationId}`).set(suite.org.auth), 404, 'not_found');
-      expect(await operationRow(created.body.operationId)).toMatchObject({ status: 'failed', error_code: 'scene_deleted' });
+      expect(await operationRow(created.body.operationId)).toMatchObject({ status: 'failed', errorCode: 'scene_deleted' });
       expect(await versionsOf(sceneId)).toBe(0);
       const blobs = await db().query(`SELECT count(*) AS n FROM blobs WHERE key LIKE $1`, [`scenes/${sceneId}/%`]);
       expect(Number(blobs[0].n)).toBe(0);
@@ -199,7 +192,7 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
     it('a partner cancels while the provider works: failed `cancelled` at once, and the provider job cancelled promptly', async () => {
       fake.jobBehaviour = 'never';
       const created = await createScene(suite.api, suite.org, { prompt: 'cancel me', externalRef: 'cancelled-ref' });
-      const { provider_job: job } = await submitted(created.body.operationId);
+      const { providerJob: job } = await submitted(created.body.operationId);
       const res = await suite.api.http().post(`/v1/operations/${created.body.operationId}:cancel`).set(suite.org.auth);
       expect(res.status).toBe(200);
       expect(res.headers['cache-control']).toBe('no-store');
@@ -228,7 +221,7 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
       expect(JSON.stringify(done.body)).not.toMatch(/at \w|Error:|stack|500/);
       expect(fake.submitsFor('always fails')).toHaveLength(3); // GENERATION_ATTEMPTS
       // A failed creation is not an active scene: 404, and its externalRef is free.
-      const { scene_id: sceneId } = await operationRow(created.body.operationId);
+      const { sceneId } = await operationRow(created.body.operationId);
       expectProblem(await suite.api.http().get(`/v1/scenes/${sceneId}`).set(suite.org.auth), 404, 'not_found');
       expectProblem(await suite.api.http().get('/v1/scenes').query({ externalRef: 'will-fail' }).set(suite.org.auth), 404, 'not_found');
       fake.submitBehaviour = 'accept';
@@ -271,8 +264,7 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
       expect(created.status).toBe(202);
       const id = created.body.operationId;
       expect(await operationRow(id)).toMatchObject({ status: 'processing' });
-      const row = await db().query(`SELECT enqueued_at FROM operations WHERE id = $1`, [id]);
-      expect(row[0].enqueued_at).toBeNull();
+      expect((await operationRow(id)).enqueuedAt).toBeNull();
 
       await proxy.restore();
       const done = await awaitOperation(cutApi, suite.org, id, 30_000);

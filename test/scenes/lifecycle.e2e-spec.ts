@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { awaitOperation, createScene, uploadImage } from '../factories/scene.factory';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
 
 describe('scene lifecycle: create → poll → lookup → edit → delete', () => {
   const suite = setUpSuite({ worker: {} });
@@ -131,7 +132,7 @@ describe('scene lifecycle: create → poll → lookup → edit → delete', () =
     const created = await createScene(suite.api, suite.org, { prompt: 'x' });
     const sceneId = (await awaitOperation(suite.api, suite.org, created.body.operationId)).body.sceneId;
     // Back to the state of a scene whose first version is still being generated.
-    await suite.api.app.get(DataSource).query(`UPDATE scenes SET status = 'generating', current_version = NULL WHERE id = $1`, [sceneId]);
+    await stored(suite.api.app.get(DataSource)).setSceneState(sceneId, { status: 'generating', currentVersion: null });
     await expect(suite.api.app.get(ScenesService).requestEdit(suite.org.organizationId, sceneId, 'night')).rejects.toMatchObject({
       code: 'scene_not_ready',
     });

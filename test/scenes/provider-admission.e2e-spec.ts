@@ -5,6 +5,7 @@ import { FakeWorldLabs } from '../support/fakes/worldlabs-fake';
 import { pollUntil } from '../support/poll';
 import { ServiceProcess, startWorkerProcess } from '../support/processes';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
 
 /**
  * Provider admission (contract section 7) against the Marble fake, which limits starts per
@@ -54,7 +55,7 @@ describe('provider admission against a rate-limited Marble', () => {
   };
   const finished = (ids: string[], timeoutMs: number) =>
     pollUntil(
-      async () => db().query(`SELECT id, status FROM operations WHERE id = ANY($1)`, [ids]),
+      () => stored(db()).operations(ids),
       (rows: { status: string }[]) => rows.every((r) => r.status !== 'processing'),
       { timeoutMs, intervalMs: 250, what: 'every world to be generated' },
     );

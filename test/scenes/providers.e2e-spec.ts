@@ -7,6 +7,7 @@ import { FakeWorldLabs } from '../support/fakes/worldlabs-fake';
 import { pollUntil } from '../support/poll';
 import { ServiceProcess, startWorkerProcess } from '../support/processes';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -32,9 +33,7 @@ describe('real generators through the whole service', () => {
 
   const suite = setUpSuite({ studio: {} });
   const db = () => suite.api.app.get(DataSource);
-  const providerJobOf = async (operationId: string) =>
-    ((await db().query(`SELECT provider_job FROM operations WHERE id = $1`, [operationId])) as { provider_job: { id: string } | null }[])[0]
-      .provider_job;
+  const providerJobOf = async (operationId: string) => (await stored(db()).operation(operationId)).providerJob;
 
   const PROVIDERS = {
     worldlabs: () => ({ GENERATOR: 'worldlabs', WORLDLABS_BASE_URL: worldLabs.url, WORLDLABS_API_KEY: worldLabs.apiKey }),
@@ -165,22 +164,14 @@ describe('real generators through the whole service', () => {
         // Marble cannot: its job runs to the end, and its result is never stored.
         worldLabs.finish(job!.id);
       }
-      const [{ scene_id: sceneId }] = (await db().query(`SELECT scene_id FROM operations WHERE id = $1`, [id])) as { scene_id: string }[];
+      const { sceneId } = await stored(db()).operation(id);
       // Give the worker's poll time to see the finished provider job; nothing may be written.
       await pollUntil(
-        async () =>
-          (
-            (await db().query(`SELECT provider_cancelled_at FROM operations WHERE id = $1`, [id])) as {
-              provider_cancelled_at: Date | null;
-            }[]
-          )[0],
-        (row) => row.provider_cancelled_at !== null,
+        () => stored(db()).operation(id),
+        (row) => row.providerCancelledAt !== null,
         { what: 'the worker to handle the cancelled job' },
       );
-      const versions = (await db().query(`SELECT count(*)::int AS n FROM scene_versions WHERE scene_id = $1`, [sceneId])) as {
-        n: number;
-      }[];
-      expect(versions[0].n).toBe(0);
+      expect(await stored(db()).sceneVersionCount(sceneId)).toBe(0);
       expect((await suite.api.http().get(`/v1/operations/${id}`).set(suite.org.auth)).body.status).toBe('failed');
     } finally {
       await w.stop('SIGTERM');

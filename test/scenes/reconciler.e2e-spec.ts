@@ -6,12 +6,13 @@ import { awaitOperation, createScene } from '../factories/scene.factory';
 import { startWorker } from '../support/apps';
 import { pollUntil } from '../support/poll';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
 
 describe('no accepted operation is lost', () => {
   const suite = setUpSuite({ worker: { config: { RECONCILE_INTERVAL_MS: '200', RECONCILE_GRACE_MS: '300' } } });
 
   const db = () => suite.api.app.get(DataSource);
-  const enqueuedAt = async (id: string) => (await db().query(`SELECT enqueued_at FROM operations WHERE id = $1`, [id]))[0].enqueued_at;
+  const enqueuedAt = async (id: string) => (await stored(db()).operation(id)).enqueuedAt;
 
   /** Makes `jobs` lose its enqueues (as a worker killed between admitting and enqueueing would) until the returned function restores it. */
   const loseEnqueues = (...all: SceneJobs[]) => {
@@ -19,7 +20,7 @@ describe('no accepted operation is lost', () => {
     for (const jobs of all) jobs.enqueue = () => Promise.reject(new Error('the process died before its enqueue'));
     return () => all.forEach((jobs, i) => (jobs.enqueue = originals[i]));
   };
-  const admittedAt = async (id: string) => (await db().query(`SELECT admitted_at FROM operations WHERE id = $1`, [id]))[0].admitted_at;
+  const admittedAt = async (id: string) => (await stored(db()).operation(id)).admittedAt;
 
   it('the worker died between admitting an operation and enqueueing it: the reconciler enqueues it', async () => {
     const restore = loseEnqueues(suite.worker.get(SceneJobs));

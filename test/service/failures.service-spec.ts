@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { FakeGenerationProvider, PROVIDER_MARKER } from '../support/fake-generation-provider';
 import { setUpServices } from '../support/services';
+import { stored } from '../support/stored';
 
 /** What the processor reads of a BullMQ job: attempt `n` (1-based) of three. */
 const attempt = (n: number) => ({ attemptsMade: n - 1, opts: { attempts: 3 } }) as Job;
@@ -208,9 +209,7 @@ describe('long-running generations and their failures on a real database', () =>
       fake.release();
       expect(await runOnce(id)).toEqual({ skipped: 'failed' });
       const { sceneId } = (await row(id))!;
-      expect(
-        Number(((await db().query(`SELECT count(*) AS n FROM scene_versions WHERE scene_id = $1`, [sceneId])) as { n: string }[])[0].n),
-      ).toBe(0);
+      expect(await stored(db()).sceneVersionCount(sceneId)).toBe(0);
     });
 
     it("a finished operation is returned as it is; another organization's or an unknown one is not found", async () => {

@@ -9,6 +9,7 @@ import { image } from '../factories/images';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { pollUntil } from '../support/poll';
 import { setUpServices } from '../support/services';
+import { stored } from '../support/stored';
 
 const HOUR = 60 * 60 * 1000;
 const GRACE_MS = 10_000;
@@ -144,9 +145,8 @@ describe('maintenance on a real database', () => {
       );
       const looseBytes = await assets.readBytes(loose.imageAssetId);
       expect(looseBytes).not.toBeNull();
-      const blobKeyOf = async (id: string) =>
-        ((await db().query(`SELECT blob_key FROM image_assets WHERE id = $1`, [id])) as { blob_key: string }[])[0]?.blob_key;
-      const looseKey = await blobKeyOf(loose.imageAssetId);
+      const blobKeyOf = async (id: string) => (await stored(db()).imageAsset(id))?.blobKey;
+      const looseKey = (await blobKeyOf(loose.imageAssetId))!;
 
       clock.advance(24 * HOUR - 1000);
       expect(await suite.app.get(ImageAssetsSweeper).purgeExpired()).toEqual({ deleted: 0 });

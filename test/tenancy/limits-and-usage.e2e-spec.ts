@@ -10,6 +10,7 @@ import { expectProblem } from '../support/problems';
 import { runCli } from '../support/processes';
 import { startOps } from '../support/apps';
 import { setUpSuite } from '../support/suite';
+import { stored } from '../support/stored';
 
 /**
  * Contract section 7 through the CLI and the api: an organization's limits (`cli org limits`),
@@ -76,8 +77,7 @@ describe('limits, quotas and usage per organization', () => {
       expectProblem(r, 429, 'quota_exceeded');
       expect(r.headers['retry-after']).toBe('7200');
     }
-    const scenes = await db().query(`SELECT count(*)::int AS n FROM scenes WHERE organization_id = $1`, [org.organizationId]);
-    expect(scenes[0].n).toBe(2);
+    expect(await stored(db()).sceneCount(org.organizationId)).toBe(2);
 
     // The refused key was not used up: once the quota allows, the same request is a new creation.
     const key = randomUUID();

@@ -9,6 +9,7 @@ import { expectProblem } from '../support/problems';
 import { startWorker } from '../support/apps';
 import { setUpSuite } from '../support/suite';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { stored } from '../support/stored';
 
 const WORKER = {
   config: {
@@ -75,9 +76,7 @@ describe('webhook delivery: signed, from the outbox, retried, recorded, replayab
     // Revoking again announces nothing more.
     expect((await suite.api.http().delete(`/v1/embed-sessions/${revoked.body.embedSessionId}`).set(org.auth)).status).toBe(204);
     // Expiry: the clock passes it; the maintenance job notices.
-    await suite.api.app
-      .get(DataSource)
-      .query(`UPDATE embed_sessions SET expires_at = now() - interval '1 second' WHERE id = $1`, [expiring.body.embedSessionId]);
+    await stored(suite.api.app.get(DataSource)).expireEmbedSession(expiring.body.embedSessionId);
     expect(await suite.worker.get(EmbedSessionsService).endExpired()).toEqual({ ended: 1 });
     expect(await suite.worker.get(EmbedSessionsService).endExpired()).toEqual({ ended: 0 });
     expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(org.auth)).status).toBe(204);
@@ -278,9 +277,7 @@ describe('webhook delivery: signed, from the outbox, retried, recorded, replayab
     expectProblem(await suite.api.http().post(path).set(org.auth).send({ expiresInSeconds: 600 }), 404, 'not_found');
     // Expired sessions cannot be brought back.
     const expired = await createEmbedSession(suite.api, org, { sceneId, origin: 'http://localhost:5173', mode: 'edit' });
-    await suite.api.app
-      .get(DataSource)
-      .query(`UPDATE embed_sessions SET expires_at = now() - interval '1 second' WHERE id = $1`, [expired.body.embedSessionId]);
+    await stored(suite.api.app.get(DataSource)).expireEmbedSession(expired.body.embedSessionId);
     expectProblem(
       await suite.api.http().post(`/v1/embed-sessions/${expired.body.embedSessionId}:extend`).set(org.auth).send({ expiresInSeconds: 600 }),
       404,
