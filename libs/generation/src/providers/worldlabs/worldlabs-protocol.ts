@@ -1,4 +1,4 @@
-import { WorldTransform } from '../../scene-spec';
+import { WorldTransform } from '@scene-studio/world-engine';
 
 /**
  * The pure pieces of the Marble protocol (docs/providers/worldlabs.md): the request fields we
