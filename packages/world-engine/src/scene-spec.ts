@@ -136,15 +136,32 @@ export interface SceneView {
   cameras: CameraPreset[];
   edits: EditRecord[];
   /**
-   * How a world's splat maps to metres, when its provider says (World Labs'
-   * `semantics_metadata`): metric = raw × `metricScale`, then `groundOffset` is subtracted from Y.
+   * How a provider's world maps to the studio's units (metres, +Y up, ground at y = 0), when its
+   * files are not already in them (World Labs': `semantics_metadata` and Marble's raw frame).
+   * Absent: the files are in studio units, as the procedural generator writes them.
    */
   world?: WorldTransform;
 }
 
+/**
+ * The frame a world's files are written in. `opengl`: x right, y up, z towards the viewer (the
+ * studio's, glTF's and three.js's). `opencv`: x right, y down, z forward (Marble's raw frame,
+ * "marble_raw_opencv"): it reads as the `opengl` frame turned 180° about X (y and z negated).
+ */
+export const WORLD_FRAMES = ['opengl', 'opencv'] as const;
+export type WorldFrame = (typeof WORLD_FRAMES)[number];
+
+/**
+ * A world's files to studio units, in this order (World Labs' "Rendering Marble SPZ files in
+ * third-party engines"): every position × `metricScale` (splat sizes too), then `groundOffset`
+ * subtracted from y, both in the files' own frame; then, for an `opencv` frame, y and z negated.
+ * The result: metres, +Y up, the ground at y = 0. Splat, collider and mesh alike.
+ */
 export interface WorldTransform {
   metricScale: number;
   groundOffset: number;
+  /** Absent: `opengl` (specs written before the frame was recorded). */
+  frame?: WorldFrame;
 }
 
 /**
