@@ -5,8 +5,9 @@
  * (time of day, lights, fog, sky, camera presets, what props exist). Everything a viewer needs
  * that glTF 2.0 core cannot carry — lights, fog, sky colours — lives here only.
  *
- * Conventions: metres, Y up, the scene centred on the origin with its "front" towards +Z (the
- * default cameras look towards −Z). Colours are sRGB `#rrggbb`. Numbers are finite and rounded,
+ * Conventions: one unit is one metre, +Y up, the ground around y = 0 (the terrain's heights are
+ * centred on it), the scene centred on the origin with its "front" towards +Z (the default
+ * cameras look towards −Z): the studio's units, so a procedural scene needs no `world` transform. Colours are sRGB `#rrggbb`. Numbers are finite and rounded,
  * so the JSON of a spec is stable byte for byte.
  */
 
