@@ -2,8 +2,8 @@
  * Import boundaries, checked by `npm run lint` (dependency-cruiser). The lib chain is the one in
  * the README, kept in scripts/architecture.cjs: each lib may import only the libs listed for it;
  * libs never import apps; an app never imports another app; the studio's web page imports only
- * types from the server code; packages/ (the partner client) imports no server or test code; no
- * cycles anywhere.
+ * types from the server code and the world engine; packages/ (the partner client, the world
+ * engine) import no server or test code, and the world engine no framework; no cycles anywhere.
  */
 const { LIB_DEPENDENCIES } = require('./scripts/architecture.cjs');
 
@@ -21,14 +21,31 @@ module.exports = {
       name: 'web-page-imports-only-types-from-the-server',
       severity: 'error',
       from: { path: '^apps/studio-web/' },
-      to: { path: '^(libs|apps)/', pathNot: '^apps/studio-web/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^(libs|apps|packages/world-engine)/', pathNot: '^apps/studio-web/', dependencyTypesNot: ['type-only'] },
     },
     {
-      // The partner client ships on its own: it knows the api only through the generated types.
-      name: 'client-package-stands-alone',
+      // The packages ship on their own: the partner client knows the api only through the
+      // generated types; the world engine is plain code the server's generation lib wraps.
+      name: 'packages-stand-alone',
       severity: 'error',
       from: { path: '^packages/' },
       to: { path: '^(libs|apps|test|scripts)/' },
+    },
+    {
+      // The world engine is framework-free (no NestJS, no database, queue or image library): it
+      // runs anywhere Node does, and its adapter in libs/generation brings those in.
+      name: 'world-engine-imports-no-framework',
+      severity: 'error',
+      from: { path: '^packages/world-engine/' },
+      to: { path: 'node_modules/(@nestjs|typeorm|pg|bullmq|ioredis|sharp|express)/' },
+    },
+    {
+      // Its files are the package's own: the rest reach it by its name (or `/scene-spec`, the
+      // spec's types without Node's, for the studio page), never by a path into it.
+      name: 'world-engine-by-name-only',
+      severity: 'error',
+      from: { path: '^(apps|libs|test|bench|scripts)/' },
+      to: { path: '^packages/world-engine/src/(?!(index|scene-spec)\\.ts$)' },
     },
     ...Object.entries(LIB_DEPENDENCIES).map(([lib, allowed]) => ({
       name: `lib-chain-${lib}`,
@@ -40,7 +57,9 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(dist|node_modules)/' },
+    // node_modules is not followed, but kept as leaves, so a rule can name a package (the world
+    // engine's: no framework).
+    exclude: { path: '(^|/)dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },

@@ -6,8 +6,12 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The workspace's manifest (packages/client, the partner client): npm ci installs its dependencies too.
+# The workspaces' manifests (packages/client, the partner client; packages/world-engine, the
+# procedural engine): npm ci installs their dependencies too. The engine's code needs no step of
+# its own: `nest build` compiles it into dist/packages/world-engine from its sources (the path
+# alias is rewritten to a relative import), so the runtime image's dist holds it.
 COPY packages/client/package.json ./packages/client/
+COPY packages/world-engine/package.json ./packages/world-engine/
 RUN npm ci --no-audit --no-fund
 
 FROM deps AS build

@@ -17,8 +17,9 @@ const swc = [
 const moduleNameMapper = {
   '^@app/([a-z-]+)(/.*)?$': '<rootDir>/libs/$1/src$2',
   '^@apps/([a-z-]+)/(.*)$': '<rootDir>/apps/$1/src/$2',
-  // The client package from its sources, so tests need no build of it.
+  // The workspace packages from their sources, so tests need no build of them.
   '^@scene-studio/client$': '<rootDir>/packages/client/src',
+  '^@scene-studio/world-engine(/scene-spec)?$': '<rootDir>/packages/world-engine/src$1',
   // three's CommonJS build only re-exports its ES module: compile that instead (transform below).
   '^three$': '<rootDir>/node_modules/three/build/three.module.js',
 };

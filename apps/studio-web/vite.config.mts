@@ -4,7 +4,7 @@ import { defineConfig } from 'vite';
 // Paths are resolved from this file so the build works from any working directory.
 const root = fileURLToPath(new URL('.', import.meta.url));
 const outDir = fileURLToPath(new URL('../../dist/apps/studio-web', import.meta.url));
-const generationLib = fileURLToPath(new URL('../../libs/generation/src/', import.meta.url));
+const sceneSpec = fileURLToPath(new URL('../../packages/world-engine/src/scene-spec.ts', import.meta.url));
 
 /**
  * The studio page is served by the studio process for `GET /embed/{id}` under a strict CSP
@@ -17,9 +17,10 @@ export default defineConfig({
   publicDir: false,
   resolve: {
     // The same alias as tsconfig.json's `paths`, so the type-check and the bundler agree on what
-    // a name means. The page imports only types through it (type imports never reach the bundle);
-    // a value import would bundle server code, which `npm run lint` refuses.
-    alias: [{ find: /^@app\/generation\//, replacement: generationLib }],
+    // a name means. The page imports only the scene spec's types through it (type imports never
+    // reach the bundle; a value import from the engine would bundle Node code, which `npm run
+    // lint` refuses).
+    alias: [{ find: /^@scene-studio\/world-engine\/scene-spec$/, replacement: sceneSpec }],
   },
   build: {
     outDir,

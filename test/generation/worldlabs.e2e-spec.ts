@@ -253,7 +253,9 @@ describe('WorldLabsSceneGenerator against a fake Marble', () => {
       expect(await sharp(panorama.bytes).metadata()).toMatchObject({ format: 'png', width: 1024, height: 512 });
       expect(await sharp(thumbnail.bytes).metadata()).toMatchObject({ format: 'jpeg' });
 
-      expect(scene.spec.world).toEqual({ metricScale: 1.25, groundOffset: 0.4 });
+      // World Labs' metadata as the fake serves it, and Marble's raw frame (OpenCV), for the studio
+      // to place the world upright in metres.
+      expect(scene.spec.world).toEqual({ metricScale: 1.25, groundOffset: 0.4, frame: 'opencv' });
       expect(scene.spec.prompt).toBe('a lighthouse on a cliff at dusk');
       expect(scene.spec.edits).toEqual([]);
       expect(scene.spec.cameras.map((c) => c.id)).toEqual(['ahead', 'left', 'right', 'behind']);
@@ -275,7 +277,7 @@ describe('WorldLabsSceneGenerator against a fake Marble', () => {
       expect(inspectSpz(scene.artifacts[0].bytes, 64 * 1024 * 1024).points).toBe(FAKE_SPLAT_POINTS.full_res);
     });
 
-    it('carries an edit’s history into the view, and leaves the world transform out when Marble gives none', async () => {
+    it('carries an edit’s history into the view; without Marble’s metadata the world is only turned upright', async () => {
       fake.semantics = null;
       const sut = adapter();
       const previous = providerView({ prompt: 'a lighthouse', bounds: null, edits: [] });
@@ -283,7 +285,7 @@ describe('WorldLabsSceneGenerator against a fake Marble', () => {
       const scene = await sut.fetch(await finishedJob(sut, edit), edit);
 
       expect(scene.spec.edits).toEqual([{ version: 2, instruction: 'make it night', changes: ['regenerated'] }]);
-      expect(scene.spec.world).toBeUndefined();
+      expect(scene.spec.world).toEqual({ metricScale: 1, groundOffset: 0, frame: 'opencv' });
     });
   });
 

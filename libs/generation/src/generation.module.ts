@@ -7,7 +7,7 @@ import { MeshySceneGenerator } from './providers/meshy/meshy-scene.generator';
 import { WorldLabsSceneGenerator } from './providers/worldlabs/worldlabs-scene.generator';
 import { SceneGenerator } from './scene-generator';
 import { SplatPreviewingGenerator } from './splat-previews';
-import { SPZ_MAX_INFLATION } from './spz/spz';
+import { SPZ_MAX_INFLATION } from '@scene-studio/world-engine';
 
 /**
  * The generator named by `GENERATOR`. Config validation already refused a provider without its

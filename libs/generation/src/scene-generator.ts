@@ -1,4 +1,4 @@
-import { SceneView } from './scene-spec';
+import { SceneView } from '@scene-studio/world-engine';
 
 /** A source image as the generator receives it: the stored bytes plus validated metadata. */
 export interface SourceImageInput {

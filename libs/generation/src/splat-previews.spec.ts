@@ -1,7 +1,7 @@
 import { ProceduralSceneGenerator } from './procedural/procedural-scene.generator';
 import { GenerationRequest, ProviderJob, SceneGenerator } from './scene-generator';
 import { SplatPreviewingGenerator } from './splat-previews';
-import { SPZ_CONTENT_TYPE, inspectSpz } from './spz/spz';
+import { SPZ_CONTENT_TYPE, inspectSpz } from '@scene-studio/world-engine';
 import { FakeImageMedia } from './testing/fake-image-media';
 
 const request: GenerationRequest = {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { GeneratedScene, GenerationRequest, JobPoll, ProviderJob, SceneArtifact, SceneGenerator, SubmitOutcome } from './scene-generator';
 import { previewSplats } from './spz/splat-preview';
-import { SPZ_CONTENT_TYPE, SpzError, SpzReader, writeSpz } from './spz/spz';
+import { SPZ_CONTENT_TYPE, SpzError, SpzReader, writeSpz } from '@scene-studio/world-engine';
 
 export interface SplatPreviewOptions {
   /** Splats in a preview; a world gets one when it has more than twice as many. */

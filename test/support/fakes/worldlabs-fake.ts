@@ -32,6 +32,27 @@ export const MARBLE_MODELS = [
   'Marble 1.1-plus',
 ];
 
+/**
+ * The `semantics_metadata` of the fake's worlds, in the shape World Labs documents ("Rendering
+ * Marble SPZ files in third-party engines": `metric_scale_factor` converts raw units to metres,
+ * `ground_plane_offset` places the metric ground plane at y = 0). The fake's files are written
+ * for these values in Marble's raw frame (OpenCV: y down, z forward), as the API hands them over.
+ */
+export const FAKE_WORLD_SEMANTICS = { metric_scale_factor: 1.25, ground_plane_offset: 0.4 } as const;
+
+type Vec3 = [number, number, number];
+
+/**
+ * A point of the fake's world, designed in studio units (metres, +Y up, ground at y = 0, ahead
+ * towards −Z), as Marble writes it: the inverse of World Labs' recipe (raw × scale, then the
+ * ground offset off y, then y and z negated for OpenGL), so the studio must apply all three to
+ * see the world as designed.
+ */
+function toMarbleRaw([x, y, z]: readonly number[]): Vec3 {
+  const { metric_scale_factor: s, ground_plane_offset: g } = FAKE_WORLD_SEMANTICS;
+  return [x / s, (g - y) / s, -z / s];
+}
+
 /** Points in the fake's SPZ for each resolution key, so a test can tell which one was downloaded. */
 export const FAKE_SPLAT_POINTS: Record<string, number> = { '100k': 1_000, '150k': 1_500, '500k': 3_000, full_res: 6_000 };
 const OTHER_SPLAT_POINTS = 2_000;
@@ -156,8 +177,11 @@ export class FakeWorldLabs {
   oversizeBytes = 4 * 1024 * 1024;
   /** The `spz_urls` keys a finished world lists. */
   splatResolutions: string[] = ['100k', '500k', 'full_res'];
-  /** `assets.splats.semantics_metadata` of finished worlds; null leaves it out. */
-  semantics: { metric_scale_factor: number; ground_plane_offset: number } | null = { metric_scale_factor: 1.25, ground_plane_offset: 0.4 };
+  /**
+   * `assets.splats.semantics_metadata` of finished worlds; null leaves it out. The files are
+   * written for FAKE_WORLD_SEMANTICS whatever this says (they are built once per process).
+   */
+  semantics: { metric_scale_factor: number; ground_plane_offset: number } | null = { ...FAKE_WORLD_SEMANTICS };
   /** Off for benchmarks: `requests` grows by one entry per request. */
   recordRequests = true;
 
@@ -730,7 +754,10 @@ async function buildFiles(): Promise<FakeFiles> {
   };
 }
 
-/** A small world: a green-brown ground disc of radius 6 and a few coloured blobs above it. */
+/**
+ * A small world: a green-brown ground disc of radius 6 m at y = 0 and a few coloured blobs
+ * above it (designed in metres, +Y up; written in Marble's raw frame and units, toMarbleRaw).
+ */
 function worldSplats(n: number): Splat[] {
   let seed = n;
   const random = () => {
@@ -744,6 +771,9 @@ function worldSplats(n: number): Splat[] {
     { at: [-2.5, 1.5, -2], color: [0.2, 0.4, 0.85] },
     { at: [0, 2.5, -5], color: [0.9, 0.8, 0.3] },
   ] as const;
+  // Splat sizes scale with positions (World Labs: "Apply scale to Gaussian centers and Gaussian
+  // sizes"); the axis-aligned ellipsoids need no rotation for the 180° turn about X.
+  const size = (v: Vec3): Vec3 => v.map((c) => c / FAKE_WORLD_SEMANTICS.metric_scale_factor) as Vec3;
   const splats: Splat[] = [];
   for (let i = 0; i < n; i++) {
     if (i % 3 !== 0) {
@@ -751,20 +781,20 @@ function worldSplats(n: number): Splat[] {
       const a = 2 * Math.PI * random();
       const shade = 0.8 + 0.4 * random();
       splats.push({
-        position: [r * Math.cos(a), 0, r * Math.sin(a)],
+        position: toMarbleRaw([r * Math.cos(a), 0, r * Math.sin(a)]),
         opacity: 0.9,
         color: [0.35 * shade, 0.5 * shade, 0.2 * shade],
-        scale: [0.08, 0.01, 0.08],
+        scale: size([0.08, 0.01, 0.08]),
         rotation: [0, 0, 0, 1],
       });
     } else {
       const blob = blobs[i % blobs.length];
       const jitter = () => (random() - 0.5) * 0.8;
       splats.push({
-        position: [blob.at[0] + jitter(), blob.at[1] + jitter(), blob.at[2] + jitter()],
+        position: toMarbleRaw([blob.at[0] + jitter(), blob.at[1] + jitter(), blob.at[2] + jitter()]),
         opacity: 0.7,
         color: [...blob.color],
-        scale: [0.05, 0.05, 0.05],
+        scale: size([0.05, 0.05, 0.05]),
         rotation: [0, 0, 0, 1],
       });
     }
@@ -772,7 +802,11 @@ function worldSplats(n: number): Splat[] {
   return splats;
 }
 
-/** A collider as Marble ships one: a GLB of plain triangles (here a ground disc and a box). */
+/**
+ * A collider as Marble ships one: a GLB of plain triangles, in the splat's raw frame and units
+ * (here a ground disc of radius 6 m at y = 0 and a 1 m box standing on it 2.5–3.5 m ahead, at −Z;
+ * toMarbleRaw turns them into Marble's frame, a proper rotation, so the winding stays).
+ */
 async function colliderGlb(): Promise<Buffer> {
   const positions: number[] = [0, 0, 0];
   const indices: number[] = [];
@@ -797,9 +831,11 @@ async function colliderGlb(): Promise<Buffer> {
   }
   const faces = [0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5];
   indices.push(...faces.map((f) => base + f));
+  const raw: number[] = [];
+  for (let i = 0; i < positions.length; i += 3) raw.push(...toMarbleRaw(positions.slice(i, i + 3)));
   const doc = new Document();
   const buffer = doc.createBuffer();
-  const position = doc.createAccessor().setType('VEC3').setArray(new Float32Array(positions)).setBuffer(buffer);
+  const position = doc.createAccessor().setType('VEC3').setArray(new Float32Array(raw)).setBuffer(buffer);
   const index = doc.createAccessor().setType('SCALAR').setArray(new Uint16Array(indices)).setBuffer(buffer);
   const mesh = doc.createMesh('collider').addPrimitive(doc.createPrimitive().setAttribute('POSITION', position).setIndices(index));
   doc.createScene('world').addChild(doc.createNode('collider').setMesh(mesh));

@@ -73,8 +73,8 @@ export interface CreatedEdit {
 
 // The scene spec is the server's own type, imported for its types only: nothing of the
 // generation library is bundled.
-import type { SceneDrawing } from '@app/generation/scene-spec';
-export type { CameraPreset, Vec3 } from '@app/generation/scene-spec';
+import type { SceneDrawing } from '@scene-studio/world-engine/scene-spec';
+export type { CameraPreset, Vec3 } from '@scene-studio/world-engine/scene-spec';
 
 /**
  * The part of the scene spec the studio reads: its drawing, all that a perform session receives

@@ -95,6 +95,10 @@ export function installDebugHook(page: StudioPage): void {
     splats(): { count: number; drawn: number; level: 'preview' | 'full' | null } {
       return page.viewport?.splatStats ?? { count: 0, drawn: 0, level: null };
     },
+    /** The shown version as placed: its meshes' box (collider included) and the splat's matrix. */
+    placement(): { meshBox: { min: number[]; max: number[] } | null; splatMatrix: number[] | null } | null {
+      return page.viewport?.hasScene ? page.viewport.placement : null;
+    },
     canvasStats(): CanvasStats | null {
       return page.viewport?.hasScene ? page.viewport.canvasStats() : null;
     },

@@ -2,7 +2,8 @@ import type { StudioApiClient } from '../api/studio-api.client';
 import { StudioApiError } from '../api/studio-api.client';
 import type { SceneSpec } from '../api/studio-api.types';
 import { versionParts } from './scene-artifacts';
-import { combineModels, parseSceneGlb, type LoadedModel, type WorldPlacement } from '../viewport/scene-loader';
+import { combineModels, parseSceneGlb, type LoadedModel } from '../viewport/scene-loader';
+import { placeObject, placeSphere, worldPlacement, type WorldPlacement } from '../viewport/world-placement';
 import type { LoadedSplat, SplatLevel } from '../viewport/splat-layer';
 import type { SplatModule } from '../viewport/studio-viewport';
 import { spzSplatCount } from './spz-header';
@@ -111,7 +112,8 @@ export class SceneVersionLoader {
         ),
         world ? this.decode(preview ? this.download(version, 'splat-preview', mine, true) : world, mine) : null,
       ]);
-      const placement = worldTransform(spec.world);
+      // Splat (or its preview), collider and mesh placed alike: metres, +Y up, ground at y = 0.
+      const placement = worldPlacement(spec.world);
       if (splat) placeSplat(splat.layer, placement);
       const loaded: LoadedVersion = { model: combineModels(meshes, splat?.layer.bounds ?? null, placement), splat };
       if (signal.aborted) {
@@ -247,23 +249,9 @@ interface SplatDownload {
   bytes: Promise<ArrayBuffer>;
 }
 
-/**
- * A provider's world in metres, ground at y = 0 (World Labs' `semantics_metadata`, carried in the
- * spec as `world`): metric = raw × metricScale, then groundOffset down. Identity without it.
- */
-function worldTransform(world: SceneSpec['world'] | undefined): WorldPlacement {
-  const scale = world && Number.isFinite(world.metricScale) && world.metricScale > 0 ? world.metricScale : 1;
-  const yOffset = world && Number.isFinite(world.groundOffset) ? -world.groundOffset : 0;
-  return { scale, yOffset };
-}
-
 function placeSplat(layer: LoadedSplat, world: WorldPlacement): void {
-  layer.object.scale.setScalar(world.scale);
-  layer.object.position.y = world.yOffset;
-  layer.object.updateMatrixWorld(true);
-  layer.bounds.center.multiplyScalar(world.scale);
-  layer.bounds.center.y += world.yOffset;
-  layer.bounds.radius *= world.scale;
+  placeObject(layer.object, world);
+  placeSphere(layer.bounds, world);
 }
 
 /** Fills gaps in a spec so a partial one (older schema, a provider's) still renders. */

@@ -11,6 +11,7 @@ import {
   type Texture,
 } from 'three';
 import { GLTFLoader, type GLTFLoaderPlugin, type GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { STUDIO_UNITS, placeObject, placeSphere, type WorldPlacement } from './world-placement';
 
 export interface LoadedModel {
   root: Object3D;
@@ -41,12 +42,6 @@ export async function parseSceneGlb(bytes: ArrayBuffer): Promise<LoadedModel> {
   return { root, bounds };
 }
 
-/** Where a provider's world goes in the studio's metres (scale, then a vertical offset). */
-export interface WorldPlacement {
-  scale: number;
-  yOffset: number;
-}
-
 /**
  * One model from a version's GLBs: the drawn mesh and the invisible collider side by side under
  * one `studio-model` root, so focus picking (which casts rays at that root, and three.js rays hit
@@ -55,12 +50,10 @@ export interface WorldPlacement {
 export function combineModels(
   parts: { model: LoadedModel; visible: boolean }[],
   extraBounds: Sphere | null,
-  world: WorldPlacement = { scale: 1, yOffset: 0 },
+  world: WorldPlacement = STUDIO_UNITS,
 ): LoadedModel {
   const root = new Group();
   root.name = 'studio-model';
-  root.scale.setScalar(world.scale);
-  root.position.y = world.yOffset;
   let bounds: Sphere | null = extraBounds?.clone() ?? null;
   for (const part of parts) {
     part.model.root.name = part.visible ? 'studio-mesh' : 'studio-collider';
@@ -69,13 +62,10 @@ export function combineModels(
     // camera that sank below the ground still finds it above.
     if (!part.visible) part.model.root.traverse((node) => forEachMaterial(node, (m) => (m.side = DoubleSide)));
     root.add(part.model.root);
-    const placed = part.model.bounds.clone();
-    placed.center.multiplyScalar(world.scale);
-    placed.center.y += world.yOffset;
-    placed.radius *= world.scale;
+    const placed = placeSphere(part.model.bounds.clone(), world);
     bounds = bounds ? bounds.union(placed) : placed;
   }
-  root.updateMatrixWorld(true);
+  placeObject(root, world);
   return { root, bounds: bounds ?? new Sphere(undefined, 50) };
 }
 

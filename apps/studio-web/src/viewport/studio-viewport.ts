@@ -1,5 +1,6 @@
 import {
   ACESFilmicToneMapping,
+  Box3,
   PerspectiveCamera,
   Raycaster,
   SRGBColorSpace,
@@ -174,6 +175,18 @@ export class StudioViewport {
       count: this.splat?.count ?? 0,
       drawn: this.splat && this.spark ? this.spark.activeSplats : 0,
       level: this.splat?.level ?? null,
+    };
+  }
+
+  /**
+   * Where the shown version stands, for tests: the world-space box of its meshes and collider
+   * (as placed) and the splat's world matrix (column-major), to check metres, +Y up, ground at 0.
+   */
+  get placement(): { meshBox: { min: number[]; max: number[] } | null; splatMatrix: number[] | null } {
+    const box = this.model ? new Box3().setFromObject(this.model.root) : null;
+    return {
+      meshBox: box && !box.isEmpty() ? { min: box.min.toArray(), max: box.max.toArray() } : null,
+      splatMatrix: this.splat ? [...this.splat.object.matrixWorld.elements] : null,
     };
   }
 

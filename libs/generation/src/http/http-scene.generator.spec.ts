@@ -1,5 +1,5 @@
 import { GenerationRequest } from '../scene-generator';
-import { composeScene } from '../procedural/scene-composer';
+import { composeScene } from '@scene-studio/world-engine';
 import { progressOf, providerRequest } from './http-scene.generator';
 
 describe(providerRequest.name, () => {

@@ -13,8 +13,7 @@ import {
   SceneGenerator,
   SubmitOutcome,
 } from '../scene-generator';
-import { SceneView } from '../scene-spec';
-import { parseSceneView, SceneSpecError } from '../scene-spec.parser';
+import { parseSceneView, SceneSpecError, SceneView } from '@scene-studio/world-engine';
 
 export interface HttpSceneGeneratorOptions {
   /** e.g. `https://provider.example`; the protocol lives under `${baseUrl}/v2/generations`. */

@@ -1,4 +1,4 @@
-import { readGlb } from '../glb';
+import { readGlb } from '@scene-studio/world-engine';
 import { GenerationError, GenerationRequest, SourceImageInput } from '../scene-generator';
 import { FakeImageMedia } from '../testing/fake-image-media';
 import { ProceduralSceneGenerator, sceneSeed } from './procedural-scene.generator';

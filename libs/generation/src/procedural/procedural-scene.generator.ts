@@ -1,16 +1,24 @@
 import { ImageMedia } from '@app/image-assets';
 import { Injectable } from '@nestjs/common';
+import {
+  applyEdit,
+  BackdropTexture,
+  composeScene,
+  dominantColors,
+  HexColor,
+  isProceduralSpec,
+  parseSceneSpec,
+  readGlb,
+  sampleSceneSplats,
+  SceneSpec,
+  SceneSpecError,
+  SceneView,
+  seedFrom,
+  SPZ_CONTENT_TYPE,
+  writeSceneGlb,
+  writeSpz,
+} from '@scene-studio/world-engine';
 import { GeneratedScene, GenerationError, GenerationRequest, SceneArtifact, SceneGenerator, SubmitOutcome } from '../scene-generator';
-import { HexColor, isProceduralSpec, SceneSpec, SceneView } from '../scene-spec';
-import { SceneSpecError, parseSceneSpec } from '../scene-spec.parser';
-import { readGlb } from '../glb';
-import { SPZ_CONTENT_TYPE, writeSpz } from '../spz/spz';
-import { BackdropTexture, writeSceneGlb } from './glb-writer';
-import { dominantColors } from './palette';
-import { seedFrom } from './prng';
-import { sampleSceneSplats } from './splat-sampler';
-import { applyEdit } from './scene-editor';
-import { composeScene } from './scene-composer';
 
 /**
  * What the procedural generator makes: its full spec, and either one mesh or (with splats on)
@@ -40,7 +48,11 @@ export function sceneSeed(prompt: string, sourceSha256: string | null): number {
 /**
  * The built-in generator: no network, no model — keywords of the prompt pick a biome, time of
  * day and weather, a seeded PRNG lays out terrain and props, and the result is written as a
- * glTF binary. It is deterministic: the same request gives byte-identical spec and GLB.
+ * glTF binary. It is deterministic: the same request gives byte-identical spec and GLB. The
+ * engine itself is `@scene-studio/world-engine` (packages/world-engine); this adapter gives it
+ * the SceneGenerator shape, the source image's palette and texture, and our error codes. Its
+ * worlds are in metres, +Y up, ground around y = 0: the studio's units, so they carry no
+ * `world` transform.
  *
  * Image work (palette, texture) goes through the ImageMedia port, never sharp directly.
  */

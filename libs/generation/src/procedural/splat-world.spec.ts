@@ -1,9 +1,7 @@
-import { readGlb } from '../glb';
 import { GenerationRequest } from '../scene-generator';
-import { SPZ_CONTENT_TYPE, inspectSpz, readSpzPoints } from '../spz/spz';
+import { SPZ_CONTENT_TYPE, inspectSpz, readGlb, readSpzPoints, sampleSceneSplats } from '@scene-studio/world-engine';
 import { FakeImageMedia } from '../testing/fake-image-media';
 import { ProceduralSceneGenerator } from './procedural-scene.generator';
-import { sampleSceneSplats } from './splat-sampler';
 
 const request = (overrides: Partial<GenerationRequest> = {}): GenerationRequest => ({
   sceneId: 'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE',

@@ -1,7 +1,6 @@
 import { filetypeinfo } from 'magic-bytes.js';
-import { readGlb } from '../glb';
 import { ArtifactKind, GenerationError, SceneArtifact } from '../scene-generator';
-import { inspectSpz, SPZ_CONTENT_TYPE, SPZ_MAX_INFLATION, SpzError } from '../spz/spz';
+import { inspectSpz, readGlb, SPZ_CONTENT_TYPE, SPZ_MAX_INFLATION, SpzError } from '@scene-studio/world-engine';
 import { ProviderHttp } from './provider-http';
 
 const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp' };

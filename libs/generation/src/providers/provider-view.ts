@@ -1,5 +1,5 @@
 import { Document, getBounds } from '@gltf-transform/core';
-import { CameraPreset, EditRecord, SCENE_SPEC_SCHEMA_VERSION, SceneView, Vec3, WorldTransform } from '../scene-spec';
+import { CameraPreset, EditRecord, SCENE_SPEC_SCHEMA_VERSION, SceneView, Vec3, WorldTransform } from '@scene-studio/world-engine';
 
 export interface Box {
   min: Vec3;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { gzipSync } from 'node:zlib';
 import { mergeSplats, previewSplats, symmetricEigen } from './splat-preview';
-import { Splat, SpzReader, writeSpz } from './spz';
+import { Splat, SpzReader, writeSpz } from '@scene-studio/world-engine';
 
 const splat = (overrides: Partial<Splat> = {}): Splat => ({
   position: [0, 0, 0],

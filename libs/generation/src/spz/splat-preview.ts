@@ -1,5 +1,4 @@
-import type { Splat } from './spz';
-import { SpzReader } from './spz';
+import { Splat, SpzReader } from '@scene-studio/world-engine';
 
 /**
  * A coarse copy of a splat world, a few thousand splats where the world has hundreds of

@@ -1,5 +1,5 @@
 import { GenerationError } from '../../scene-generator';
-import { SceneView } from '../../scene-spec';
+import { SceneView } from '@scene-studio/world-engine';
 import { providerView } from '../provider-view';
 import {
   createdTaskId,

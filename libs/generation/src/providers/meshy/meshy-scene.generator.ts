@@ -1,6 +1,6 @@
 import { HostResolver } from '@app/core';
 import { ImageMedia } from '@app/image-assets';
-import { readGlb } from '../../glb';
+import { readGlb } from '@scene-studio/world-engine';
 import {
   GeneratedScene,
   GenerationError,

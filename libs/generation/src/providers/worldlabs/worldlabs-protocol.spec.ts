@@ -140,16 +140,25 @@ describe(pickSplatUrl.name, () => {
 });
 
 describe(worldTransform.name, () => {
-  it('reads metric scale and ground offset', () => {
-    expect(worldTransform({ metric_scale_factor: 1.23, ground_plane_offset: 0.42 })).toEqual({ metricScale: 1.23, groundOffset: 0.42 });
+  it('reads metric scale and ground offset, in Marble’s raw (OpenCV) frame', () => {
+    expect(worldTransform({ metric_scale_factor: 1.23, ground_plane_offset: 0.42 })).toEqual({
+      metricScale: 1.23,
+      groundOffset: 0.42,
+      frame: 'opencv',
+    });
   });
 
-  it('takes the identity for a value missing or out of range, and nothing when neither is usable', () => {
-    expect(worldTransform({ metric_scale_factor: 2 })).toEqual({ metricScale: 2, groundOffset: 0 });
-    expect(worldTransform({ metric_scale_factor: -1, ground_plane_offset: 0.5 })).toEqual({ metricScale: 1, groundOffset: 0.5 });
-    expect(worldTransform({ metric_scale_factor: 'big', ground_plane_offset: Infinity })).toBeUndefined();
-    expect(worldTransform(null)).toBeUndefined();
-    expect(worldTransform({})).toBeUndefined();
+  it('takes the identity for a value missing or out of range, and keeps the frame without any metadata', () => {
+    expect(worldTransform({ metric_scale_factor: 2 })).toEqual({ metricScale: 2, groundOffset: 0, frame: 'opencv' });
+    expect(worldTransform({ metric_scale_factor: -1, ground_plane_offset: 0.5 })).toEqual({
+      metricScale: 1,
+      groundOffset: 0.5,
+      frame: 'opencv',
+    });
+    const identity = { metricScale: 1, groundOffset: 0, frame: 'opencv' };
+    expect(worldTransform({ metric_scale_factor: 'big', ground_plane_offset: Infinity })).toEqual(identity);
+    expect(worldTransform(null)).toEqual(identity);
+    expect(worldTransform({})).toEqual(identity);
   });
 });
 

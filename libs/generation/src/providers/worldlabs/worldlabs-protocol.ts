@@ -1,4 +1,4 @@
-import { WorldTransform } from '../../scene-spec';
+import { WorldTransform } from '@scene-studio/world-engine';
 
 /**
  * The pure pieces of the Marble protocol (docs/providers/worldlabs.md): the request fields we
@@ -103,20 +103,27 @@ export function pickSplatUrl(spzUrls: Record<string, unknown>, wanted: string): 
 }
 
 /**
- * The world transform from `assets.splats.semantics_metadata` (metric = raw × scale, then the
- * ground offset subtracted from Y). Undefined when Marble gives neither value; a value missing,
- * or out of the range our scene view accepts, counts as the identity (1, 0): the world is then
- * shown in raw units rather than failed for an optional hint.
+ * Marble's files (SPZ and collider GLB) as the API hands them over are in its raw frame,
+ * `marble_raw_opencv`: y down, z forward (docs/providers/worldlabs.md, "Coordinates", quoting
+ * World Labs' export specs and "Rendering Marble SPZ files in third-party engines"). The API has
+ * no request field to ask for another frame, so the studio converts (a 180° turn about X).
  */
-export function worldTransform(semantics: unknown): WorldTransform | undefined {
-  if (typeof semantics !== 'object' || semantics === null) return undefined;
-  const s = semantics as Record<string, unknown>;
+export const MARBLE_FRAME = 'opencv' as const;
+
+/**
+ * The world transform of a Marble world: `assets.splats.semantics_metadata` (metric = raw ×
+ * `metric_scale_factor`, then `ground_plane_offset` subtracted from y, both in the raw frame)
+ * and the raw frame, which the studio turns upright. Always one: the frame is Marble's whatever
+ * the metadata says. A value missing, or out of the range our scene view accepts, counts as the
+ * identity (1, 0): the world is then shown in raw units rather than failed for an optional hint.
+ */
+export function worldTransform(semantics: unknown): WorldTransform {
+  const s = typeof semantics === 'object' && semantics !== null ? (semantics as Record<string, unknown>) : {};
   const scale = s.metric_scale_factor;
   const offset = s.ground_plane_offset;
   const usableScale = typeof scale === 'number' && Number.isFinite(scale) && scale >= 1e-6 && scale <= 1e6;
   const usableOffset = typeof offset === 'number' && Number.isFinite(offset) && Math.abs(offset) <= 1e6;
-  if (!usableScale && !usableOffset) return undefined;
-  return { metricScale: usableScale ? scale : 1, groundOffset: usableOffset ? offset : 0 };
+  return { metricScale: usableScale ? scale : 1, groundOffset: usableOffset ? offset : 0, frame: MARBLE_FRAME };
 }
 
 /** Marble's `extension` and the upload's Content-Type for a source image format. */

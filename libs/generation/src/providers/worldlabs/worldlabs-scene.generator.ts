@@ -153,11 +153,10 @@ export class WorldLabsSceneGenerator extends SceneGenerator {
     for (const [kind, at] of files) {
       if (at) artifacts.push(await downloadArtifact(this.http, kind, at, this.maxArtifactBytes, signal));
     }
+    // Recorded, not baked: the studio places splat, preview and collider by it when it loads them
+    // (an SPZ v4 could not even be rewritten here), so the stored files stay Marble's bytes.
     const world = worldTransform(splats?.semantics_metadata);
-    return {
-      spec: providerView({ prompt: request.prompt, bounds: null, edits: editsAfter(request), ...(world ? { world } : {}) }),
-      artifacts,
-    };
+    return { spec: providerView({ prompt: request.prompt, bounds: null, edits: editsAfter(request), world }), artifacts };
   }
 
   /**

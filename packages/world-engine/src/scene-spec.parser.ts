@@ -17,6 +17,7 @@ import {
   TerrainSpec,
   Vec3,
   WEATHERS,
+  WORLD_FRAMES,
   WaterSpec,
 } from './scene-spec';
 
@@ -107,6 +108,7 @@ function parseView(o: Record<string, unknown>): SceneView {
     view.world = {
       metricScale: num(w.metricScale, 'world.metricScale', 1e-6, 1e6),
       groundOffset: num(w.groundOffset, 'world.groundOffset', -1e6, 1e6),
+      ...(w.frame === undefined ? {} : { frame: oneOf(w.frame, 'world.frame', WORLD_FRAMES) }),
     };
   }
   const ids = new Set(view.cameras.map((c) => c.id));

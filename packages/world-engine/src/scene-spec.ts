@@ -5,8 +5,9 @@
  * (time of day, lights, fog, sky, camera presets, what props exist). Everything a viewer needs
  * that glTF 2.0 core cannot carry — lights, fog, sky colours — lives here only.
  *
- * Conventions: metres, Y up, the scene centred on the origin with its "front" towards +Z (the
- * default cameras look towards −Z). Colours are sRGB `#rrggbb`. Numbers are finite and rounded,
+ * Conventions: one unit is one metre, +Y up, the ground around y = 0 (the terrain's heights are
+ * centred on it), the scene centred on the origin with its "front" towards +Z (the default
+ * cameras look towards −Z): the studio's units, so a procedural scene needs no `world` transform. Colours are sRGB `#rrggbb`. Numbers are finite and rounded,
  * so the JSON of a spec is stable byte for byte.
  */
 
@@ -136,15 +137,32 @@ export interface SceneView {
   cameras: CameraPreset[];
   edits: EditRecord[];
   /**
-   * How a world's splat maps to metres, when its provider says (World Labs'
-   * `semantics_metadata`): metric = raw × `metricScale`, then `groundOffset` is subtracted from Y.
+   * How a provider's world maps to the studio's units (metres, +Y up, ground at y = 0), when its
+   * files are not already in them (World Labs': `semantics_metadata` and Marble's raw frame).
+   * Absent: the files are in studio units, as the procedural generator writes them.
    */
   world?: WorldTransform;
 }
 
+/**
+ * The frame a world's files are written in. `opengl`: x right, y up, z towards the viewer (the
+ * studio's, glTF's and three.js's). `opencv`: x right, y down, z forward (Marble's raw frame,
+ * "marble_raw_opencv"): it reads as the `opengl` frame turned 180° about X (y and z negated).
+ */
+export const WORLD_FRAMES = ['opengl', 'opencv'] as const;
+export type WorldFrame = (typeof WORLD_FRAMES)[number];
+
+/**
+ * A world's files to studio units, in this order (World Labs' "Rendering Marble SPZ files in
+ * third-party engines"): every position × `metricScale` (splat sizes too), then `groundOffset`
+ * subtracted from y, both in the files' own frame; then, for an `opencv` frame, y and z negated.
+ * The result: metres, +Y up, the ground at y = 0. Splat, collider and mesh alike.
+ */
 export interface WorldTransform {
   metricScale: number;
   groundOffset: number;
+  /** Absent: `opengl` (specs written before the frame was recorded). */
+  frame?: WorldFrame;
 }
 
 /**

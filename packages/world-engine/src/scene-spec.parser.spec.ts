@@ -1,6 +1,6 @@
 import { composeScene } from './procedural/scene-composer';
 import { SceneSpec } from './scene-spec';
-import { SCENE_SPEC_LIMITS, SceneSpecError, parseSceneSpec } from './scene-spec.parser';
+import { SCENE_SPEC_LIMITS, SceneSpecError, parseSceneSpec, parseSceneView } from './scene-spec.parser';
 
 const valid = (): SceneSpec => composeScene({ prompt: 'a village by the lake at sunset', seed: 42, sourcePalette: null, backdrop: null });
 
@@ -91,5 +91,28 @@ describe(parseSceneSpec.name, () => {
 
   it('never repeats the offending value in its message', () => {
     expect(() => parseSceneSpec(broken((s) => (s.biome = 'SECRET-VALUE')))).toThrow(/^Invalid scene spec at biome$/);
+  });
+});
+
+describe(parseSceneView.name, () => {
+  /** A provider's view (no terrain: not a procedural spec) with `world` set. */
+  const withWorld = (world: unknown): unknown => {
+    const { schemaVersion, prompt, sky, lighting, fog, cameras, edits } = valid();
+    return JSON.parse(JSON.stringify({ schemaVersion, prompt, sky, lighting, fog, cameras, edits, world }));
+  };
+
+  it('keeps a world transform with the frame of its files', () => {
+    const view = withWorld({ metricScale: 1.25, groundOffset: 0.4, frame: 'opencv' });
+    expect(parseSceneView(view).world).toEqual({ metricScale: 1.25, groundOffset: 0.4, frame: 'opencv' });
+  });
+
+  it('reads a world transform stored before the frame was recorded as it was (no frame: as stored)', () => {
+    const view = withWorld({ metricScale: 2, groundOffset: 0 });
+    expect(parseSceneView(view).world).toEqual({ metricScale: 2, groundOffset: 0 });
+  });
+
+  it('refuses a frame it does not know', () => {
+    const view = withWorld({ metricScale: 1, groundOffset: 0, frame: 'z-up' });
+    expect(() => parseSceneView(view)).toThrow(new SceneSpecError('world.frame'));
   });
 });

@@ -51,7 +51,7 @@ export function partMaterial(role: PartRole, primary: HexColor, night: boolean):
   }
 }
 
-/** Height of a prop at scale 1, for framing it with a camera. */
+/** Height of a prop at scale 1, in metres (the engine builds in metres, +Y up), for framing it with a camera. */
 export const PROP_HEIGHT: Record<PropKind, number> = {
   tree: 4.8,
   pine: 5.4,
