@@ -45,7 +45,7 @@ export class CameraExportView {
         className: 'hint',
         text: `The Source's camera at the frame rate above, frame for frame as a render draws it${
           framed ? ', handed to the page around the studio' : ''
-        }. USD, glTF, Nuke and per-frame JSON: see the embedding guide.`,
+        }.`,
       }),
     ]);
   }
