@@ -76,7 +76,7 @@ describe('camera exports read by Blender (glTF) and TinyUSDZ (USD)', () => {
   async function exportCamera(page: Page, frame: Frame, format: string): Promise<{ event: ReceivedStudioEvent; file: Buffer }> {
     const before = (await studioEvents(page, 'partnerEvents')).filter((e) => e.type === 'camera-path.exported').length;
     await frame.getByLabel('Camera file').selectOption(format);
-    await frame.getByRole('button', { name: 'Export camera' }).click();
+    await frame.getByRole('button', { name: 'Make camera file' }).click();
     await page.waitForFunction(
       (n) => (window as any).partnerEvents.filter((e: { type: string }) => e.type === 'camera-path.exported').length > n,
       before,

@@ -31,7 +31,7 @@ export class CameraExportView {
         attrs: { type: 'button', id: 'camera-export' },
         on: { click: () => hooks.exportCamera(this.format.value as CameraExportFormatId) },
       },
-      [icon([...ICONS.download]), 'Export camera'],
+      [icon([...ICONS.download]), 'Make camera file'],
     );
     this.element = h('div', { className: 'camera-export', attrs: { role: 'group', 'aria-labelledby': 'camera-export-title' } }, [
       h('h3', { className: 'subsection-title', attrs: { id: 'camera-export-title' }, text: 'Camera for other tools' }),
