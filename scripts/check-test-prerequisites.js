@@ -21,6 +21,22 @@ async function main() {
       ].join('\n'),
     );
   }
+  // Blender imports the glTF camera exports, as a person would (test/support/camera-readers.ts);
+  // its glTF importer needs numpy.
+  const blender = spawnSync('blender', ['--background', '--factory-startup', '--python-exit-code', '1', '--python-expr', 'import numpy'], {
+    stdio: 'ignore',
+    timeout: 60_000,
+  });
+  if (blender.status !== 0) {
+    problems.push(
+      [
+        blender.error?.code === 'ENOENT'
+          ? "No blender on the PATH: the browser suites check the glTF camera exports with Blender's importer."
+          : 'Blender did not start, or runs without numpy, which its glTF importer needs.',
+        'Install it (Debian/Ubuntu: sudo apt-get install blender python3-numpy; macOS: brew install --cask blender).',
+      ].join('\n'),
+    );
+  }
   const redisProbe = Number(process.env.LOCAL_REDIS_PROBE_PORT || 6379);
   if (!process.env.REDIS_URL && !(await answers(redisProbe)) && !redisServerOnPath(process.env))
     problems.push(new MissingRedisError().message);

@@ -27,7 +27,7 @@ window.addEventListener('message', (event) => {
   if (!msg || msg.source !== 'scene-studio' || msg.version !== 1 || typeof msg.type !== 'string') return;
   window.partnerEvents.push(msg);
   const li = document.createElement('li');
-  const { video, cameraPath, ...shown } = msg.payload ?? {};
+  const { video, cameraPath, file, ...shown } = msg.payload ?? {};
   li.textContent = `${new Date().toLocaleTimeString()}  ${msg.type}  ${JSON.stringify(shown)}`;
   // A finished take or render arrives with the video and its camera path: offer both as
   // downloads here, since the studio's sandbox cannot download.
@@ -49,6 +49,14 @@ window.addEventListener('message', (event) => {
       a.textContent = ` Download ${label}`;
       li.append(a);
     }
+  }
+  // A camera exported for other tools (USD, glTF, Nuke, per-frame JSON) arrives as the file itself.
+  if (msg.type === 'camera-path.exported' && msg.payload?.file instanceof Blob) {
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(msg.payload.file);
+    a.download = typeof msg.payload.fileName === 'string' ? msg.payload.fileName : 'camera';
+    a.textContent = ' Download camera file';
+    li.append(a);
   }
   // An exported camera move (the studio's timeline) arrives as its camera-path file: offer it too.
   if (msg.type === 'camera-path.exported' && cameraPath) {

@@ -5,6 +5,9 @@ import { frameOfPath, type FrameFormat } from '../viewport/lens';
 import type { StudioViewport } from '../viewport/studio-viewport';
 import { loadMedia, type MediaModule } from './media-loader';
 import { renderMove, type RenderedVideo } from './offline-render';
+import { cameraExportFile, type CameraExportFormatId } from '../model/camera-exports/camera-export-formats';
+import { cameraExportInput } from './camera-export';
+import { CameraExportView } from './camera-export.view';
 import { RenderPanel, type RenderChoice } from './render-panel.view';
 import { progressAnnouncement, startAnnouncements } from './render-progress';
 import { formatBytes, formatSeconds } from '../ui/format';
@@ -122,6 +125,8 @@ export class RenderWorkflow {
   private drawnPoses: DrawnPose[] = [];
   private readonly unsubscribe: () => void;
   private readonly framed = isFramed();
+  private readonly cameraExport: CameraExportView;
+  private cameraExportUrl: string | null = null;
 
   constructor(private readonly host: RenderHost) {
     this.panel = new RenderPanel({
@@ -135,6 +140,8 @@ export class RenderWorkflow {
         if (!this.running) this.describeSources();
       },
     });
+    this.cameraExport = new CameraExportView({ exportCamera: (format) => this.exportCamera(format) }, this.framed);
+    this.panel.elements.push(this.cameraExport.element);
     // A move edited on the timeline, a take, the aspect select: the panel describes what Render
     // would render now (its length, the sizes for its frame).
     this.unsubscribe = host.viewport.addFrameListener(() => {
@@ -197,6 +204,55 @@ export class RenderWorkflow {
 
   revokeDownloads(): void {
     for (const r of this.finished) if (r.videoUrl) URL.revokeObjectURL(r.videoUrl);
+    if (this.cameraExportUrl) URL.revokeObjectURL(this.cameraExportUrl);
+  }
+
+  /**
+   * Exports the camera of the chosen source's move at the chosen frame rate (docs/embed.md,
+   * "Camera files for other tools"), posted as `camera-path.exported` with the file.
+   */
+  private exportCamera(format: CameraExportFormatId): void {
+    this.describeSources();
+    const option = this.sources.find((o) => o.id === this.panel.sourceId);
+    const source = option ? readSource(option) : null;
+    if (!source) {
+      this.refuse(option ? option.empty : 'There is no camera move to export.');
+      return;
+    }
+    const { viewport } = this.host;
+    const frame = frameOfPath(source.cameraPath) ?? viewport.rig.frame;
+    const choice = this.panel.choice;
+    const input = cameraExportInput(source.move, {
+      fps: choice.fps,
+      frame,
+      clipping: { near: viewport.camera.near, far: viewport.camera.far },
+    });
+    const file = cameraExportFile(format, input, {
+      baseName: `${option!.id}-camera-${choice.fps}fps`,
+      image: outputSize(choice.resolution, frame.aspect.ratio),
+    });
+    const blob = new Blob([file.bytes], { type: file.mimeType });
+    // Like every event, posted only to the session's exact origin; the sandbox cannot download.
+    this.host.post('camera-path.exported', {
+      fileName: file.fileName,
+      format: file.format,
+      mimeType: file.mimeType,
+      sizeBytes: blob.size,
+      frames: input.frames.length,
+      fps: input.fps,
+      file: blob,
+    });
+    const words = `${file.fileName}, ${input.frames.length} frames at ${input.fps} fps`;
+    if (this.framed) {
+      this.panel.setMessage(`Camera exported: ${words}, handed to the page around the studio.`);
+      this.host.announce('Camera file handed to the page around the studio.');
+      return;
+    }
+    if (this.cameraExportUrl) URL.revokeObjectURL(this.cameraExportUrl);
+    this.cameraExportUrl = URL.createObjectURL(blob);
+    this.cameraExport.offerDownload(this.cameraExportUrl, file.fileName);
+    this.panel.setMessage(`Camera exported: ${words}.`);
+    this.host.announce(`Camera file ready to download: ${file.fileName}.`);
   }
 
   /** Tells the panel what each source holds, and the sizes for the frame of the one chosen. */
