@@ -104,6 +104,7 @@ export class StillWorkflow {
     this.taking = true;
     this.panel.setBusy(true);
     this.panel.setMessage(`Taking a ${width} × ${height} still…`);
+    this.host.announce(`Taking a ${width} × ${height} still.`);
     this.host.onCapturingChange(true);
     try {
       const pose = viewport.rig.movePose(viewport.camera);
