@@ -475,8 +475,10 @@ describe('camera moves on a timeline, in a real browser', () => {
     await frame.waitForFunction(
       () => document.getElementById('studio-live')?.textContent === 'Camera move Crane up saved over the earlier one.',
     );
+    // Changed since saved: loading asks first (an in-page dialog), and going ahead loads it.
     await frame.getByRole('slider', { name: 'Smoothing' }).fill('90');
     await load.click();
+    await frame.getByRole('dialog', { name: 'Discard unsaved keyframes?' }).getByRole('button', { name: 'Discard and load' }).click();
     await frame.waitForFunction(() => (window as any).__studio.state().perform.timeline.smoothing === 0.2);
     state = await timeline(frame);
     expect(state.savedMoves).toHaveLength(1);

@@ -27,7 +27,7 @@ window.addEventListener('message', (event) => {
   if (!msg || msg.source !== 'scene-studio' || msg.version !== 1 || typeof msg.type !== 'string') return;
   window.partnerEvents.push(msg);
   const li = document.createElement('li');
-  const { video, cameraPath, file, ...shown } = msg.payload ?? {};
+  const { video, cameraPath, file, image, ...shown } = msg.payload ?? {};
   li.textContent = `${new Date().toLocaleTimeString()}  ${msg.type}  ${JSON.stringify(shown)}`;
   // A finished take or render arrives with the video and its camera path: offer both as
   // downloads here, since the studio's sandbox cannot download.
@@ -56,6 +56,15 @@ window.addEventListener('message', (event) => {
     a.href = URL.createObjectURL(msg.payload.file);
     a.download = typeof msg.payload.fileName === 'string' ? msg.payload.fileName : 'camera';
     a.textContent = ' Download camera file';
+    li.append(a);
+  }
+  // A still of the studio's view arrives as its PNG: offer it as a download too.
+  if (msg.type === 'still.completed' && image instanceof Blob) {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(image);
+    a.download = `still-${stamp}.png`;
+    a.textContent = ' Download still';
     li.append(a);
   }
   // An exported camera move (the studio's timeline) arrives as its camera-path file: offer it too.

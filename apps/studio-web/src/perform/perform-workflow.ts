@@ -1,6 +1,8 @@
 import { Raycaster, Vector2 } from 'three';
 import type { CameraPreset } from '../api/studio-api.types';
+import { describeLensChange, type LensState } from '../model/lens-edit';
 import { RenderWorkflow, type RenderSource, type SourceDescription } from '../render/render-workflow';
+import { StillWorkflow, type StillState } from '../render/still-workflow';
 import { prepareTakeRemux, seekableTake } from '../render/take-remux';
 import { moveFromPath } from '../viewport/camera-move';
 import { frameOfPath } from '../viewport/lens';
@@ -16,6 +18,7 @@ import { SpaceMouseInput, type SpaceMouseStatus } from './space-mouse.input';
 import { TakeRecorder, type Take } from './take.recorder';
 import type { TimelineState } from './timeline/timeline';
 import { TimelineWorkflow } from './timeline/timeline-workflow';
+import { UndoRedo, type UndoRedoState } from './undo-redo';
 import { ViewportToolbar } from './viewport-toolbar.view';
 import { ViewportControls } from './viewport.controls';
 
@@ -42,6 +45,8 @@ export interface PerformState {
   framing: FramingState;
   timeline: TimelineState;
   render: RenderWorkflow['state'];
+  still: StillState;
+  history: UndoRedoState;
 }
 
 /** How long a finished take may take to be made seekable before the original is handed over. */
@@ -61,6 +66,10 @@ export class PerformWorkflow implements PerformActions {
   readonly toolbar: ViewportToolbar;
   /** Offline renders of a camera move (the newest take's, until the timeline supplies one). */
   readonly render: RenderWorkflow;
+  /** Stills of the current view (the Render section's "Take still"). */
+  readonly still: StillWorkflow;
+  /** Undo and redo of timeline edits and lens changes. */
+  readonly undoRedo: UndoRedo;
   private readonly controls: ViewportControls;
   private readonly gamepad: GamepadInput;
   private readonly spaceMouse: SpaceMouseInput;
@@ -80,7 +89,22 @@ export class PerformWorkflow implements PerformActions {
     const rig = viewport.rig;
     this.framing = new FramingWorkflow(host, (unit) => (this.panel.distanceUnit = unit));
     const cinema = this.framing.controls;
-    this.timeline = new TimelineWorkflow(host);
+    this.undoRedo = new UndoRedo({
+      announce: (text) => host.announce(text),
+      apply: (state) => (state.kind === 'timeline' ? this.timeline.restore(state.timeline) : this.applyLens(state.lens)),
+      blockedBy: () => this.busyReason('Undo and redo wait'),
+    });
+    this.timeline = new TimelineWorkflow({
+      viewport,
+      post: (type, payload) => host.post(type, payload),
+      announce: (text) => host.announce(text),
+      cameraPaths: host.cameraPaths,
+      history: {
+        record: (label, before, after, mergeKey) =>
+          this.undoRedo.record(label, { kind: 'timeline', timeline: before }, { kind: 'timeline', timeline: after }, mergeKey),
+        clear: () => this.undoRedo.clear(),
+      },
+    });
     this.render = new RenderWorkflow({
       viewport,
       post: (type, payload) => host.post(type, payload),
@@ -89,6 +113,13 @@ export class PerformWorkflow implements PerformActions {
         this.panel.setRecordBlocked(rendering);
         this.syncLocks();
       },
+    });
+    this.still = new StillWorkflow({
+      viewport,
+      post: (type, payload) => host.post(type, payload),
+      announce: (text) => host.announce(text),
+      blockedBy: () => this.busyReason('A still waits'),
+      onCapturingChange: (capturing) => this.panel.setRecordBlocked(capturing || this.render.rendering),
     });
     this.render.setSources([
       {
@@ -124,11 +155,13 @@ export class PerformWorkflow implements PerformActions {
         lens: [cinema.primes, cinema.frameFields],
         focus: [cinema.focusFields],
         framing: [cinema.guideFields],
-        move: [this.timeline.element],
-        render: this.render.panel.elements,
+        move: [this.undoRedo.element, this.timeline.element],
+        render: [...this.render.panel.elements, ...this.still.panel.elements],
       },
     );
     this.toolbar = new ViewportToolbar(this.panel.recordRow, cinema.focalEntry);
+    const lensSection = this.panel.element.querySelector<HTMLElement>('[aria-labelledby="section-lens"]');
+    this.watchLensEdits([lensSection, cinema.focalEntry]);
 
     this.controls = new ViewportControls(viewport.canvas, rig, this, (x, y) => this.pick(x, y));
     this.gamepad = new GamepadInput(rig, this, (status) => {
@@ -179,6 +212,8 @@ export class PerformWorkflow implements PerformActions {
       framing: this.framing.state,
       timeline: this.timeline.state,
       render: this.render.state,
+      still: this.still.state,
+      history: this.undoRedo.state,
     };
   }
 
@@ -216,6 +251,10 @@ export class PerformWorkflow implements PerformActions {
       this.host.announce('A render is running: cancel it or let it finish to record.');
       return;
     }
+    if (this.still.busy) {
+      this.host.announce('A still is being taken: record when it is done.');
+      return;
+    }
     if (this.recorder.recording) void this.stopRecording();
     else this.startRecording();
   }
@@ -233,6 +272,7 @@ export class PerformWorkflow implements PerformActions {
     this.ended = true;
     // A render is cancelled, not finished: docs/embed.md, "Rendering a camera move".
     const rendering = this.render.end();
+    this.still.end();
     if (this.recorder.recording) await this.stopRecording();
     else if (this.stopping) await this.stopping;
     await rendering;
@@ -244,6 +284,7 @@ export class PerformWorkflow implements PerformActions {
     this.unsubscribe.splice(0).forEach((fn) => fn());
     this.controls.dispose();
     this.timeline.dispose();
+    this.undoRedo.dispose();
     void this.spaceMouse.disconnect();
     this.releaseRendering?.();
     this.releaseRendering = null;
@@ -256,6 +297,7 @@ export class PerformWorkflow implements PerformActions {
       URL.revokeObjectURL(t.pathUrl);
     }
     this.render.revokeDownloads();
+    this.still.revokeDownloads();
   }
 
   private startRecording(): void {
@@ -333,6 +375,59 @@ export class PerformWorkflow implements PerformActions {
     const locked = this.recorder.recording || this.render.rendering;
     this.framing.setRecording(locked);
     this.timeline.setRecording(locked);
+  }
+
+  /** Why the view or the move may not change now, as "<what> until …", or null. */
+  private busyReason(what: string): string | null {
+    if (this.recorder.recording) return `${what} until the take is stopped.`;
+    if (this.render.rendering) return `${what} until the render ends.`;
+    if (this.still.busy) return `${what} until the still is taken.`;
+    return null;
+  }
+
+  private lensState(): LensState {
+    const rig = this.host.viewport.rig;
+    return {
+      focalLengthMm: rig.focalLengthMm,
+      focusDistanceM: rig.focusDistanceM,
+      fNumber: rig.fNumber,
+      sensor: rig.frame.sensor.id,
+      aspect: rig.frame.aspect.id,
+    };
+  }
+
+  /** Undo and redo put the lens back; the frame only when it differs (it re-lays the view out). */
+  private applyLens(lens: LensState): boolean {
+    const rig = this.host.viewport.rig;
+    if (rig.frame.sensor.id !== lens.sensor || rig.frame.aspect.id !== lens.aspect) rig.setFrame(lens.sensor, lens.aspect);
+    rig.setFocalLength(lens.focalLengthMm);
+    rig.setFocusDistance(lens.focusDistanceM);
+    rig.setFNumber(lens.fNumber);
+    return true;
+  }
+
+  /**
+   * Lens changes made with the lens controls are remembered for undo: each event on them reads
+   * the lens before (capture phase, ahead of the control's own handler) and after (bubble
+   * phase, once it ran). Zoom keys, presets and a playing move change the lens too, but are not
+   * lens edits and stay out of the history.
+   */
+  private watchLensEdits(elements: readonly (HTMLElement | null)[]): void {
+    let before: LensState | null = null;
+    for (const element of elements) {
+      if (!element) continue;
+      for (const type of ['input', 'change', 'click', 'keydown'] as const) {
+        element.addEventListener(type, () => (before = this.lensState()), { capture: true });
+        element.addEventListener(type, () => {
+          if (!before) return;
+          const was = before;
+          before = null;
+          const now = this.lensState();
+          const change = describeLensChange(was, now);
+          if (change) this.undoRedo.record(change.label, { kind: 'lens', lens: was }, { kind: 'lens', lens: now }, change.mergeKey);
+        });
+      }
+    }
   }
 
   private describeNewestTake(): SourceDescription | null {

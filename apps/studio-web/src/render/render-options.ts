@@ -75,7 +75,11 @@ export function videoDurationMs(frames: number, fps: number): number {
  * 1080 × 1920 — in even pixels, as H.264's 4:2:0 sampling needs.
  */
 export function outputSize(resolution: ResolutionId, aspect: number): { width: number; height: number } {
-  const { box } = resolutionPreset(resolution);
+  return fitInBox(resolutionPreset(resolution).box, aspect);
+}
+
+/** The size rule itself, for any 16:9 class box (stills use it with their own classes). */
+export function fitInBox(box: { width: number; height: number }, aspect: number): { width: number; height: number } {
   const [boxWidth, boxHeight] = aspect >= 1 ? [box.width, box.height] : [box.height, box.width];
   const width = Math.min(boxWidth, boxHeight * aspect);
   return { width: even(width), height: even(width / aspect) };

@@ -322,6 +322,11 @@ export class RenderWorkflow {
       return;
     }
     const viewport = this.host.viewport;
+    // A still (render/still-workflow.ts) holds the viewport for a moment.
+    if (viewport.capturing) {
+      this.refuse('A still is being taken: render when it is done.');
+      return;
+    }
     this.describeSources();
     const option = this.sources.find((o) => o.id === this.panel.sourceId);
     const source = option ? readSource(option) : null;

@@ -24,6 +24,8 @@ const CAMERA_MOVE: Binding[] = [
   { keys: 'I', action: 'Add a keyframe at the playhead (or update the one there)' },
   { keys: 'L', action: 'Play or pause the camera move' },
   { keys: ', / .', action: 'Go to the previous / next keyframe' },
+  { keys: 'Ctrl Z  (⌘ Z on a Mac)', action: 'Undo the last timeline edit or lens change' },
+  { keys: 'Shift Ctrl Z  (⇧ ⌘ Z), Ctrl Y', action: 'Redo' },
 ];
 
 const POINTER: Binding[] = [

@@ -8,6 +8,7 @@ import type { Take } from '../take.recorder';
 import { MAX_FILE_BYTES, MAX_KEYFRAMES, parseCameraPathFile } from './camera-path-file';
 import { copyKeyframe, documentForMove } from './camera-move-document';
 import { StudioApiError } from '../../api/studio-api.client';
+import { confirmInPage, type ConfirmOptions } from '../../ui/confirm-dialog.view';
 import { MoveLibrary } from './move-library.view';
 import { keyframesFromTake, TAKE_KEYFRAME_CAP } from './take-keyframes';
 import { Timeline, seconds, type TimelineState } from './timeline';
@@ -19,6 +20,24 @@ export interface TimelineHost {
   announce(text: string): void;
   /** Where moves are saved per scene. */
   cameraPaths: CameraPathStore;
+  /** Where edits are remembered for undo (perform/undo-redo.ts); none, no undo. */
+  history?: TimelineHistory;
+  /** Asks before unsaved keyframes are replaced; an in-page dialog unless given. */
+  confirm?: (options: ConfirmOptions) => Promise<boolean>;
+}
+
+/** The move as undo restores it: keyframes, smoothing, duration and the selection. */
+export interface TimelineSnapshot {
+  keyframes: CameraPathKeyframe[];
+  smoothing: number;
+  durationMs: number;
+  selected: number | null;
+}
+
+export interface TimelineHistory {
+  record(label: string, before: TimelineSnapshot, after: TimelineSnapshot, mergeKey: string | null): void;
+  /** Another move was loaded: what came before cannot be undone into it. */
+  clear(): void;
 }
 
 /** A camera move ready for the offline render: the move itself and its file. */
@@ -50,6 +69,10 @@ export class TimelineWorkflow {
   private savedAt: string | null = null;
   private name: string | null = null;
   private downloadUrl: string | null = null;
+  /** The timeline's revision when its move was last saved or loaded: anything else is unsaved. */
+  private savedRevision = 0;
+  /** What the running edit did, in words (said and remembered for undo). */
+  private editLabel: string | null = null;
 
   constructor(
     private readonly host: TimelineHost,
@@ -65,7 +88,15 @@ export class TimelineWorkflow {
       removeSelected: () => this.removeSelected(),
       retimeSelected: (ms) => this.retimeSelected(ms),
       setEasing: (easing) => this.setEasing(easing),
-      setSmoothing: (value) => this.edit(() => this.timeline.setSmoothing(value), false),
+      setSmoothing: (value) =>
+        this.edit(
+          () => {
+            this.timeline.setSmoothing(value);
+            this.editLabel = `Smoothing ${Math.round(this.timeline.smoothing * 100)} %`;
+          },
+          false,
+          'smoothing',
+        ),
       setDuration: (ms) => this.setDuration(ms),
       editLastTake: () => this.editLastTake(),
       clear: () => this.clear(),
@@ -112,6 +143,35 @@ export class TimelineWorkflow {
   /** The authored move and its file (samples baked at 30 fps, the rig's frame); null without keyframes. */
   currentMove(): CurrentMove | null {
     return this.moveAsSaved(this.savedAt ?? new Date().toISOString());
+  }
+
+  /** Keyframes added or changed since the move was last saved or loaded. */
+  get unsaved(): boolean {
+    return this.timeline.keyframes.length > 0 && this.timeline.revision !== this.savedRevision;
+  }
+
+  /** The move as undo remembers it. */
+  undoState(): TimelineSnapshot {
+    const t = this.timeline;
+    return { keyframes: t.keyframes.map(copyKeyframe), smoothing: t.smoothing, durationMs: t.durationMs, selected: t.selected };
+  }
+
+  /**
+   * Puts a remembered move back (undo, redo), the playhead where it is; false while a take
+   * records. The camera stays where it is: undo changes the move, not the view.
+   */
+  restore(snapshot: TimelineSnapshot): boolean {
+    if (this.recording) {
+      this.host.announce('The camera move cannot change while a take records.');
+      return false;
+    }
+    this.pause();
+    const playhead = this.timeline.playheadMs;
+    this.timeline.load(snapshot.keyframes, snapshot.smoothing, snapshot.durationMs);
+    this.timeline.select(snapshot.selected);
+    this.timeline.seek(playhead);
+    this.sync();
+    return true;
   }
 
   /** Every frame, after the inputs had their turn: plays the move, and keeps the panel current. */
@@ -224,26 +284,66 @@ export class TimelineWorkflow {
 
   // ---- editing --------------------------------------------------------------------------------
 
-  /** Runs an edit unless a take records (then says why not); edits pause playback first. */
-  private edit<T>(change: () => T, announceRefusal = true): T | null {
+  /**
+   * Runs an edit unless a take records (then says why not); edits pause playback first. An edit
+   * that changed the move is remembered for undo under what it said (`said`); edits with the same
+   * `mergeKey` in a quick run (a slider dragged) are one step.
+   */
+  private edit<T>(change: () => T, announceRefusal = true, mergeKey: string | null = null): T | null {
     if (this.recording) {
       if (announceRefusal) this.host.announce('The camera move cannot change while a take records.');
       return null;
     }
     this.pause();
+    const history = this.host.history;
+    const before = history ? this.undoState() : null;
+    const revision = this.timeline.revision;
+    this.editLabel = null;
     const result = change();
+    if (history && before && this.timeline.revision !== revision) {
+      history.record(this.editLabel ?? 'Camera move changed', before, this.undoState(), mergeKey);
+    }
     // The panel shows the change at once, not on the next frame (which a slow machine delays).
     this.sync();
     return result;
+  }
+
+  /** Says what an edit did, and keeps it as the edit's name for undo. */
+  private said(text: string): void {
+    this.editLabel = text;
+    this.host.announce(text);
+  }
+
+  /**
+   * Before another move replaces the timeline: asks when keyframes are unsaved (the history is
+   * cleared by the load, so undo could not bring them back). True to go ahead.
+   */
+  private async confirmReplace(what: string): Promise<boolean> {
+    if (!this.unsaved) return true;
+    const n = this.timeline.keyframes.length;
+    const confirm = this.host.confirm ?? confirmInPage;
+    const ok = await confirm({
+      title: 'Discard unsaved keyframes?',
+      message: `The timeline's ${n} keyframe${n === 1 ? ' is' : 's are'} not saved. Loading ${what} replaces ${n === 1 ? 'it' : 'them'}, and undo cannot bring ${n === 1 ? 'it' : 'them'} back.`,
+      confirm: 'Discard and load',
+      cancel: 'Keep editing',
+    });
+    if (!ok) this.host.announce('The camera move was kept.');
+    return ok;
+  }
+
+  /** Another move is on the timeline: it is the saved state, and the history starts again. */
+  private loaded(): void {
+    this.savedRevision = this.timeline.revision;
+    this.host.history?.clear();
   }
 
   private addKeyframe(): void {
     this.edit(() => {
       const added = this.timeline.addAtPlayhead(this.host.viewport.rig.movePose(this.host.viewport.camera));
       if (!added) this.host.announce(`A camera move holds at most ${MAX_KEYFRAMES} keyframes.`);
-      else if (added.replaced)
-        this.host.announce(`Keyframe ${added.index + 1} at ${seconds(this.timeline.playheadMs)} updated to the camera.`);
-      else this.host.announce(`Keyframe ${added.index + 1} added at ${seconds(this.timeline.playheadMs)}.`);
+      else if (added.replaced) this.said(`Keyframe ${added.index + 1} at ${seconds(this.timeline.playheadMs)} updated to the camera.`);
+      else this.said(`Keyframe ${added.index + 1} added at ${seconds(this.timeline.playheadMs)}.`);
     });
   }
 
@@ -251,7 +351,7 @@ export class TimelineWorkflow {
     this.edit(() => {
       const index = this.timeline.selected;
       if (index !== null && this.timeline.update(index, this.host.viewport.rig.movePose(this.host.viewport.camera))) {
-        this.host.announce(`Keyframe ${index + 1} updated to the camera.`);
+        this.said(`Keyframe ${index + 1} updated to the camera.`);
       }
     });
   }
@@ -259,7 +359,7 @@ export class TimelineWorkflow {
   private removeSelected(): void {
     this.edit(() => {
       const index = this.timeline.selected;
-      if (index !== null && this.timeline.remove(index)) this.host.announce(`Keyframe ${index + 1} deleted.`);
+      if (index !== null && this.timeline.remove(index)) this.said(`Keyframe ${index + 1} deleted.`);
     });
   }
 
@@ -268,7 +368,7 @@ export class TimelineWorkflow {
       const index = this.timeline.selected;
       if (index === null) return { ok: false as const, reason: 'Choose a keyframe first.' };
       const done = this.timeline.retime(index, ms);
-      if (done.ok) this.host.announce(`Keyframe moved to ${seconds(Math.round(ms))}.`);
+      if (done.ok) this.said(`Keyframe moved to ${seconds(Math.round(ms))}.`);
       else this.host.announce(done.reason);
       return done;
     });
@@ -280,7 +380,7 @@ export class TimelineWorkflow {
     this.edit(() => {
       const index = this.timeline.selected;
       if (index !== null && this.timeline.setEasing(index, easing)) {
-        this.host.announce(`Keyframe ${index + 1}: ${EASING_LABELS[easing].toLowerCase()} to the next.`);
+        this.said(`Keyframe ${index + 1}: ${EASING_LABELS[easing].toLowerCase()} to the next.`);
       }
     });
   }
@@ -290,9 +390,9 @@ export class TimelineWorkflow {
       const applied = this.timeline.setDuration(ms);
       const last = this.timeline.keyframes[this.timeline.keyframes.length - 1];
       if (applied > ms && last && applied <= Math.ceil(last.t)) {
-        this.host.announce(`The move lasts at least until its last keyframe: ${seconds(applied)}.`);
+        this.said(`The move lasts at least until its last keyframe: ${seconds(applied)}.`);
       } else {
-        this.host.announce(`The move lasts ${seconds(applied)}.`);
+        this.said(`The move lasts ${seconds(applied)}.`);
       }
     });
   }
@@ -302,7 +402,7 @@ export class TimelineWorkflow {
       this.timeline.clear();
       this.name = null;
       this.library.currentName = null;
-      this.host.announce('Every keyframe removed.');
+      this.said('Every keyframe removed.');
     });
   }
 
@@ -320,7 +420,7 @@ export class TimelineWorkflow {
       }
       this.replaceMove(simplified.keyframes, 0, take.path.durationMs, null);
       const capped = simplified.capped ? `, at most ${TAKE_KEYFRAME_CAP}: the move strays a little more from the take than usual` : '';
-      this.host.announce(`Take ${take.index}'s path is on the timeline as ${simplified.keyframes.length} keyframes${capped}.`);
+      this.said(`Take ${take.index}'s path is on the timeline as ${simplified.keyframes.length} keyframes${capped}.`);
     });
   }
 
@@ -375,6 +475,7 @@ export class TimelineWorkflow {
     }
     this.savedAt = cameraPath.recordedAt;
     this.name = name;
+    this.savedRevision = this.timeline.revision;
     await this.refreshSaved();
     this.host.announce(existing ? `Camera move ${name} saved over the earlier one.` : `Camera move saved: ${name}.`);
   }
@@ -384,6 +485,8 @@ export class TimelineWorkflow {
       this.host.announce('The camera move cannot change while a take records.');
       return;
     }
+    const name = this.saved.find((s) => s.cameraPathId === cameraPathId)?.name;
+    if (!(await this.confirmReplace(name ? `camera move ${name}` : 'that camera move'))) return;
     let saved: SavedCameraPath | null = null;
     try {
       saved = await this.host.cameraPaths.get(cameraPathId);
@@ -396,6 +499,7 @@ export class TimelineWorkflow {
     }
     const count = this.edit(() => this.loadDocument(saved.document, saved.name));
     if (count === null) return;
+    this.loaded();
     this.savedAt = saved.document.recordedAt;
     this.host.announce(`Camera move ${saved.name}: ${count} keyframes, ${seconds(this.timeline.durationMs)}.`);
   }
@@ -416,8 +520,10 @@ export class TimelineWorkflow {
     if (file.size > MAX_FILE_BYTES) throw new Error(`The file was refused: it is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB.`);
     const parsed = parseCameraPathFile(await file.text());
     if (!parsed.ok) throw new Error(`The file was refused: ${parsed.reason}`);
+    if (!(await this.confirmReplace(file.name))) return;
     const count = this.edit(() => this.loadDocument(parsed.document, null));
     if (count === null) return;
+    this.loaded();
     this.savedAt = null;
     const from = parsed.document.keyframes?.length ? '' : ' (made from its samples)';
     this.host.announce(`Imported ${file.name}: ${count} keyframes${from}, ${seconds(this.timeline.durationMs)}.`);
