@@ -23,6 +23,54 @@ module.exports = {
       from: { path: '^apps/studio-web/' },
       to: { path: '^(libs|apps)/', pathNot: '^apps/studio-web/', dependencyTypesNot: ['type-only'] },
     },
+    // The studio page's folders, in layers (docs/architecture.md, "The studio page"): the model
+    // (camera paths, camera moves, lenses, the file format) is plain data and maths, usable by
+    // every other folder and by tests (no DOM or three.js in it: eslint.config.mjs); the API client and the views below the workflows never
+    // reach up into a workflow; only main.ts installs the test hooks.
+    {
+      name: 'web-model-imports-nothing-of-the-page',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/model/' },
+      to: { path: '^apps/studio-web/', pathNot: '^apps/studio-web/src/model/' },
+    },
+    {
+      name: 'web-api-imports-only-the-model',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/api/' },
+      to: { path: '^apps/studio-web/', pathNot: '^apps/studio-web/src/(api|model)/' },
+    },
+    {
+      name: 'web-ui-imports-no-workflow',
+      comment: 'ui/ holds the shared widgets: it knows the API types and the model, never a workflow or the viewport.',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/ui/' },
+      to: { path: '^apps/studio-web/src/(perform|render|edit|studio|viewport|debug|parent)/' },
+    },
+    {
+      name: 'web-viewport-imports-no-workflow',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/viewport/' },
+      to: { path: '^apps/studio-web/src/(perform|render|edit|studio|ui|debug|parent)/' },
+    },
+    {
+      name: 'web-render-imports-no-other-workflow',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/render/' },
+      to: { path: '^apps/studio-web/src/(perform|edit|studio|debug)/' },
+    },
+    {
+      name: 'web-perform-imports-no-edit-or-page',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/perform/' },
+      to: { path: '^apps/studio-web/src/(edit|studio|debug)/' },
+    },
+    {
+      name: 'web-test-hooks-only-from-main',
+      comment: 'debug/ exists for tests: main.ts installs it in test builds only (vite --mode test).',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/', pathNot: '^apps/studio-web/src/(main\\.ts|debug/)' },
+      to: { path: '^apps/studio-web/src/debug/' },
+    },
     {
       // The partner client ships on its own: it knows the api only through the generated types.
       name: 'client-package-stands-alone',

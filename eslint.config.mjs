@@ -50,4 +50,22 @@ export default tseslint.config(
       parserOptions: { projectService: false, project: './apps/studio-web/tsconfig.spec.json', tsconfigRootDir: import.meta.dirname },
     },
   },
+  {
+    // The studio page's model and the shared camera-path format are plain data and maths: they
+    // run in unit specs, in the page and (the format) on the server, so no DOM and no renderer.
+    files: ['apps/studio-web/src/model/**/*.ts', 'packages/camera-path/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['three', 'three/*', '@sparkjsdev/*', 'mediabunny'], message: 'The model holds no rendering code.' }] },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['window', 'document', 'navigator', 'HTMLElement', 'requestAnimationFrame', 'localStorage', 'fetch'].map((name) => ({
+          name,
+          message: 'The model runs without a DOM: the caller passes what it needs.',
+        })),
+      ],
+    },
+  },
 );

@@ -8,8 +8,8 @@ import type {
   SceneSpec,
   StudioSession,
 } from './studio-api.types';
-import type { CameraPathDocument } from '../perform/camera-path';
-import type { CameraPathKind, CameraPathSummary, SavedCameraPath } from '../perform/camera-path-store';
+import type { CameraPathDocument } from '../model/camera-path';
+import type { CameraPathKind, CameraPathSummary, SavedCameraPath } from '../model/camera-path-store';
 
 /** A failed studio API call. `status` 0 means the request never got an answer (network). */
 export class StudioApiError extends Error {

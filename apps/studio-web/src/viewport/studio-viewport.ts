@@ -11,11 +11,11 @@ import {
 } from 'three';
 import type { SceneSpec } from '../api/studio-api.types';
 import { AdaptiveQuality, frameDelta, type AdaptiveQualityOptions } from './adaptive-quality';
-import type { MovePose } from './camera-move';
+import type { MovePose } from '../model/camera-move';
 import { CameraRig } from './camera-rig';
 import { ColliderWalls } from './collider-walls';
 import type { DepthOfFieldPass } from './depth-of-field.pass';
-import { splatApertureAngle, type FrameFormat } from './lens';
+import { splatApertureAngle, type FrameFormat } from '../model/lens';
 import { SceneEnvironment } from './scene-environment';
 import { disposeModel, type LoadedModel } from './scene-loader';
 import type { LoadedSplat, SplatRendererHandle } from './splat-layer';

@@ -1,4 +1,4 @@
-import { DEFAULT_FRAME, fieldOfView, filmGauge, type FrameFormat } from '../viewport/lens';
+import { DEFAULT_FRAME, fieldOfView, filmGauge, type FrameFormat } from './lens';
 
 export interface CameraPathSample {
   t: number;
@@ -136,7 +136,7 @@ export class CameraPathRecorder {
  * Everything of a camera-path file but its poses, for takes, authored moves and saved views alike:
  * the format, what and when it was made on, and its frame — the whole sensor, the film gauge
  * three.js used (the gate's longer side: the gate itself is the largest rectangle of
- * `video.aspect` inside the sensor, viewport/lens.ts) and the aspect.
+ * `video.aspect` inside the sensor, model/lens.ts) and the aspect.
  */
 export function cameraPathHeader(
   frame: FrameFormat,
@@ -154,7 +154,7 @@ export function cameraPathHeader(
   };
 }
 
-/** viewport/camera-move.ts's MovePose, spelled here because that file imports this one (no cycles). */
+/** camera-move.ts's MovePose, spelled here because that file imports this one (no cycles). */
 type MovePose = Omit<CameraPathKeyframe, 't' | 'easing'>;
 
 /**

@@ -1,4 +1,4 @@
-import type { MovePose } from '../../viewport/camera-move';
+import type { MovePose } from './camera-move';
 import {
   CAMERA_PATH_FORMAT,
   CAMERA_PATH_FORMAT_VERSION,
@@ -8,7 +8,7 @@ import {
   type CameraPathMarker,
   type CameraPathSample,
   type KeyframeEasing,
-} from '../camera-path';
+} from './camera-path';
 export const MAX_DURATION_MS = 3_600_000;
 /** docs/camera-paths.md: a document holds at most this many keyframes. */
 export const MAX_KEYFRAMES = 1000;

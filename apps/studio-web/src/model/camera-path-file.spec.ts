@@ -1,4 +1,4 @@
-import { CameraPathRecorder, type CameraPathDocument, type CameraPathKeyframe } from '../camera-path';
+import { CameraPathRecorder, type CameraPathDocument, type CameraPathKeyframe } from './camera-path';
 import { MAX_KEYFRAMES, parseCameraPathFile } from './camera-path-file';
 
 const key = (t: number, overrides: Partial<CameraPathKeyframe> = {}): CameraPathKeyframe => ({
