@@ -19,6 +19,8 @@ const moduleNameMapper = {
   '^@apps/([a-z-]+)/(.*)$': '<rootDir>/apps/$1/src/$2',
   // The client package from its sources, so tests need no build of it.
   '^@scene-studio/client$': '<rootDir>/packages/client/src',
+  // The camera-path format, shared by the studio server and the studio page (packages/camera-path).
+  '^@scene-studio/camera-path$': '<rootDir>/packages/camera-path/src',
   // three's CommonJS build only re-exports its ES module: compile that instead (transform below).
   '^three$': '<rootDir>/node_modules/three/build/three.module.js',
 };

@@ -34,7 +34,13 @@ export class StudioModule {
         CameraPathsModule,
       ],
       controllers: [EmbedPageController, StudioApiController, CameraPathsController],
-      providers: [{ provide: WEB_BUNDLE_DIR, useValue: options.webBundleDir ?? null }, WebBundle, StudioEventsHub, StreamSlots, StudioBudgets],
+      providers: [
+        { provide: WEB_BUNDLE_DIR, useValue: options.webBundleDir ?? null },
+        WebBundle,
+        StudioEventsHub,
+        StreamSlots,
+        StudioBudgets,
+      ],
     };
   }
 }
