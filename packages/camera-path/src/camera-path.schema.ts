@@ -212,3 +212,56 @@ const sameFields: [
   SameKeys<CameraPathMarker, typeof MARKER_SCHEMA>,
 ] = [true, true, true, true];
 void sameFields;
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * The schema above as JSON Schema (OpenAPI 3.1), for the studio API's document: what its
+ * generated types (apps/studio-web/src/api/generated) and readers of the API see.
+ */
+export function cameraPathDocumentJsonSchema(): JsonSchema {
+  return objectJsonSchema(CAMERA_PATH_DOCUMENT_SCHEMA);
+}
+
+function objectJsonSchema(fields: ObjectSchema): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: Object.entries(fields)
+      .filter(([, f]) => !f.optional)
+      .map(([key]) => key),
+    properties: Object.fromEntries(Object.entries(fields).map(([key, f]) => [key, fieldJsonSchema(f)])),
+  };
+}
+
+function fieldJsonSchema(field: FieldSchema): JsonSchema {
+  const schema = ((): JsonSchema => {
+    switch (field.type) {
+      case 'number':
+        return field.range.exclusive
+          ? { type: 'number', exclusiveMinimum: field.range.min, exclusiveMaximum: field.range.max }
+          : { type: 'number', minimum: field.range.min, maximum: field.range.max };
+      case 'integer':
+        return { type: field.nullable ? ['integer', 'null'] : 'integer', minimum: field.min, maximum: field.max };
+      case 'tuple': {
+        const item = field.bound === undefined ? { type: 'number' } : { type: 'number', minimum: -field.bound, maximum: field.bound };
+        return { type: 'array', prefixItems: Array.from({ length: field.length }, () => item), items: false, minItems: field.length };
+      }
+      case 'literal':
+        return { type: typeof field.value, const: field.value };
+      case 'oneOf':
+        return { type: 'string', enum: [...field.values] };
+      case 'text':
+        return { type: 'string', maxLength: field.maxCodePoints };
+      case 'ascii':
+        return { type: 'string', maxLength: field.maxLength, pattern: '^[\\x20-\\x7e]*$' };
+      case 'dateTime':
+        return { type: 'string', format: 'date-time' };
+      case 'object':
+        return objectJsonSchema(field.fields);
+      case 'list':
+        return { type: 'array', maxItems: field.max, items: objectJsonSchema(field.items) };
+    }
+  })();
+  return field.description ? { ...schema, description: field.description } : schema;
+}
