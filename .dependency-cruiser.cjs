@@ -2,8 +2,8 @@
  * Import boundaries, checked by `npm run lint` (dependency-cruiser). The lib chain is the one in
  * the README, kept in scripts/architecture.cjs: each lib may import only the libs listed for it;
  * libs never import apps; an app never imports another app; the studio's web page imports only
- * types from the server code; packages/ (the partner client) imports no server or test code; no
- * cycles anywhere.
+ * types from the server code (at run time only packages/camera-path beside itself), its folders in
+ * layers (web-* rules); packages/ import no server or test code; no cycles anywhere.
  */
 const { LIB_DEPENDENCIES } = require('./scripts/architecture.cjs');
 
@@ -22,6 +22,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^apps/studio-web/' },
       to: { path: '^(libs|apps)/', pathNot: '^apps/studio-web/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      // The one runtime import the page makes outside its folder: the camera-path format, shared
+      // with the server (packages/camera-path: plain TypeScript, no Nest, DOM or three.js).
+      name: 'web-page-imports-only-the-camera-path-package',
+      severity: 'error',
+      from: { path: '^apps/studio-web/' },
+      to: { path: '^packages/', pathNot: '^packages/camera-path/' },
     },
     // The studio page's folders, in layers (docs/architecture.md, "The studio page"): the model
     // (camera paths, camera moves, lenses, the file format) is plain data and maths, usable by
