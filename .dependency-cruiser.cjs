@@ -2,8 +2,10 @@
  * Import boundaries, checked by `npm run lint` (dependency-cruiser). The lib chain is the one in
  * the README, kept in scripts/architecture.cjs: each lib may import only the libs listed for it;
  * libs never import apps; an app never imports another app; the studio's web page imports only
- * types from the server code and the world engine; packages/ (the partner client, the world
- * engine) import no server or test code, and the world engine no framework; no cycles anywhere.
+ * types from the server code and the world engine (at run time only packages/camera-path beside
+ * itself), its folders in layers (web-* rules); packages/ (the partner client, the world engine,
+ * the camera-path format) import no server or test code, and the world engine no framework; no
+ * cycles anywhere.
  */
 const { LIB_DEPENDENCIES } = require('./scripts/architecture.cjs');
 
@@ -24,8 +26,65 @@ module.exports = {
       to: { path: '^(libs|apps|packages/world-engine)/', pathNot: '^apps/studio-web/', dependencyTypesNot: ['type-only'] },
     },
     {
+      // The one runtime import the page makes outside its folder: the camera-path format, shared
+      // with the server (packages/camera-path: plain TypeScript, no Nest, DOM or three.js).
+      name: 'web-page-imports-only-the-camera-path-package',
+      severity: 'error',
+      from: { path: '^apps/studio-web/' },
+      to: { path: '^packages/', pathNot: '^packages/camera-path/', dependencyTypesNot: ['type-only'] },
+    },
+    // The studio page's folders, in layers (docs/architecture.md, "The studio page"): the model
+    // (camera paths, camera moves, lenses, the file format) is plain data and maths, usable by
+    // every other folder and by tests (no DOM or three.js in it: eslint.config.mjs); the API client and the views below the workflows never
+    // reach up into a workflow; only main.ts installs the test hooks.
+    {
+      name: 'web-model-imports-nothing-of-the-page',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/model/' },
+      to: { path: '^apps/studio-web/', pathNot: '^apps/studio-web/src/model/' },
+    },
+    {
+      name: 'web-api-imports-only-the-model',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/api/' },
+      to: { path: '^apps/studio-web/', pathNot: '^apps/studio-web/src/(api|model)/' },
+    },
+    {
+      name: 'web-ui-imports-no-workflow',
+      comment: 'ui/ holds the shared widgets: it knows the API types and the model, never a workflow or the viewport.',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/ui/' },
+      to: { path: '^apps/studio-web/src/(perform|render|edit|studio|viewport|debug|parent)/' },
+    },
+    {
+      name: 'web-viewport-imports-no-workflow',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/viewport/' },
+      to: { path: '^apps/studio-web/src/(perform|render|edit|studio|ui|debug|parent)/' },
+    },
+    {
+      name: 'web-render-imports-no-other-workflow',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/render/' },
+      to: { path: '^apps/studio-web/src/(perform|edit|studio|debug)/' },
+    },
+    {
+      name: 'web-perform-imports-no-edit-or-page',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/perform/' },
+      to: { path: '^apps/studio-web/src/(edit|studio|debug)/' },
+    },
+    {
+      name: 'web-test-hooks-only-from-main',
+      comment: 'debug/ exists for tests: main.ts installs it in test builds only (vite --mode test).',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/', pathNot: '^apps/studio-web/src/(main\\.ts|debug/)' },
+      to: { path: '^apps/studio-web/src/debug/' },
+    },
+    {
       // The packages ship on their own: the partner client knows the api only through the
-      // generated types; the world engine is plain code the server's generation lib wraps.
+      // generated types; the world engine is plain code the server's generation lib wraps; the
+      // camera-path format is plain data and maths both the server and the page run.
       name: 'packages-stand-alone',
       severity: 'error',
       from: { path: '^packages/' },

@@ -16,7 +16,8 @@ RUN npm ci --no-audit --no-fund
 
 FROM deps AS build
 COPY . .
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+# The test build of the studio page (window.__studio, for the browser tests) stays out of the image.
+RUN npm run build && rm -rf dist/apps/studio-web-test && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime
 # tini as PID 1: forwards SIGTERM to node (which then drains, docs/operations.md) and reaps

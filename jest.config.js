@@ -20,6 +20,8 @@ const moduleNameMapper = {
   // The workspace packages from their sources, so tests need no build of them.
   '^@scene-studio/client$': '<rootDir>/packages/client/src',
   '^@scene-studio/world-engine(/scene-spec)?$': '<rootDir>/packages/world-engine/src$1',
+  // The camera-path format, shared by the studio server and the studio page (packages/camera-path).
+  '^@scene-studio/camera-path$': '<rootDir>/packages/camera-path/src',
   // three's CommonJS build only re-exports its ES module: compile that instead (transform below).
   '^three$': '<rootDir>/node_modules/three/build/three.module.js',
 };

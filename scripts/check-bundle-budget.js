@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The studio page loads inside partners' pages, often on slow connections: its JavaScript and
 // CSS (our code and every library) must stay under a gzipped budget. Run after `vite build`.
+// It also checks that the production bundle holds none of the tests' hooks (`window.__studio`, the
+// pixel read-back: apps/studio-web/src/debug, installed by test builds only).
 'use strict';
 const { readdirSync, readFileSync, statSync } = require('node:fs');
 const { join, relative } = require('node:path');
@@ -29,6 +31,20 @@ try {
 if (files.length === 0) {
   console.error('check-bundle-budget: no JS or CSS files in the studio bundle.');
   process.exit(1);
+}
+
+// Names only the test hooks use: the property they install on window and the read-back they offer.
+const TEST_HOOK_MARKERS = ['__studio', 'canvasStats'];
+for (const file of listFiles(assets).filter((f) => /\.(m?js|html)$/.test(f))) {
+  const text = readFileSync(file, 'utf8');
+  const found = TEST_HOOK_MARKERS.filter((marker) => text.includes(marker));
+  if (found.length > 0) {
+    console.error(
+      `check-bundle-budget: ${relative(root, file)} holds the tests' hooks (${found.join(', ')}): ` +
+        'they belong in the test build only (`vite build --mode test`).',
+    );
+    process.exit(1);
+  }
 }
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;

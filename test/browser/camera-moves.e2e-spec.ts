@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { BrowserContext, Frame, Page } from 'playwright-core';
-import type { CameraPathDocument, CameraPathKeyframe } from '../../apps/studio-web/src/perform/camera-path';
-import { parseCameraPathFile } from '../../apps/studio-web/src/perform/timeline/camera-path-file';
-import { moveFromKeyframes } from '../../apps/studio-web/src/perform/timeline/keyframe-move';
+import type { CameraPathDocument, CameraPathKeyframe } from '../../apps/studio-web/src/model/camera-path';
+import { parseCameraPathFile } from '../../apps/studio-web/src/model/camera-path-file';
+import { moveFromKeyframes } from '../../apps/studio-web/src/model/keyframe-move';
 import { deviation, takeTolerance } from '../../apps/studio-web/src/perform/timeline/take-keyframes';
 import type { TimelineState } from '../../apps/studio-web/src/perform/timeline/timeline';
-import type { MovePose } from '../../apps/studio-web/src/viewport/camera-move';
+import type { MovePose } from '../../apps/studio-web/src/model/camera-move';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { artifactPath } from '../support/browser';
 import {

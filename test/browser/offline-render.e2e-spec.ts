@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { BrowserContext, Frame, Page } from 'playwright-core';
 import sharp from 'sharp';
-import type { CameraPathDocument } from '../../apps/studio-web/src/perform/camera-path';
-import { moveFromDocument } from '../../apps/studio-web/src/perform/timeline/camera-move-document';
-import { moveFromPath } from '../../apps/studio-web/src/viewport/camera-move';
+import type { CameraPathDocument } from '../../apps/studio-web/src/model/camera-path';
+import { moveFromDocument } from '../../apps/studio-web/src/model/camera-move-document';
+import { moveFromPath } from '../../apps/studio-web/src/model/camera-move';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { artifactPath } from '../support/browser';
 import { angleDeg, chooseRender, importMove, scopeMoveDocument } from '../support/camera-moves';

@@ -10,6 +10,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import { Logger } from 'nestjs-pino';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import request from 'supertest';
 import { TestEnvironment } from './environment';
 
@@ -66,8 +67,14 @@ export function startApi(env: TestEnvironment, opts: StartOptions = {}): Promise
   return startHttp(ApiModule.forRoot(moduleOptions(env, opts)), configureApiApp, opts);
 }
 
+/**
+ * The test build of the page (`npm run build:studio` writes it beside the production one): the
+ * browser tests read the page through its hooks (`window.__studio`), which production lacks.
+ */
+export const STUDIO_TEST_BUNDLE = join(__dirname, '..', '..', 'dist', 'apps', 'studio-web-test');
+
 export function startStudio(env: TestEnvironment, opts: StartOptions = {}): Promise<RunningHttpApp> {
-  return startHttp(StudioModule.forRoot(moduleOptions(env, opts)), configureStudioApp, opts);
+  return startHttp(StudioModule.forRoot({ ...moduleOptions(env, opts), webBundleDir: STUDIO_TEST_BUNDLE }), configureStudioApp, opts);
 }
 
 /** The worker's Nest context in this process (its job handlers and BullMQ consumers). */

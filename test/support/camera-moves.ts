@@ -1,5 +1,5 @@
 import { Frame, Page } from 'playwright-core';
-import type { CameraPathDocument, CameraPathKeyframe, KeyframeEasing } from '../../apps/studio-web/src/perform/camera-path';
+import type { CameraPathDocument, CameraPathKeyframe, KeyframeEasing } from '../../apps/studio-web/src/model/camera-path';
 import type { TimelineState } from '../../apps/studio-web/src/perform/timeline/timeline';
 import { pathDocument } from '../factories/camera-path.factory';
 

@@ -21,5 +21,8 @@ import './styles/motion.css';
 
 const root = document.getElementById('studio-root') ?? document.body;
 const page = new StudioPage(root, takeSessionSecret());
-installDebugHook(page);
+// The tests' window on the page, in test builds only (`vite build --mode test`, which the browser
+// tests serve): Vite writes MODE in as a constant, so a production build drops the branch and,
+// with it, the whole debug/ folder (scripts/check-bundle-budget.js checks that it did).
+if (import.meta.env.MODE === 'test') installDebugHook(page);
 page.start();

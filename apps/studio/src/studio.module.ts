@@ -10,11 +10,13 @@ import { StudioEventsHub } from './events/studio-events.hub';
 import { StreamSlots } from './events/stream-slots';
 import { StudioBudgets } from './limits/studio-budgets';
 import { EmbedPageController } from './page/embed-page.controller';
-import { WebBundle } from './page/web-bundle';
+import { WEB_BUNDLE_DIR, WebBundle } from './page/web-bundle';
 
 export interface StudioModuleOptions {
   config?: AppConfig | ConfigOverrides;
   logging?: LoggingOptions;
+  /** The built page to serve; by default the production build beside the server (WebBundle). */
+  webBundleDir?: string;
 }
 
 /** The embed origin: the studio page and its session-scoped API. */
@@ -32,7 +34,13 @@ export class StudioModule {
         CameraPathsModule,
       ],
       controllers: [EmbedPageController, StudioApiController, CameraPathsController],
-      providers: [WebBundle, StudioEventsHub, StreamSlots, StudioBudgets],
+      providers: [
+        { provide: WEB_BUNDLE_DIR, useValue: options.webBundleDir ?? null },
+        WebBundle,
+        StudioEventsHub,
+        StreamSlots,
+        StudioBudgets,
+      ],
     };
   }
 }

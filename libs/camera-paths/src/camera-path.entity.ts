@@ -1,6 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { CameraPathDocumentDto } from './dto/camera-path-document.dto';
-import type { CameraPathKind } from './dto/camera-path.dto';
+import type { CameraPathDocument, CameraPathKind } from '@scene-studio/camera-path';
 
 /**
  * A camera path saved for a scene by a perform session: a take, an authored move or a view
@@ -26,7 +25,7 @@ export class CameraPathEntity {
   name: string;
 
   @Column('jsonb')
-  document: CameraPathDocumentDto;
+  document: CameraPathDocument;
 
   @Column({ name: 'duration_ms', type: 'double precision' })
   durationMs: number;

@@ -1,5 +1,5 @@
 import { DomainError, FieldError } from '@app/core';
-import { CAMERA_PATH_LIMITS } from './camera-path-limits';
+import { CAMERA_PATH_LIMITS } from '@scene-studio/camera-path';
 
 export const CameraPathErrors = {
   /** Rules that span fields (camera-path-rules.ts), answered like the DTO's own field errors. */

@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsSelect } from 'typeorm';
 import { CameraPathEntity, CameraPathRow } from './camera-path.entity';
-import type { CameraPathDocumentDto } from './dto/camera-path-document.dto';
-import type { CameraPathKind } from './dto/camera-path.dto';
+import type { CameraPathDocument, CameraPathKind } from '@scene-studio/camera-path';
 
 /** Every query names the organization and the scene: a path is reached only through both. */
 export interface CameraPathScope {
@@ -14,7 +13,7 @@ export interface CameraPathScope {
 /** A new name and document with the summary columns that follow from it. */
 export interface CameraPathChange {
   name: string;
-  document: CameraPathDocumentDto;
+  document: CameraPathDocument;
   durationMs: number;
   keyframeCount: number;
   sampleCount: number;

@@ -1,7 +1,7 @@
 import { Clock, DomainError, IdGenerator, IdPrefix } from '@app/core';
 import { SceneDeletionHooks, ScenesRepository } from '@app/scenes';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { CAMERA_PATH_LIMITS } from './camera-path-limits';
+import { CAMERA_PATH_LIMITS } from '@scene-studio/camera-path';
 import { documentErrors, summaryOf } from './camera-path-rules';
 import { CameraPathEntity, CameraPathRow } from './camera-path.entity';
 import { CameraPathErrors } from './camera-paths.errors';

@@ -1,5 +1,5 @@
-import type { CameraPathDocument } from '../perform/camera-path';
-import type { CameraPathKind, CameraPathStore, CameraPathSummary, SavedCameraPath } from '../perform/camera-path-store';
+import type { CameraPathDocument } from '../model/camera-path';
+import type { CameraPathKind, CameraPathStore, CameraPathSummary, SavedCameraPath } from '../model/camera-path-store';
 import { StudioApiError, type StudioApiClient } from './studio-api.client';
 
 /**

@@ -1,15 +1,17 @@
 import type {
   ArtifactKind,
+  CameraPathDocument,
+  CameraPathKind,
+  CameraPathSummary,
   CreatedEdit,
   EditTurn,
   EndedReason,
   Problem,
+  SavedCameraPath,
   SceneArtifactInfo,
   SceneSpec,
   StudioSession,
 } from './studio-api.types';
-import type { CameraPathDocument } from '../perform/camera-path';
-import type { CameraPathKind, CameraPathSummary, SavedCameraPath } from '../perform/camera-path-store';
 
 /** A failed studio API call. `status` 0 means the request never got an answer (network). */
 export class StudioApiError extends Error {

@@ -1,78 +1,48 @@
-/** Shapes of the studio API (`/studio-api/v1`), as docs/embed.md describes them. */
+/**
+ * Shapes of the studio API (`/studio-api/v1`), as docs/embed.md describes them: named views of
+ * the types generated from the studio's OpenAPI document (generated/studio-api.ts, written by
+ * `npm run studio-api:generate`; a drift test holds it to the server), never written by hand.
+ */
+import type { components } from './generated/studio-api';
 
-export type StudioMode = 'edit' | 'perform' | 'edit_and_perform';
-export type SceneStatus = 'generating' | 'ready' | 'failed';
-export type ColorScheme = 'dark' | 'light';
-export type EndedReason = 'expired' | 'revoked';
+type Schemas = components['schemas'];
 
-export interface StudioTheme {
-  partnerName: string | null;
-  accentColor: string;
-  colorScheme: ColorScheme;
-  helpText: string | null;
-}
-
-export interface SafeError {
-  code: string;
-  message: string;
-}
-
-export interface SceneState {
-  status: SceneStatus;
-  version: number | null;
-  hasSourceImage: boolean;
-  /** Present when the scene failed, if the server says why. */
-  error?: SafeError | null;
-  /** 0..1 when the server reports generation progress. */
-  progress?: number | null;
-  /** While generating: where the generation is. */
-  stage?: GenerationStage | null;
-}
-
-export type GenerationStage = 'queued' | 'generating' | 'downloading' | 'storing';
+export type StudioSession = Schemas['StudioSession'];
+export type StudioMode = StudioSession['mode'];
+export type StudioTheme = Schemas['StudioTheme'];
+export type ColorScheme = StudioTheme['colorScheme'];
+export type SceneState = Schemas['SceneState'];
+export type SceneStatus = SceneState['status'];
+export type GenerationStage = NonNullable<SceneState['stage']>;
+export type SafeError = Schemas['SafeError'];
+export type EndedReason = NonNullable<Problem['reason']>;
 
 /** The files of a scene version, as `GET /scene/versions/{v}/artifacts` lists them. */
-export type ArtifactKind = 'mesh' | 'splat' | 'splat-preview' | 'collider' | 'panorama' | 'thumbnail';
+export type SceneArtifactInfo = Schemas['SceneArtifactInfo'];
+export type ArtifactKind = SceneArtifactInfo['kind'];
 
-export interface SceneArtifactInfo {
-  kind: ArtifactKind;
-  contentType: string;
-  bytes: number;
-  sha256: string;
-}
+export type EditTurn = Schemas['EditTurn'];
+export type EditStatus = EditTurn['status'];
+export type CreatedEdit = Schemas['CreatedEdit'];
 
-export interface StudioSession {
-  embedSessionId: string;
-  mode: StudioMode;
-  origin: string;
-  expiresAt: string;
-  theme: StudioTheme;
-  capabilities: { edit: boolean; perform: boolean };
-  scene: SceneState;
-}
+/**
+ * Saved camera paths as the API sends them. The page's model (model/camera-path-store.ts, the
+ * format's types from packages/camera-path) takes them as they are: server-camera-path-store.ts
+ * hands one to the other, so a difference fails the type-check.
+ */
+export type CameraPathSummary = Schemas['CameraPathSummary'];
+export type SavedCameraPath = Schemas['SavedCameraPath'];
+export type CameraPathKind = SavedCameraPath['kind'];
+export type CameraPathDocument = Schemas['CameraPathDocument'];
 
-export type EditStatus = 'processing' | 'succeeded' | 'failed';
-
-export interface EditTurn {
-  operationId: string;
-  instruction: string;
-  /** A revert's restored version (its instruction then reads "Revert to version n"); null for an edit. */
-  revertTo: number | null;
-  status: EditStatus;
-  version: number | null;
-  error: SafeError | null;
-  createdAt: string;
-  completedAt: string | null;
-}
-
-export interface CreatedEdit {
-  operationId: string;
-  status: 'processing';
-  createdAt: string;
-}
+/**
+ * RFC 9457 problem details, with the fields the studio API adds: any may be missing from a broken
+ * answer, and `code` may be one this build does not know yet.
+ */
+export type Problem = Partial<Omit<Schemas['Problem'], 'code'>> & { code?: string };
 
 // The scene spec is the server's own type, imported for its types only: nothing of the
-// generation library is bundled.
+// generation library is bundled. The API serves it as stored (an object, in the document).
 import type { SceneDrawing } from '@scene-studio/world-engine/scene-spec';
 export type { CameraPreset, Vec3 } from '@scene-studio/world-engine/scene-spec';
 
@@ -82,12 +52,3 @@ export type { CameraPreset, Vec3 } from '@scene-studio/world-engine/scene-spec';
  * spec). docs/embed.md, "What each mode receives".
  */
 export type SceneSpec = Omit<SceneDrawing, 'schemaVersion'>;
-
-/** RFC 9457 problem details, with the fields the studio API adds. */
-export interface Problem {
-  status?: number;
-  code?: string;
-  title?: string;
-  detail?: string;
-  reason?: string;
-}

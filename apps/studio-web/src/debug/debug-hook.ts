@@ -1,6 +1,7 @@
 import type { PostedEvent } from '../parent/parent.bridge';
 import type { StudioPage } from '../studio/studio-page';
-import type { CanvasStats, QualityState } from '../viewport/studio-viewport';
+import type { QualityState } from '../viewport/studio-viewport';
+import { canvasStats, type CanvasStats } from './canvas-stats';
 
 export interface StudioDebugCamera {
   position: [number, number, number];
@@ -24,7 +25,8 @@ export interface StudioDebugCamera {
 /**
  * `window.__studio`: a read-only window on the studio for automated tests and benchmarks. It
  * reports what is on screen and what was posted to the parent, never the session secret (which
- * only the API client holds), and it offers no way to act on the studio.
+ * only the API client holds), and it offers no way to act on the studio. Installed in test
+ * builds only (main.ts, `vite build --mode test`): the production bundle holds none of this.
  */
 export function installDebugHook(page: StudioPage): void {
   const { lifecycle, scene } = page;
@@ -100,7 +102,7 @@ export function installDebugHook(page: StudioPage): void {
       return page.viewport?.hasScene ? page.viewport.placement : null;
     },
     canvasStats(): CanvasStats | null {
-      return page.viewport?.hasScene ? page.viewport.canvasStats() : null;
+      return page.viewport?.hasScene ? page.viewport.withDrawnFrame(canvasStats) : null;
     },
     events(): PostedEvent[] {
       return lifecycle.bridge.history().map((e) => ({ ...e, payload: { ...e.payload } }));

@@ -1,4 +1,4 @@
-import type { AspectId, SensorId } from '../viewport/lens';
+import type { AspectId, SensorId } from './lens';
 /**
  * The lens as undo and redo see it: focal length, focus distance, aperture and the frame
  * (sensor, aspect). Pure: read from the rig and applied to it by the perform workflow.

@@ -10,7 +10,7 @@ import {
   type AspectId,
   type DistanceUnit,
   type SensorId,
-} from '../viewport/lens';
+} from '../model/lens';
 import { VIEW_NAME_MAX, normalizeViewName, type SavedView } from './saved-views';
 
 export interface CinemaControlsHooks {

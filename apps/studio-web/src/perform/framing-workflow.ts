@@ -1,6 +1,6 @@
 import type { CameraRig } from '../viewport/camera-rig';
 import { FrameGuides, type GuideId } from '../viewport/frame-guides.view';
-import { fieldOfView, type AspectId, type DistanceUnit, type SensorId } from '../viewport/lens';
+import { fieldOfView, type AspectId, type DistanceUnit, type SensorId } from '../model/lens';
 import type { StudioViewport } from '../viewport/studio-viewport';
 import { CinemaControls, FOCUS_AID_NOTE } from './cinema-controls.view';
 import { InMemorySavedViewStore, type SavedView, type SavedViewStore } from './saved-views';

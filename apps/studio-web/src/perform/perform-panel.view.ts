@@ -14,7 +14,7 @@ import {
   formatFNumber,
   sliderToFocus,
   type DistanceUnit,
-} from '../viewport/lens';
+} from '../model/lens';
 import type { GamepadStatus } from './gamepad.input';
 import type { SpaceMouseStatus } from './space-mouse.input';
 import type { Take } from './take.recorder';

@@ -1,4 +1,4 @@
-import type { MovePose } from '../viewport/camera-move';
+import type { MovePose } from '../model/camera-move';
 import { InMemorySavedViewStore, normalizeViewName } from './saved-views';
 
 const pose: MovePose = { position: [1, 2, 3], quaternion: [0, 0, 0, 1], focalLengthMm: 50, focusDistanceM: 4, fNumber: 2.8, rollDeg: 0 };

@@ -1,4 +1,4 @@
-import { movePoseOf, type MovePose } from '../viewport/camera-move';
+import { movePoseOf, type MovePose } from '../model/camera-move';
 
 /** A camera pose saved under a name ("save this view as a preset"). */
 export interface SavedView {

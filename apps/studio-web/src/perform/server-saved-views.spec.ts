@@ -1,7 +1,7 @@
 import { StudioApiError } from '../api/studio-api.client';
-import type { MovePose } from '../viewport/camera-move';
-import { frameFormat } from '../viewport/lens';
-import { InMemoryCameraPathStore, type SavedCameraPath } from './camera-path-store';
+import type { MovePose } from '../model/camera-move';
+import { frameFormat } from '../model/lens';
+import { InMemoryCameraPathStore, type SavedCameraPath } from '../model/camera-path-store';
 import { poseOfView, ServerSavedViewStore, viewDocument } from './server-saved-views';
 
 const pose: MovePose = {

@@ -1,7 +1,7 @@
-import { movePoseOf, type MovePose } from '../viewport/camera-move';
-import type { FrameFormat } from '../viewport/lens';
-import { cameraPathHeader, type CameraPathDocument } from './camera-path';
-import type { CameraPathStore, CameraPathSummary, SavedCameraPath } from './camera-path-store';
+import { movePoseOf, type MovePose } from '../model/camera-move';
+import type { FrameFormat } from '../model/lens';
+import { cameraPathHeader, type CameraPathDocument } from '../model/camera-path';
+import type { CameraPathStore, CameraPathSummary, SavedCameraPath } from '../model/camera-path-store';
 import { copyView, type SavedView, type SavedViewStore } from './saved-views';
 
 /** What a view's document records besides the pose: the frame it was framed in, and the scene version. */

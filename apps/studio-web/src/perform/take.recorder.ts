@@ -1,6 +1,6 @@
 import type { CameraPose } from '../viewport/camera-rig';
-import type { FrameFormat } from '../viewport/lens';
-import { CameraPathRecorder, type CameraPathDocument } from './camera-path';
+import type { FrameFormat } from '../model/lens';
+import { CameraPathRecorder, type CameraPathDocument } from '../model/camera-path';
 
 const MIME_TYPES = ['video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm'];
 const VIDEO_BITS_PER_SECOND = 8_000_000;

@@ -1,6 +1,6 @@
 import { MathUtils } from 'three';
 import type { CameraRig } from '../viewport/camera-rig';
-import { fieldOfView } from '../viewport/lens';
+import { fieldOfView } from '../model/lens';
 import type { PerformActions } from './perform-actions';
 import { isTypingTarget } from '../ui/dom';
 

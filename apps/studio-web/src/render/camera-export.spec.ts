@@ -1,5 +1,5 @@
-import type { CameraMove, MovePose } from '../viewport/camera-move';
-import { frameFormat } from '../viewport/lens';
+import type { CameraMove, MovePose } from '../model/camera-move';
+import { frameFormat } from '../model/lens';
 import type { ViewportCapture } from '../viewport/studio-viewport';
 import { cameraExportInput } from './camera-export';
 import { renderMove, type CaptureTarget } from './offline-render';

@@ -1,6 +1,6 @@
 import type { CameraExportInput } from '../model/camera-exports/camera-export.types';
-import type { CameraMove } from '../viewport/camera-move';
-import type { FrameFormat } from '../viewport/lens';
+import type { CameraMove } from '../model/camera-move';
+import type { FrameFormat } from '../model/lens';
 import { frameCount, frameTimeMs } from './render-options';
 
 /**
@@ -8,7 +8,7 @@ import { frameCount, frameTimeMs } from './render-options';
  * the move's pose at i / fps — `frameCount` and `frameTimeMs` are what the offline render
  * (offline-render.ts) draws, so an exported camera and a render at the same rate agree frame for
  * frame. The sensor handed on is the frame's gate (the sensor cut to the aspect): what the
- * picture shows and what the studio's field of view is computed from (viewport/lens.ts).
+ * picture shows and what the studio's field of view is computed from (model/lens.ts).
  */
 export function cameraExportInput(
   move: CameraMove,

@@ -1,4 +1,4 @@
-import type { CameraMove, MovePose } from '../viewport/camera-move';
+import type { CameraMove, MovePose } from '../model/camera-move';
 import type { ViewportCapture } from '../viewport/studio-viewport';
 import type { VideoWriter } from './media-encoding';
 import { renderMove, type CaptureTarget, type RenderJob } from './offline-render';

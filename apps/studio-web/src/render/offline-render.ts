@@ -1,5 +1,5 @@
-import type { CameraMove } from '../viewport/camera-move';
-import type { FrameFormat } from '../viewport/lens';
+import type { CameraMove } from '../model/camera-move';
+import type { FrameFormat } from '../model/lens';
 import type { ViewportCapture } from '../viewport/studio-viewport';
 import type { VideoWriter } from './media-encoding';
 import type { MediaModule } from './media-loader';

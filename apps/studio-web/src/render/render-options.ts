@@ -1,5 +1,5 @@
 import { formatBytes } from '../ui/format';
-import { MAX_DURATION_MS } from '../perform/timeline/camera-path-file';
+import { MAX_DURATION_MS } from '../model/camera-path-file';
 /**
  * What an offline render may be asked for, and the arithmetic behind it: frame times, output
  * sizes, bitrates and the limits a request is checked against. Free of the DOM and of three.js

@@ -1,7 +1,7 @@
 import { isFramed } from '../ui/dom';
-import type { CameraPathDocument, CameraPathSample } from '../perform/camera-path';
-import type { CameraMove } from '../viewport/camera-move';
-import { frameOfPath, type FrameFormat } from '../viewport/lens';
+import type { CameraPathDocument, CameraPathSample } from '../model/camera-path';
+import type { CameraMove } from '../model/camera-move';
+import { frameOfPath, type FrameFormat } from '../model/lens';
 import type { StudioViewport } from '../viewport/studio-viewport';
 import { loadMedia, type MediaModule } from './media-loader';
 import { renderMove, type RenderedVideo } from './offline-render';

@@ -1,6 +1,6 @@
 import { formatBytes } from '../ui/format';
 import { isFramed } from '../ui/dom';
-import type { FrameFormat } from '../viewport/lens';
+import type { FrameFormat } from '../model/lens';
 import type { StudioViewport } from '../viewport/studio-viewport';
 import { StillPanel } from './still-panel.view';
 import { STILL_MIME_TYPE, STILL_RESOLUTIONS, planStill, stillFits, stillSize, type StillResolutionId } from './still-options';

@@ -17,7 +17,7 @@ import { SizeNotice, type MinimumSize } from '../ui/size-notice.view';
 import { expiryWarningText } from '../ui/expiry-warning';
 import { applyTheme, normalizeTheme } from '../ui/theme';
 import { QUALITY_OVERRIDE_KEY, qualityOverrides } from '../viewport/adaptive-quality';
-import { formatLensReadout } from '../viewport/lens';
+import { formatLensReadout } from '../model/lens';
 import { StudioViewport } from '../viewport/studio-viewport';
 import { SessionLifecycle, type StudioContentEvent } from './session-lifecycle';
 import { NO_WEBGL, StudioScene } from './studio-scene';

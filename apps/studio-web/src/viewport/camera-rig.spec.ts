@@ -1,6 +1,6 @@
 import { Euler, MathUtils, PerspectiveCamera, Quaternion } from 'three';
 import { CameraRig } from './camera-rig';
-import { DEFAULT_FRAME, PRIME_FOCALS_MM, fieldOfView } from './lens';
+import { DEFAULT_FRAME, PRIME_FOCALS_MM, fieldOfView } from '../model/lens';
 
 describe(CameraRig.name, () => {
   let sut: CameraRig;

@@ -1,6 +1,6 @@
 import { Euler, MathUtils, Quaternion, Vector3, type PerspectiveCamera } from 'three';
 import type { CameraPreset } from '../api/studio-api.types';
-import type { MovePose } from './camera-move';
+import type { MovePose } from '../model/camera-move';
 import {
   DEFAULT_FRAME,
   F_STOPS,
@@ -12,7 +12,7 @@ import {
   type AspectId,
   type FrameFormat,
   type SensorId,
-} from './lens';
+} from '../model/lens';
 
 export type NavigationMode = 'orbit' | 'fly';
 

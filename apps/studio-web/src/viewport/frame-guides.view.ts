@@ -1,5 +1,5 @@
 import type { CameraRig } from './camera-rig';
-import { fieldOfView } from './lens';
+import { fieldOfView } from '../model/lens';
 
 export type GuideId = 'thirds' | 'safe' | 'horizon';
 

@@ -12,11 +12,11 @@ import {
 } from 'three';
 import type { SceneSpec } from '../api/studio-api.types';
 import { AdaptiveQuality, frameDelta, type AdaptiveQualityOptions } from './adaptive-quality';
-import type { MovePose } from './camera-move';
+import type { MovePose } from '../model/camera-move';
 import { CameraRig } from './camera-rig';
 import { ColliderWalls } from './collider-walls';
 import type { DepthOfFieldPass } from './depth-of-field.pass';
-import { splatApertureAngle, type FrameFormat } from './lens';
+import { splatApertureAngle, type FrameFormat } from '../model/lens';
 import { SceneEnvironment } from './scene-environment';
 import { disposeModel, type LoadedModel } from './scene-loader';
 import type { LoadedSplat, SplatRendererHandle } from './splat-layer';
@@ -36,15 +36,6 @@ const GROUND_CLEARANCE_M = 0.4;
 const GROUND_SEARCH_M = 50;
 
 export type FrameListener = (dt: number, now: number) => void;
-
-export interface CanvasStats {
-  width: number;
-  height: number;
-  meanLuma: number;
-  lumaStdDev: number;
-  distinctColors: number;
-  nonBlank: boolean;
-}
 
 const MAX_PIXEL_RATIO = 2;
 
@@ -462,27 +453,13 @@ export class StudioViewport {
     return true;
   }
 
-  /** Reads back the current frame for tests: draws, then samples the drawing buffer. */
-  canvasStats(): CanvasStats {
-    const gl = this.renderer.getContext();
+  /**
+   * Draws the current frame, then hands the context to `read` before the browser may clear the
+   * drawing buffer: the test builds' pixel read-back (debug/canvas-stats.ts) goes through here.
+   */
+  withDrawnFrame<T>(read: (gl: WebGLRenderingContext | WebGL2RenderingContext) => T): T {
     this.renderNow();
-    const width = gl.drawingBufferWidth;
-    const height = gl.drawingBufferHeight;
-    const pixels = new Uint8Array(width * height * 4);
-    gl.readPixels(0, 0, width, height, gl.RGBA, gl.UNSIGNED_BYTE, pixels);
-    let sum = 0;
-    let sumSq = 0;
-    const colors = new Set<number>();
-    const n = width * height;
-    for (let i = 0; i < pixels.length; i += 4) {
-      const luma = 0.2126 * pixels[i] + 0.7152 * pixels[i + 1] + 0.0722 * pixels[i + 2];
-      sum += luma;
-      sumSq += luma * luma;
-      if (colors.size < 4096) colors.add(((pixels[i] >> 3) << 10) | ((pixels[i + 1] >> 3) << 5) | (pixels[i + 2] >> 3));
-    }
-    const mean = n > 0 ? sum / n : 0;
-    const stdDev = n > 0 ? Math.sqrt(Math.max(0, sumSq / n - mean * mean)) : 0;
-    return { width, height, meanLuma: mean, lumaStdDev: stdDev, distinctColors: colors.size, nonBlank: stdDev > 2 && colors.size > 8 };
+    return read(this.renderer.getContext());
   }
 
   dispose(): void {

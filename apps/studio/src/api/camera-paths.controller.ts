@@ -10,7 +10,9 @@ import {
 import { IdPrefix, JsonBodyGuard, ParseIdPipe } from '@app/core';
 import { SessionWithScene } from '@app/embed-sessions';
 import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { CAMERA_PATH_KINDS } from '@scene-studio/camera-path';
+import { studioSchema } from '../openapi/studio-openapi';
 import { CameraPathBody } from './camera-path-body.pipe';
 import { RequiresCapability, StudioSession, StudioSessionGuard } from './studio-session.guard';
 import { StudioWriteBudgetGuard } from './studio-write-budget.guard';
@@ -26,13 +28,15 @@ const scopeOf = ({ session }: SessionWithScene): CameraPathScope => ({ organizat
  * (camera-path-body.pipe.ts); answers are never cached. Writes spend the session's
  * STUDIO_WRITES_PER_MINUTE (StudioWriteBudgetGuard).
  */
-@ApiExcludeController()
+@ApiTags('studio')
 @Controller('studio-api/v1/camera-paths')
 @UseGuards(StudioSessionGuard, StudioWriteBudgetGuard)
 export class CameraPathsController {
   constructor(private readonly paths: CameraPathsService) {}
 
   @Get()
+  @ApiQuery({ name: 'kind', required: false, enum: CAMERA_PATH_KINDS })
+  @ApiOkResponse({ schema: studioSchema('CameraPathList') })
   @RequiresCapability('perform')
   async list(
     @StudioSession() found: SessionWithScene,
@@ -43,6 +47,8 @@ export class CameraPathsController {
 
   @Post()
   @HttpCode(201)
+  @ApiBody({ schema: studioSchema('CreateCameraPath') })
+  @ApiCreatedResponse({ schema: studioSchema('SavedCameraPath') })
   @RequiresCapability('perform')
   @UseGuards(JsonBodyGuard)
   create(@StudioSession() found: SessionWithScene, @CameraPathBody() dto: CreateCameraPathDto): Promise<SavedCameraPath> {
@@ -50,12 +56,15 @@ export class CameraPathsController {
   }
 
   @Get(':cameraPathId')
+  @ApiOkResponse({ schema: studioSchema('SavedCameraPath') })
   @RequiresCapability('perform')
   get(@StudioSession() found: SessionWithScene, @Param('cameraPathId', CAMERA_PATH_ID) id: string): Promise<SavedCameraPath> {
     return this.paths.get(scopeOf(found), id);
   }
 
   @Put(':cameraPathId')
+  @ApiBody({ schema: studioSchema('UpdateCameraPath') })
+  @ApiOkResponse({ schema: studioSchema('SavedCameraPath') })
   @RequiresCapability('perform')
   @UseGuards(JsonBodyGuard)
   update(
@@ -68,6 +77,7 @@ export class CameraPathsController {
 
   @Delete(':cameraPathId')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Deleted, or already gone.' })
   @RequiresCapability('perform')
   async remove(@StudioSession() found: SessionWithScene, @Param('cameraPathId', CAMERA_PATH_ID) id: string): Promise<void> {
     await this.paths.remove(scopeOf(found), id);

@@ -3,7 +3,8 @@ import { SessionWithScene, StudioSessionView, StudioView } from '@app/embed-sess
 import { ImageAssetsService } from '@app/image-assets';
 import { EditSceneDto, EditTurn, ScenesService } from '@app/scenes';
 import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { studioSchema } from '../openapi/studio-openapi';
 import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -12,13 +13,15 @@ import { StudioBudgets } from '../limits/studio-budgets';
 import { RequiresCapability, StudioSession, StudioSessionGuard } from './studio-session.guard';
 import { CountedAsEdit, StudioWriteBudgetGuard } from './studio-write-budget.guard';
 
+const BINARY = { description: 'The file.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } };
+
 /**
  * The studio page's own API, scoped to one session by its secret. Answers are never cached.
  * Writes spend the session's budgets (docs/embed.md, "The studio's limits"). What an answer
  * carries for the session's mode is StudioView's to decide (no prompt or edit history for
  * perform).
  */
-@ApiExcludeController()
+@ApiTags('studio')
 @Controller('studio-api/v1')
 @UseGuards(StudioSessionGuard, StudioWriteBudgetGuard)
 export class StudioApiController {
@@ -30,12 +33,14 @@ export class StudioApiController {
   ) {}
 
   @Get('session')
+  @ApiOkResponse({ schema: studioSchema('StudioSession') })
   session(@StudioSession() found: SessionWithScene): StudioSessionView {
     return StudioView.of(found.session.mode).session(found);
   }
 
   /** The files of a version (kind, type, size, digest): what the page can load for it. */
   @Get('scene/versions/:version/artifacts')
+  @ApiOkResponse({ schema: studioSchema('SceneArtifacts') })
   async artifacts(@StudioSession() { scene }: SessionWithScene, @Param('version', ParseIntPipe) version: number) {
     if (!visibleVersion(scene, version)) throw DomainError.notFound();
     const artifacts = await this.scenes.listArtifacts(scene.id, version);
@@ -44,6 +49,8 @@ export class StudioApiController {
   }
 
   @Get('scene/versions/:version/artifacts/:kind')
+  @ApiProduces('application/octet-stream')
+  @ApiOkResponse(BINARY)
   async artifact(
     @StudioSession() { scene }: SessionWithScene,
     @Param('version', ParseIntPipe) version: number,
@@ -62,6 +69,8 @@ export class StudioApiController {
   }
 
   @Get('scene/versions/:version/scene.glb')
+  @ApiProduces('model/gltf-binary')
+  @ApiOkResponse(BINARY)
   async sceneFile(
     @StudioSession() { scene }: SessionWithScene,
     @Param('version', ParseIntPipe) version: number,
@@ -74,6 +83,10 @@ export class StudioApiController {
   }
 
   @Get('scene/versions/:version/spec')
+  @ApiOkResponse({
+    description: 'The scene spec as stored (libs/generation, scene-spec.ts), as the mode may see it.',
+    schema: { type: 'object', additionalProperties: true },
+  })
   async spec(
     @StudioSession() { session, scene }: SessionWithScene,
     @Param('version', ParseIntPipe) version: number,
@@ -84,6 +97,7 @@ export class StudioApiController {
   }
 
   @Get('source-image')
+  @ApiOkResponse(BINARY)
   @RequiresCapability('edit')
   async sourceImage(@StudioSession() { scene }: SessionWithScene, @Res() res: Response): Promise<void> {
     const stored = scene.sourceAssetId ? await this.assets.readBytes(scene.sourceAssetId) : null;
@@ -92,6 +106,7 @@ export class StudioApiController {
   }
 
   @Get('edits')
+  @ApiOkResponse({ schema: studioSchema('EditTurns') })
   @RequiresCapability('edit')
   async edits(@StudioSession() { session, scene }: SessionWithScene): Promise<{ turns: EditTurn[] }> {
     return StudioView.of(session.mode).editHistory(await this.scenes.editTurns(scene.id));
@@ -100,6 +115,7 @@ export class StudioApiController {
   /** `409 edit_in_progress` while an edit turn of the scene runs; `429` past the session's edits per hour. */
   @Post('edits')
   @HttpCode(202)
+  @ApiAcceptedResponse({ schema: studioSchema('CreatedEdit') })
   @RequiresCapability('edit')
   @CountedAsEdit()
   @UseGuards(JsonBodyGuard)
@@ -114,6 +130,8 @@ export class StudioApiController {
    */
   @Post('scene/versions/:version\\:revert')
   @HttpCode(202)
+  @ApiBody({ required: false, schema: { type: 'object' } })
+  @ApiAcceptedResponse({ schema: studioSchema('CreatedEdit') })
   @RequiresCapability('edit')
   @CountedAsEdit()
   @UseGuards(JsonBodyGuard)
@@ -126,6 +144,11 @@ export class StudioApiController {
    * `429` past the session's open streams.
    */
   @Get('events')
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({
+    description: 'Server-sent events (docs/embed.md, "Events").',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
   stream(@StudioSession() found: SessionWithScene, @Req() req: Request, @Res() res: Response): Promise<void> {
     return this.events.open(found, req, res);
   }

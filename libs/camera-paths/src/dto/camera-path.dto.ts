@@ -1,15 +1,16 @@
 import { UserText } from '@app/core';
-import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { CAMERA_PATH_LIMITS } from '../camera-path-limits';
-import { CameraPathDocumentDto } from './camera-path-document.dto';
+import { CAMERA_PATH_KINDS, CAMERA_PATH_LIMITS, type CameraPathDocument, type CameraPathKind } from '@scene-studio/camera-path';
+import { IsDefined, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 
-export const CAMERA_PATH_KINDS = ['path', 'view'] as const;
-export type CameraPathKind = (typeof CAMERA_PATH_KINDS)[number];
+export { CAMERA_PATH_KINDS, type CameraPathKind };
 
 const kindRule = () => IsIn(CAMERA_PATH_KINDS, { message: 'kind must be path or view', context: { code: 'invalid_value' } });
 
-/** `name` and `document`, as both a new path and a changed one carry them. */
+/**
+ * `name` and `document`, as both a new path and a changed one carry them. The document's own
+ * fields are the camera-path format's (packages/camera-path), checked by CameraPathBodyPipe
+ * (apps/studio) with `cameraPathDocumentErrors`: the same rules the studio page imports files by.
+ */
 export class UpdateCameraPathDto {
   @IsDefined({ message: 'name is required' })
   @IsString({ message: 'name must be a string' })
@@ -18,9 +19,7 @@ export class UpdateCameraPathDto {
 
   @IsDefined({ message: 'document is required' })
   @IsObject({ message: 'document must be an object', context: { code: 'invalid_type' } })
-  @ValidateNested({ message: 'document must be an object', context: { code: 'invalid_type' } })
-  @Type(() => CameraPathDocumentDto)
-  document: CameraPathDocumentDto;
+  document: CameraPathDocument;
 }
 
 export class CreateCameraPathDto extends UpdateCameraPathDto {

@@ -1,5 +1,4 @@
-import type { CameraPathDocumentDto } from './camera-path-document.dto';
-import type { CameraPathKind } from './camera-path.dto';
+import type { CameraPathDocument, CameraPathKind } from '@scene-studio/camera-path';
 
 /** A saved path as the list shows it: no document, its size instead. */
 export interface CameraPathSummary {
@@ -18,7 +17,7 @@ export interface SavedCameraPath {
   cameraPathId: string;
   kind: CameraPathKind;
   name: string;
-  document: CameraPathDocumentDto;
+  document: CameraPathDocument;
   createdAt: string;
   updatedAt: string;
 }

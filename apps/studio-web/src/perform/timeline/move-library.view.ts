@@ -1,5 +1,5 @@
 import { ICONS, h, icon } from '../../ui/dom';
-import type { CameraPathSummary } from '../camera-path-store';
+import type { CameraPathSummary } from '../../model/camera-path-store';
 import { VIEW_NAME_MAX, normalizeViewName } from '../saved-views';
 
 export interface MoveLibraryHooks {

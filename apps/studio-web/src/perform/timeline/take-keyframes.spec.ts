@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import type { CameraPathSample } from '../camera-path';
-import { moveFromKeyframes } from './keyframe-move';
+import type { CameraPathSample } from '../../model/camera-path';
+import { moveFromKeyframes } from '../../model/keyframe-move';
 import { deviation, keyframesFromTake, takeTolerance, type SimplifyTolerance } from './take-keyframes';
 
 const TOLERANCE: SimplifyTolerance = { positionM: 0.05, angleDeg: 1, focalRatio: 0.02, focusRatio: 0.05, rollDeg: 1 };

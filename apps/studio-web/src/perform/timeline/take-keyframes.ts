@@ -1,6 +1,6 @@
-import { interpolatePose, movePoseOf, type MovePose } from '../../viewport/camera-move';
-import type { CameraPathKeyframe, CameraPathSample } from '../camera-path';
-import { keyframeOf } from './camera-move-document';
+import { interpolatePose, movePoseOf, type MovePose } from '../../model/camera-move';
+import type { CameraPathKeyframe, CameraPathSample } from '../../model/camera-path';
+import { keyframeOf } from '../../model/camera-move-document';
 
 /** How far the keyframed move may stray from the take, per quantity. */
 export interface SimplifyTolerance {

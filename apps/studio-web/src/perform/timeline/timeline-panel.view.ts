@@ -1,5 +1,5 @@
 import { ICONS, h, icon } from '../../ui/dom';
-import { EASINGS, type CameraPathKeyframe, type KeyframeEasing } from '../camera-path';
+import { EASINGS, type CameraPathKeyframe, type KeyframeEasing } from '../../model/camera-path';
 import { seconds, type TimelineState } from './timeline';
 
 export interface TimelinePanelHooks {

@@ -1,12 +1,12 @@
 import { h, isTypingTarget, isFramed } from '../../ui/dom';
-import type { CameraMove } from '../../viewport/camera-move';
-import { frameOfPath } from '../../viewport/lens';
+import type { CameraMove } from '../../model/camera-move';
+import { frameOfPath } from '../../model/lens';
 import type { StudioViewport } from '../../viewport/studio-viewport';
-import type { CameraPathDocument, CameraPathKeyframe, KeyframeEasing } from '../camera-path';
-import type { CameraPathStore, CameraPathSummary, SavedCameraPath } from '../camera-path-store';
+import type { CameraPathDocument, CameraPathKeyframe, KeyframeEasing } from '../../model/camera-path';
+import type { CameraPathStore, CameraPathSummary, SavedCameraPath } from '../../model/camera-path-store';
 import type { Take } from '../take.recorder';
-import { MAX_FILE_BYTES, MAX_KEYFRAMES, parseCameraPathFile } from './camera-path-file';
-import { copyKeyframe, documentForMove } from './camera-move-document';
+import { MAX_FILE_BYTES, MAX_KEYFRAMES, parseCameraPathFile } from '../../model/camera-path-file';
+import { copyKeyframe, documentForMove } from '../../model/camera-move-document';
 import { StudioApiError } from '../../api/studio-api.client';
 import { confirmInPage, type ConfirmOptions } from '../../ui/confirm-dialog.view';
 import { MoveLibrary } from './move-library.view';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import type { MovePose } from '../../viewport/camera-move';
-import { MAX_DURATION_MS } from './camera-path-file';
+import type { MovePose } from '../../model/camera-move';
+import { MAX_DURATION_MS } from '../../model/camera-path-file';
 import { DEFAULT_DURATION_MS, MIN_DURATION_MS, Timeline, seconds } from './timeline';
 
 const pose = (x: number): MovePose => ({

@@ -1,9 +1,9 @@
 import { formatSeconds } from '../../ui/format';
-import type { CameraMove, MovePose } from '../../viewport/camera-move';
-import type { CameraPathKeyframe, KeyframeEasing } from '../camera-path';
-import { MAX_DURATION_MS, MAX_KEYFRAMES } from './camera-path-file';
-import { copyKeyframe, keyframeOf } from './camera-move-document';
-import { moveFromKeyframes } from './keyframe-move';
+import type { CameraMove, MovePose } from '../../model/camera-move';
+import type { CameraPathKeyframe, KeyframeEasing } from '../../model/camera-path';
+import { MAX_DURATION_MS, MAX_KEYFRAMES } from '../../model/camera-path-file';
+import { copyKeyframe, keyframeOf } from '../../model/camera-move-document';
+import { moveFromKeyframes } from '../../model/keyframe-move';
 
 export const DEFAULT_DURATION_MS = 10_000;
 export const MIN_DURATION_MS = 100;

@@ -1,4 +1,4 @@
-import type { CameraPathSample } from '../perform/camera-path';
+import type { CameraPathSample } from './camera-path';
 import { interpolatePose, moveFromPath, type MovePose } from './camera-move';
 
 const YAW_90: [number, number, number, number] = [0, Math.SQRT1_2, 0, Math.SQRT1_2];

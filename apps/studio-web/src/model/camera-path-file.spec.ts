@@ -1,4 +1,4 @@
-import { CameraPathRecorder, type CameraPathDocument, type CameraPathKeyframe } from '../camera-path';
+import { CameraPathRecorder, type CameraPathDocument, type CameraPathKeyframe } from './camera-path';
 import { MAX_KEYFRAMES, parseCameraPathFile } from './camera-path-file';
 
 const key = (t: number, overrides: Partial<CameraPathKeyframe> = {}): CameraPathKeyframe => ({
@@ -75,38 +75,51 @@ describe(parseCameraPathFile.name, () => {
     expect(refusal(authored({ formatVersion: 2 }))).toBe('Camera path format version 2 is not one this studio reads (it reads version 1).');
   });
 
-  it('refuses bad numbers, naming the field', () => {
-    expect(refusal(authored({ durationMs: '4000' }))).toBe('durationMs is not a number.');
-    expect(refusal(authored({ durationMs: 3_600_001 }))).toBe('durationMs is 3600001, outside 0 to 3600000.');
-    expect(refusal(authored({ smoothing: 2 }))).toBe('smoothing is 2, outside 0 to 1.');
-    expect(refusal(authored({ keyframes: [key(0, { focalLengthMm: 300 })] }))).toBe(
-      'keyframes[0].focalLengthMm is 300, outside 12 to 200.',
-    );
+  it("refuses bad fields by the studio API's rules, naming the field", () => {
+    expect(refusal(authored({ durationMs: '4000' }))).toBe('durationMs must be a finite number.');
+    expect(refusal(authored({ durationMs: 3_600_001 }))).toBe('durationMs must be at most 3600000.');
+    expect(refusal(authored({ smoothing: 2 }))).toBe('smoothing must be at most 1.');
+    expect(refusal(authored({ keyframes: [key(0, { focalLengthMm: 300 })] }))).toBe('keyframes[0].focalLengthMm must be at most 200.');
     expect(refusal(authored({ keyframes: [key(0), key(10, { position: [0, 1e6, 0] })] }))).toBe(
-      'keyframes[1].position must be three finite numbers within ±100 000 m.',
+      'keyframes[1].position must be within ±100000.',
     );
-    expect(refusal(authored({ keyframes: [key(0, { quaternion: [0, 0, 0, 2] })] }))).toBe('keyframes[0].quaternion is not of unit length.');
-    expect(refusal(authored({ keyframes: [{ ...key(0), easing: 'bounce' }] }))).toMatch(/^keyframes\[0\]\.easing must be one of "linear"/);
-    expect(refusal(authored({ sensor: { widthMm: 36, heightMm: -1, filmGaugeMm: 36 } }))).toBe(
-      'sensor.heightMm is -1, outside 0.1 to 1000.',
+    expect(refusal(authored({ keyframes: [key(0), key(10, { quaternion: [0, 0, 0, 2] })] }))).toBe(
+      'keyframes[1].quaternion must have length 1 (within 0.001).',
     );
-    expect(refusal(authored({ sceneVersion: 1.5 }))).toBe('sceneVersion must be a whole number from 1, or null.');
-    expect(refusal(authored({ recordedAt: 'yesterday' }))).toBe('recordedAt is not an ISO 8601 time.');
+    expect(refusal(authored({ keyframes: [{ ...key(0), easing: 'bounce' }] }))).toBe(
+      'keyframes[0].easing must be one of linear, ease-in, ease-out, ease-in-out, hold.',
+    );
+    expect(refusal(authored({ sensor: { widthMm: 36, heightMm: -1, filmGaugeMm: 36 } }))).toBe('sensor.heightMm must be at least 1.');
+    expect(refusal(authored({ sceneVersion: 1.5 }))).toBe('sceneVersion must be a whole number or null.');
+    expect(refusal(authored({ recordedAt: 'yesterday' }))).toBe(
+      'recordedAt must be an ISO 8601 date-time with its offset, like 2026-11-26T10:00:00.000Z.',
+    );
+    expect(refusal(authored({ markers: [1] }))).toBe('markers[0]: each item of markers must be an object.');
+  });
+
+  it('refuses what the studio API would not save: the limits are the same (packages/camera-path)', () => {
+    // A sensor larger than medium format, an aspect past 10:1: the page used to read these and
+    // then fail to save them.
+    expect(refusal(authored({ sensor: { widthMm: 200, heightMm: 24, filmGaugeMm: 36 } }))).toBe('sensor.widthMm must be at most 100.');
+    expect(refusal(authored({ video: { mimeType: '', aspect: 20 } }))).toBe('video.aspect must be at most 10.');
+    expect(refusal(authored({ markers: [{ t: 0, label: 'x'.repeat(61), position: [0, 0, 0], quaternion: [0, 0, 0, 1] }] }))).toBe(
+      'markers[0].label must be at most 60 characters long.',
+    );
   });
 
   it('refuses keyframes out of order, at the same time, or after the duration', () => {
     expect(refusal(authored({ keyframes: [key(0), key(2000), key(1000)] }))).toBe(
-      'keyframes[2].t is not after keyframes[1].t: keyframes must be in ascending, distinct time.',
+      "keyframes[2].t must be after the previous item's t (2000).",
     );
-    expect(refusal(authored({ keyframes: [key(0), key(0)] }))).toMatch(/^keyframes\[1\]\.t is not after/);
-    expect(refusal(authored({ keyframes: [key(0), key(5000)] }))).toBe('keyframes[1].t is after durationMs.');
+    expect(refusal(authored({ keyframes: [key(0), key(0)] }))).toMatch(/^keyframes\[1\]\.t must be after/);
+    expect(refusal(authored({ keyframes: [key(0), key(5000)] }))).toBe(
+      "durationMs must be at least the last sample's and the last keyframe's t (5000).",
+    );
   });
 
   it(`refuses more than ${MAX_KEYFRAMES} keyframes`, () => {
     const many = Array.from({ length: MAX_KEYFRAMES + 1 }, (_, i) => key(i));
-    expect(refusal(authored({ durationMs: 5000, keyframes: many }))).toBe(
-      `The file has ${MAX_KEYFRAMES + 1} keyframes; a camera path holds at most ${MAX_KEYFRAMES}.`,
-    );
+    expect(refusal(authored({ durationMs: 5000, keyframes: many }))).toBe(`keyframes must hold at most ${MAX_KEYFRAMES} items.`);
     const most = Array.from({ length: MAX_KEYFRAMES }, (_, i) => key(i));
     expect(parseCameraPathFile(JSON.stringify(authored({ durationMs: 5000, keyframes: most }))).ok).toBe(true);
   });
@@ -114,10 +127,10 @@ describe(parseCameraPathFile.name, () => {
   it('refuses samples out of order, and a path with nothing to play', () => {
     const sample = (t: number) => ({ ...key(t), easing: undefined, verticalFovDeg: 30 });
     expect(refusal(authored({ keyframes: undefined, samples: [sample(10), sample(5)] }))).toBe(
-      'samples[1].t comes before samples[0].t: samples must be in ascending time.',
+      "samples[1].t must be at or after the previous item's t (10).",
     );
     expect(refusal(authored({ keyframes: [], samples: [] }))).toBe(
-      'The camera path has neither keyframes nor samples: there is no move in it.',
+      'keyframes: a path holds at least two keyframes or at least one sample.',
     );
   });
 });

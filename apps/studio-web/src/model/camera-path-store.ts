@@ -1,6 +1,6 @@
-import type { CameraPathDocument } from './camera-path';
+import type { CameraPathDocument, CameraPathKind } from '@scene-studio/camera-path';
 
-export type CameraPathKind = 'path' | 'view';
+export type { CameraPathKind };
 
 /** A saved camera path as the list shows it (docs/camera-paths.md, "Saved camera paths"). */
 export interface CameraPathSummary {

@@ -1,60 +1,25 @@
-import { DEFAULT_FRAME, fieldOfView, filmGauge, type FrameFormat } from '../viewport/lens';
+import {
+  CAMERA_PATH_FORMAT,
+  CAMERA_PATH_FORMAT_VERSION,
+  type CameraPathDocument,
+  type CameraPathKeyframe,
+  type CameraPathMarker,
+  type CameraPathSample,
+} from '@scene-studio/camera-path';
+import { DEFAULT_FRAME, fieldOfView, filmGauge, type FrameFormat } from './lens';
 
-export interface CameraPathSample {
-  t: number;
-  position: [number, number, number];
-  quaternion: [number, number, number, number];
-  focalLengthMm: number;
-  focusDistanceM: number;
-  fNumber: number;
-  rollDeg: number;
-  verticalFovDeg: number;
-}
-
-/** docs/camera-paths.md: what a file's `format` and `formatVersion` say. */
-export const CAMERA_PATH_FORMAT = 'scene-studio.camera-path';
-export const CAMERA_PATH_FORMAT_VERSION = 1;
-
-export const EASINGS = ['linear', 'ease-in', 'ease-out', 'ease-in-out', 'hold'] as const;
-export type KeyframeEasing = (typeof EASINGS)[number];
-
-/** An authored keyframe (docs/camera-paths.md): a pose at a time, and how the move leaves it. */
-export interface CameraPathKeyframe {
-  t: number;
-  position: [number, number, number];
-  quaternion: [number, number, number, number];
-  focalLengthMm: number;
-  focusDistanceM: number;
-  fNumber: number;
-  rollDeg: number;
-  easing: KeyframeEasing;
-}
-
-export interface CameraPathMarker {
-  t: number;
-  label: string;
-  position: [number, number, number];
-  quaternion: [number, number, number, number];
-}
-
-/** The camera path file offered beside the video: enough to re-create the move elsewhere. */
-export interface CameraPathDocument {
-  format: typeof CAMERA_PATH_FORMAT;
-  formatVersion: typeof CAMERA_PATH_FORMAT_VERSION;
-  sceneVersion: number | null;
-  recordedAt: string;
-  durationMs: number;
-  video: { mimeType: string; aspect: number };
-  /** glTF conventions: metres, +Y up, right-handed; the camera looks down its local −Z. */
-  coordinateSystem: 'gltf';
-  sensor: { widthMm: number; heightMm: number; filmGaugeMm: number };
-  samples: CameraPathSample[];
-  markers: CameraPathMarker[];
-  /** An authored move's keyframes: when present they are the move (samples are a baked copy). */
-  keyframes?: CameraPathKeyframe[];
-  /** 0 (straight lines between keyframes) to 1 (a smooth curve through them). */
-  smoothing?: number;
-}
+// The file format itself (its fields, types and limits) is packages/camera-path, shared with the
+// studio server's validation; this module adds what the page does with it.
+export {
+  CAMERA_PATH_FORMAT,
+  CAMERA_PATH_FORMAT_VERSION,
+  KEYFRAME_EASINGS as EASINGS,
+  type CameraPathDocument,
+  type CameraPathKeyframe,
+  type CameraPathMarker,
+  type CameraPathSample,
+  type KeyframeEasing,
+} from '@scene-studio/camera-path';
 
 /** What a path records of a pose; the rig's pose (three.js vectors) is one. */
 export interface CameraPathPose {
@@ -136,7 +101,7 @@ export class CameraPathRecorder {
  * Everything of a camera-path file but its poses, for takes, authored moves and saved views alike:
  * the format, what and when it was made on, and its frame — the whole sensor, the film gauge
  * three.js used (the gate's longer side: the gate itself is the largest rectangle of
- * `video.aspect` inside the sensor, viewport/lens.ts) and the aspect.
+ * `video.aspect` inside the sensor, model/lens.ts) and the aspect.
  */
 export function cameraPathHeader(
   frame: FrameFormat,
@@ -154,7 +119,7 @@ export function cameraPathHeader(
   };
 }
 
-/** viewport/camera-move.ts's MovePose, spelled here because that file imports this one (no cycles). */
+/** camera-move.ts's MovePose, spelled here because that file imports this one (no cycles). */
 type MovePose = Omit<CameraPathKeyframe, 't' | 'easing'>;
 
 /**

@@ -1,5 +1,5 @@
-import { interpolatePose, movePoseOf, type CameraMove, type MovePose } from '../../viewport/camera-move';
-import type { CameraPathKeyframe, KeyframeEasing } from '../camera-path';
+import { interpolatePose, movePoseOf, type CameraMove, type MovePose } from './camera-move';
+import type { CameraPathKeyframe, KeyframeEasing } from './camera-path';
 
 /** Below this a knot interval counts as a repeated point (three.js's CatmullRomCurve3 threshold). */
 const REPEATED = 1e-4;

@@ -1,5 +1,5 @@
 import { CameraPathRecorder, type CameraPathPose, type TakeFacts } from './camera-path';
-import { frameFormat } from '../viewport/lens';
+import { frameFormat } from './lens';
 
 const pose = (overrides: Partial<CameraPathPose> = {}): CameraPathPose => ({
   position: { x: 1.234567, y: 2, z: -3.00004 },

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { CameraPathKeyframe, KeyframeEasing } from '../camera-path';
+import type { CameraPathKeyframe, KeyframeEasing } from './camera-path';
 import { centripetalCatmullRom, easeFraction, moveFromKeyframes } from './keyframe-move';
 
 type Vec3 = [number, number, number];

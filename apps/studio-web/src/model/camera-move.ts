@@ -1,4 +1,4 @@
-import type { CameraPathDocument, CameraPathSample } from '../perform/camera-path';
+import type { CameraPathDocument, CameraPathSample } from './camera-path';
 
 /** One pose of a camera move, in the camera-path file's units (metres, glTF axes, degrees). */
 export interface MovePose {

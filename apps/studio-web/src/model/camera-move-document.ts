@@ -1,5 +1,5 @@
-import { moveFromPath, type CameraMove, type MovePose } from '../../viewport/camera-move';
-import { fieldOfView, type FrameFormat } from '../../viewport/lens';
+import { moveFromPath, type CameraMove, type MovePose } from './camera-move';
+import { fieldOfView, type FrameFormat } from './lens';
 import {
   cameraPathHeader,
   round,
@@ -8,7 +8,7 @@ import {
   type CameraPathKeyframe,
   type CameraPathSample,
   type KeyframeEasing,
-} from '../camera-path';
+} from './camera-path';
 import { moveFromKeyframes } from './keyframe-move';
 
 /** Baked samples of an authored move: what a tool that reads only `samples` gets. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { frameFormat, DEFAULT_FRAME } from '../../viewport/lens';
-import type { CameraPathDocument, CameraPathKeyframe, CameraPathSample, KeyframeEasing } from '../camera-path';
+import { frameFormat, DEFAULT_FRAME } from './lens';
+import type { CameraPathDocument, CameraPathKeyframe, CameraPathSample, KeyframeEasing } from './camera-path';
 import { parseCameraPathFile } from './camera-path-file';
 import { documentForMove, keyframeOf, moveFromDocument } from './camera-move-document';
 import { moveFromKeyframes } from './keyframe-move';

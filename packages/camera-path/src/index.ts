@@ -1,0 +1,2 @@
+export * from './camera-path.schema';
+export * from './camera-path.validate';
