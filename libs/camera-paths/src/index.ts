@@ -9,3 +9,4 @@ export * from './dto/camera-path-document.dto';
 export * from './dto/camera-path-samples';
 export * from './dto/camera-path.dto';
 export * from './dto/camera-path.response';
+export * from './migrations';

@@ -8,3 +8,4 @@ export * from './embed-sessions.module';
 export * from './embed-sessions.repository';
 export * from './embed-sessions.service';
 export * from './studio-view';
+export * from './migrations';

@@ -8,3 +8,4 @@ export * from './image-format';
 export * from './image-rules';
 export * from './media/image-media';
 export * from './image-assets.sweeper';
+export * from './migrations';

@@ -5,3 +5,4 @@ export * from './organizations.module';
 export * from './organizations.service';
 export * from './origin';
 export * from './origin-removal-hooks';
+export * from './migrations';

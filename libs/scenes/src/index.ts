@@ -23,3 +23,4 @@ export * from './scenes.errors';
 export * from './scenes.module';
 export * from './scenes.repository';
 export * from './scenes.service';
+export * from './migrations';

@@ -9,3 +9,4 @@ export * from './webhook-secrets';
 export * from './webhook-target';
 export * from './webhooks.errors';
 export * from './webhooks.module';
+export * from './migrations';
