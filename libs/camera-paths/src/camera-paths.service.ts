@@ -1,4 +1,4 @@
-import { Clock, DomainError, IdGenerator, IdPrefix } from '@app/core';
+import { Clock, DomainError, IdGenerator } from '@app/core';
 import { SceneDeletionHooks, ScenesRepository } from '@app/scenes';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { CAMERA_PATH_LIMITS } from './camera-path-limits';
@@ -8,6 +8,7 @@ import { CameraPathErrors } from './camera-paths.errors';
 import { CameraPathChange, CameraPathScope, CameraPathsRepository } from './camera-paths.repository';
 import { CameraPathKind, CreateCameraPathDto, UpdateCameraPathDto } from './dto/camera-path.dto';
 import { CameraPathSummary, SavedCameraPath } from './dto/camera-path.response';
+import { CameraPathIdPrefix } from './camera-paths.ids';
 
 /**
  * Camera paths saved per scene (docs/camera-paths.md, "Saved camera paths"). Every call is scoped
@@ -50,7 +51,7 @@ export class CameraPathsService implements OnModuleInit {
     const change = checkedChange(dto.kind, dto);
     const now = this.clock.now();
     const path: CameraPathEntity = {
-      id: this.ids.generate(IdPrefix.CameraPath),
+      id: this.ids.generate(CameraPathIdPrefix.CameraPath),
       organizationId: scope.organizationId,
       sceneId: scope.sceneId,
       kind: dto.kind,

@@ -10,3 +10,4 @@ export * from './dto/camera-path-samples';
 export * from './dto/camera-path.dto';
 export * from './dto/camera-path.response';
 export * from './migrations';
+export * from './camera-paths.ids';

@@ -9,3 +9,4 @@ export * from './embed-sessions.repository';
 export * from './embed-sessions.service';
 export * from './studio-view';
 export * from './migrations';
+export * from './embed-sessions.ids';

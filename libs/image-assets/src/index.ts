@@ -9,3 +9,4 @@ export * from './image-rules';
 export * from './media/image-media';
 export * from './image-assets.sweeper';
 export * from './migrations';
+export * from './image-assets.ids';

@@ -6,3 +6,4 @@ export * from './organizations.service';
 export * from './origin';
 export * from './origin-removal-hooks';
 export * from './migrations';
+export * from './organizations.ids';

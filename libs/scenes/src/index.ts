@@ -24,3 +24,4 @@ export * from './scenes.module';
 export * from './scenes.repository';
 export * from './scenes.service';
 export * from './migrations';
+export * from './scenes.ids';

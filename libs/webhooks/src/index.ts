@@ -10,3 +10,4 @@ export * from './webhook-target';
 export * from './webhooks.errors';
 export * from './webhooks.module';
 export * from './migrations';
+export * from './webhooks.ids';
