@@ -1,4 +1,4 @@
-import { BlobStore, Clock, ErrorCode, IdGenerator, MetricsService, sha256Hex } from '@app/core';
+import { BlobStore, Clock, IdGenerator, MetricsService, sha256Hex } from '@app/core';
 import { UsageService } from '@app/tenancy';
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
@@ -101,8 +101,8 @@ export class ImageAssetsService {
     const asset = await this.assets.lockAvailable(tx, organizationId, id, now);
     if (!asset) throw ImageAssetErrors.sourceNotFound();
     const problem = sceneSourceProblem(asset.width, asset.height);
-    if (problem === ErrorCode.SourceImageTooSmall) throw ImageAssetErrors.sourceTooSmall(asset.width, asset.height);
-    if (problem === ErrorCode.SourceImageAspectRatio) throw ImageAssetErrors.sourceAspectRatio(asset.width, asset.height);
+    if (problem === 'too_small') throw ImageAssetErrors.sourceTooSmall(asset.width, asset.height);
+    if (problem === 'aspect_ratio') throw ImageAssetErrors.sourceAspectRatio(asset.width, asset.height);
     await this.assets.markAttached(tx, id, now);
     return { ...asset, status: 'attached', expiresAt: null, attachedAt: asset.attachedAt ?? now };
   }
