@@ -1,4 +1,4 @@
-import { AppConfig, Clock, CredentialLookups, DomainError, IdGenerator, JobName, LookupCaller, OnJob, RandomSource } from '@app/core';
+import { AppConfig, Clock, CredentialLookups, DomainError, IdGenerator, LookupCaller, OnJob, RandomSource } from '@app/core';
 import { OrganizationsService, OriginRemovalHooks, Principal, RemovedOrigin } from '@app/organizations';
 import { SceneDeletionHooks, ScenesService } from '@app/scenes';
 import { EmbedSessionEndReason, WebhookOutbox } from '@app/webhooks';
@@ -11,6 +11,7 @@ import { hashEmbedSecret, isWellFormedEmbedSecret, newEmbedSecret } from './embe
 import { EmbedSessionErrors, EndedReason } from './embed-sessions.errors';
 import { EmbedSessionsRepository, EndedSession, SessionWithScene, WatchedState } from './embed-sessions.repository';
 import { EmbedSessionIdPrefix } from './embed-sessions.ids';
+import { EmbedSessionJob } from './embed-sessions.jobs';
 
 const DEFAULT_LIFETIME_SECONDS = 3600;
 const EXPIRY_BATCH = 500;
@@ -141,7 +142,7 @@ export class EmbedSessionsService implements OnModuleInit {
    * worker, finds sessions that expired unreported and announces their end (`embed_session.ended`,
    * reason `expired`) once.
    */
-  @OnJob(JobName.EmbedSessionsEndExpired)
+  @OnJob(EmbedSessionJob.EndExpired)
   async endExpired(): Promise<{ ended: number }> {
     let ended = 0;
     for (;;) {

@@ -10,3 +10,4 @@ export * from './embed-sessions.service';
 export * from './studio-view';
 export * from './migrations';
 export * from './embed-sessions.ids';
+export * from './embed-sessions.jobs';

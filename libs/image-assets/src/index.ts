@@ -10,3 +10,4 @@ export * from './media/image-media';
 export * from './image-assets.sweeper';
 export * from './migrations';
 export * from './image-assets.ids';
+export * from './image-assets.jobs';

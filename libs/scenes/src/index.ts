@@ -25,3 +25,4 @@ export * from './scenes.repository';
 export * from './scenes.service';
 export * from './migrations';
 export * from './scenes.ids';
+export * from './scenes.jobs';

@@ -11,3 +11,4 @@ export * from './webhooks.errors';
 export * from './webhooks.module';
 export * from './migrations';
 export * from './webhooks.ids';
+export * from './webhooks.jobs';
