@@ -3,7 +3,9 @@
  * the README, kept in scripts/architecture.cjs: each lib may import only the libs listed for it;
  * libs never import apps; an app never imports another app; the studio's web page imports only
  * types from the server code; packages/ (the partner client) imports no server or test code; no
- * cycles anywhere.
+ * cycles anywhere; no lib or app imports another lib's repository, and no index.ts exports one.
+ * (What core may name — no domain codes, jobs, prefixes, settings or tables — is checked by
+ * scripts/check-core-is-generic.js.)
  */
 const { LIB_DEPENDENCIES } = require('./scripts/architecture.cjs');
 
@@ -29,6 +31,21 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/' },
       to: { path: '^(libs|apps|test|scripts)/' },
+    },
+    {
+      // A lib's tables are reached only through its services: another lib (or an app) that needs a
+      // scene locked asks ScenesService, never ScenesRepository. Tests may read rows directly.
+      name: 'repositories-stay-in-their-lib',
+      severity: 'error',
+      from: { path: '^(libs|apps)/([^/]+)/' },
+      to: { path: '^libs/([^/]+)/src/.*[.]repository[.]ts$', pathNot: '^libs/$2/' },
+    },
+    {
+      // Nor does a lib's public surface hand one out (index.ts re-exporting a repository file).
+      name: 'index-exports-no-repository',
+      severity: 'error',
+      from: { path: '^libs/[^/]+/src/index[.]ts$' },
+      to: { path: '[.]repository[.]ts$' },
     },
     ...Object.entries(LIB_DEPENDENCIES).map(([lib, allowed]) => ({
       name: `lib-chain-${lib}`,

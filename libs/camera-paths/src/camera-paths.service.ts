@@ -1,5 +1,5 @@
 import { Clock, DomainError, IdGenerator } from '@app/core';
-import { SceneDeletionHooks, ScenesRepository } from '@app/scenes';
+import { SceneDeletionHooks, ScenesService } from '@app/scenes';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { CAMERA_PATH_LIMITS } from './camera-path-limits';
 import { documentErrors, summaryOf } from './camera-path-rules';
@@ -10,6 +10,9 @@ import { CameraPathKind, CreateCameraPathDto, UpdateCameraPathDto } from './dto/
 import { CameraPathSummary, SavedCameraPath } from './dto/camera-path.response';
 import { CameraPathIdPrefix } from './camera-paths.ids';
 
+/** The organization and scene a call is scoped to (the studio session's). */
+export type { CameraPathScope } from './camera-paths.repository';
+
 /**
  * Camera paths saved per scene (docs/camera-paths.md, "Saved camera paths"). Every call is scoped
  * to one organization and one scene, those of the studio session asking; a path outside that
@@ -19,7 +22,7 @@ import { CameraPathIdPrefix } from './camera-paths.ids';
 export class CameraPathsService implements OnModuleInit {
   constructor(
     private readonly paths: CameraPathsRepository,
-    private readonly scenes: ScenesRepository,
+    private readonly scenes: ScenesService,
     private readonly deletionHooks: SceneDeletionHooks,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
@@ -60,7 +63,7 @@ export class CameraPathsService implements OnModuleInit {
       updatedAt: now,
     };
     await this.paths.transaction(async (tx) => {
-      if (!(await this.scenes.lockActive(tx, scope.organizationId, scope.sceneId))) throw DomainError.notFound();
+      if (!(await this.scenes.lockForWrite(tx, scope))) throw DomainError.notFound();
       if ((await this.paths.countForScene(tx, scope)) >= CAMERA_PATH_LIMITS.perScene) throw CameraPathErrors.tooMany();
       await this.paths.insert(tx, path);
     });

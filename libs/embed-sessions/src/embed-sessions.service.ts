@@ -13,6 +13,9 @@ import { EmbedSessionsRepository, EndedSession, SessionWithScene, WatchedState }
 import { EmbedSessionIdPrefix } from './embed-sessions.ids';
 import { EmbedSessionJob } from './embed-sessions.jobs';
 
+/** What the studio reads of a session: the session and its scene (its guard), a watched state (its events). */
+export type { SessionWithScene, WatchedState } from './embed-sessions.repository';
+
 const DEFAULT_LIFETIME_SECONDS = 3600;
 const EXPIRY_BATCH = 500;
 

@@ -5,7 +5,6 @@ export * from './embed-session-retention';
 export * from './embed-session.entity';
 export * from './embed-sessions.errors';
 export * from './embed-sessions.module';
-export * from './embed-sessions.repository';
 export * from './embed-sessions.service';
 export * from './studio-view';
 export * from './migrations';

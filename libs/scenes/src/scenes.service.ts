@@ -86,6 +86,15 @@ export class ScenesService {
     return result;
   }
 
+  /**
+   * Locks the organization's active scene row until `tx` ends, as the scene's deletion locks it
+   * first (docs/architecture.md, "Lock order"): a lib whose rows must not outlive the scene (saved
+   * camera paths) takes it before writing them. False when no such scene exists, or it is deleted.
+   */
+  async lockForWrite(tx: EntityManager, scope: { organizationId: string; sceneId: string }): Promise<boolean> {
+    return (await this.scenes.lockActive(tx, scope.organizationId, scope.sceneId)) !== null;
+  }
+
   async get(organizationId: string, id: string): Promise<SceneResponse | null> {
     const scene = await this.scenes.findActive(organizationId, id);
     return scene ? toSceneResponse(scene) : null;
