@@ -10,3 +10,4 @@ export * from './providers/worldlabs/worldlabs-scene.generator';
 export * from './spz/spz';
 export * from './splat-previews';
 export * from './providers/meshy/meshy-scene.generator';
+export * from './generation.config';
