@@ -1,4 +1,4 @@
-import { AppConfig, configureHttpApp, problemSettings } from '@app/core';
+import { configureHttpApp, problemSettings } from '@app/core';
 import { EmbedSessionsService } from '@app/embed-sessions';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import expressStaticGzip from 'express-static-gzip';

@@ -183,10 +183,10 @@ export class AppConfig {
 
   /** A lib's settings (`<lib>.config.ts`), validated at boot with everything else. */
   slice<T>(slice: ConfigSlice<T>): T {
-    if (!this.slices.has(slice as ConfigSlice<unknown>)) {
+    if (!this.slices.has(slice)) {
       throw new Error(`config slice "${slice.name}" was not declared when the configuration was loaded`);
     }
-    return this.slices.get(slice as ConfigSlice<unknown>) as T;
+    return this.slices.get(slice) as T;
   }
 }
 

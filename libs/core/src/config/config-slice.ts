@@ -44,7 +44,7 @@ export function defineConfigSlice<V extends object, T>(definition: ConfigSliceDe
     check: (vars, core) => definition.check?.(vars as V, core) ?? [],
     build: (vars, core) => definition.build(vars as V, core),
   };
-  declared.push(slice as ConfigSlice<unknown>);
+  declared.push(slice);
   return slice;
 }
 

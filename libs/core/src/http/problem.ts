@@ -63,7 +63,7 @@ export function mapError(error: unknown, errors: ErrorTable): MappedError {
       errors: error.errors,
       retryAfterSeconds: error.retryAfterSeconds,
       extensions: error.extensions,
-      unexpected: error.code === ErrorCode.InternalError,
+      unexpected: error.code === (ErrorCode.InternalError as string),
     };
   }
   if (isInfrastructureError(error)) {
@@ -134,6 +134,6 @@ export function buildProblem(mapped: MappedError, requestId: string, problems: P
   const headers: Record<string, string> = { 'content-type': 'application/problem+json; charset=utf-8' };
   if (declared.challenge) headers['www-authenticate'] = 'Bearer';
   if (mapped.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(mapped.retryAfterSeconds)));
-  else if (mapped.code === ErrorCode.Unavailable) headers['retry-after'] = '5';
+  else if (mapped.code === (ErrorCode.Unavailable as string)) headers['retry-after'] = '5';
   return { status, headers, body };
 }
