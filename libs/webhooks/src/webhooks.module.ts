@@ -18,7 +18,7 @@ export class WebhooksModule {}
 
 /** Delivery and retention, which only the worker runs. */
 @Module({
-  imports: [WebhooksModule],
+  imports: [WebhooksModule, WebhooksDataModule],
   providers: [WebhookDispatcher, WebhookRetention],
   exports: [WebhookDispatcher, WebhookRetention],
 })
