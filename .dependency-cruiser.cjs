@@ -5,7 +5,9 @@
  * types from the server code and the world engine (at run time only packages/camera-path beside
  * itself), its folders in layers (web-* rules); packages/ (the partner client, the world engine,
  * the camera-path format) import no server or test code, and the world engine no framework; no
- * cycles anywhere.
+ * cycles anywhere; no lib or app imports another lib's repository, and no index.ts exports one.
+ * (What core may name — no domain codes, jobs, prefixes, settings or tables — is checked by
+ * scripts/check-core-is-generic.js.)
  */
 const { LIB_DEPENDENCIES } = require('./scripts/architecture.cjs');
 
@@ -105,6 +107,21 @@ module.exports = {
       severity: 'error',
       from: { path: '^(apps|libs|test|bench|scripts)/' },
       to: { path: '^packages/world-engine/src/(?!(index|scene-spec)\\.ts$)' },
+    },
+    {
+      // A lib's tables are reached only through its services: another lib (or an app) that needs a
+      // scene locked asks ScenesService, never ScenesRepository. Tests may read rows directly.
+      name: 'repositories-stay-in-their-lib',
+      severity: 'error',
+      from: { path: '^(libs|apps)/([^/]+)/' },
+      to: { path: '^libs/([^/]+)/src/.*[.]repository[.]ts$', pathNot: '^libs/$2/' },
+    },
+    {
+      // Nor does a lib's public surface hand one out (index.ts re-exporting a repository file).
+      name: 'index-exports-no-repository',
+      severity: 'error',
+      from: { path: '^libs/[^/]+/src/index[.]ts$' },
+      to: { path: '[.]repository[.]ts$' },
     },
     ...Object.entries(LIB_DEPENDENCIES).map(([lib, allowed]) => ({
       name: `lib-chain-${lib}`,

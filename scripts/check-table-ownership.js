@@ -6,7 +6,7 @@
 // TypeORM entity. Apps reach tables only through libs. The owners and the chain are in
 // scripts/architecture.cjs; migrations (the schema's history) are exempt.
 // SQL is recognised by the keywords that introduce a table (FROM, JOIN, UPDATE, INTO, TABLE);
-// catalog tables (pg_*) are ignored.
+// catalog tables (pg_*) are ignored. A lib's public modules export no repository.
 
 const { readdirSync, readFileSync } = require('node:fs');
 const { join, relative } = require('node:path');
@@ -87,6 +87,25 @@ for (const f of files) {
     const t = m[1];
     if (!t.startsWith('pg_') && !owner.has(t) && !ctes.has(t)) {
       problems.push(`${relative(ROOT, f.file)}: table ${t} has no owner in scripts/architecture.cjs`);
+    }
+  }
+}
+// A lib's public modules (those its index.ts exports) hand out no repository, not even through an
+// imported module they re-export: another lib asks a service, so only the owner touches its tables.
+for (const lib of Object.keys(TABLES)) {
+  const src = join(ROOT, 'libs', lib, 'src');
+  let index;
+  try {
+    index = readFileSync(join(src, 'index.ts'), 'utf8');
+  } catch {
+    continue;
+  }
+  for (const m of index.matchAll(/export \* from '\.\/([\w.-]+\.module)'/g)) {
+    const text = readFileSync(join(src, `${m[1]}.ts`), 'utf8');
+    for (const e of text.matchAll(/exports:\s*\[([^\]]*)\]/g)) {
+      for (const name of e[1].match(/\w+(Repository|DataModule)\b/g) ?? []) {
+        problems.push(`libs/${lib}/src/${m[1]}.ts: exports ${name}; other libs must ask a service instead`);
+      }
     }
   }
 }

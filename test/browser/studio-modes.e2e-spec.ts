@@ -1,4 +1,4 @@
-import { QueueName, QueueService } from '@app/core';
+import { QueueService } from '@app/core';
 import { StudioBudgets } from '@apps/studio/limits/studio-budgets';
 import { existsSync, statSync } from 'node:fs';
 import { Browser, BrowserContext, Frame, Page } from 'playwright-core';
@@ -20,6 +20,7 @@ import {
   waitForEvent,
   waitForVersion,
 } from '../support/studio-frame';
+import { SCENES_QUEUE } from '@app/scenes';
 
 type Vec3 = [number, number, number];
 type Quat = [number, number, number, number];
@@ -384,7 +385,7 @@ describe('the studio in each mode, in a real browser', () => {
     const error = frame.locator('#edit-error');
 
     // The first edit waits in the queue, so it is still running when the second is asked for.
-    const queue = stack.worker.get(QueueService).queue(QueueName.Scenes);
+    const queue = stack.worker.get(QueueService).queue(SCENES_QUEUE);
     await queue.pause();
     try {
       await instruction.fill('make it night');

@@ -1,4 +1,4 @@
-import { QueueName } from '@app/core';
+import { MAINTENANCE_QUEUE } from '@app/core';
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ROOT, run } from '../support/processes';
+import { SCENES_QUEUE } from '@app/scenes';
 
 type Doc = Record<string, any>;
 interface Values {
@@ -124,8 +125,8 @@ describe('the Kubernetes manifests (deploy/kubernetes)', () => {
     expect(scaled.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
     const concurrency = find('ConfigMap', 'scene-studio-config').data.WORKER_CONCURRENCY;
     expect(scaled.spec.triggers.slice(0, 2).map((t: Doc) => [t.type, t.metadata.listName, t.metadata.listLength])).toEqual([
-      ['redis', `${values.queuePrefix}:${QueueName.Scenes}:wait`, concurrency],
-      ['redis', `${values.queuePrefix}:${QueueName.Maintenance}:wait`, concurrency],
+      ['redis', `${values.queuePrefix}:${SCENES_QUEUE}:wait`, concurrency],
+      ['redis', `${values.queuePrefix}:${MAINTENANCE_QUEUE}:wait`, concurrency],
     ]);
     // Work waiting for its organization's turn, counted where it waits: the worker's own database.
     expect(scaled.spec.triggers[2]).toEqual({
@@ -143,14 +144,14 @@ describe('the Kubernetes manifests (deploy/kubernetes)', () => {
   it("names the wait list BullMQ really fills (the KEDA trigger's listName)", async () => {
     const prefix = `ss-k8s-${process.pid}`;
     const connection = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-    const queue = new Queue(QueueName.Scenes, { connection, prefix });
+    const queue = new Queue(SCENES_QUEUE, { connection, prefix });
     try {
       await queue.add('scene.generate', { operationId: 'op_x' });
       await queue.add('scene.generate', { operationId: 'op_y' }, { delay: 60_000 });
       const listName = find('ScaledObject', 'scene-studio-worker').spec.triggers[0].metadata.listName.replace(values.queuePrefix, prefix);
       expect(await connection.llen(listName)).toBe(1);
       // The delayed job is not in the list until it is due.
-      expect(await connection.zcard(`${prefix}:${QueueName.Scenes}:delayed`)).toBe(1);
+      expect(await connection.zcard(`${prefix}:${SCENES_QUEUE}:delayed`)).toBe(1);
     } finally {
       await queue.obliterate({ force: true });
       await queue.close();

@@ -1,4 +1,4 @@
-import { QueueName, QueueService } from '@app/core';
+import { MAINTENANCE_QUEUE, QueueService } from '@app/core';
 import { LogCapture } from '@app/core/testing';
 import { pollUntil } from '../support/poll';
 import { setUpSuite } from '../support/suite';
@@ -8,7 +8,7 @@ describe('worker job dispatch', () => {
   const suite = setUpSuite({ api: false, worker: { logs, config: { LOG_LEVEL: 'warn' } } });
 
   it('skips a job whose name no release declares, logging it, and keeps working', async () => {
-    const queue = suite.worker.get(QueueService).queue(QueueName.Maintenance);
+    const queue = suite.worker.get(QueueService).queue(MAINTENANCE_QUEUE);
     // A job left in Redis by an older or newer release.
     const job = await queue.add('legacy.job-from-another-release', { anything: true });
     const state = await pollUntil(

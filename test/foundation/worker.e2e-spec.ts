@@ -38,8 +38,9 @@ describe('worker process', () => {
       const { Module } = require('@nestjs/common');
       const { NestFactory } = require('@nestjs/core');
       const core = require('./dist/libs/core/src');
+      const { WORKER_JOBS } = require('./dist/apps/worker/src/worker-jobs');
       class Shell {}
-      Module({ imports: [core.CoreModule.forRoot({ app: 'worker' }), core.HealthServiceModule, core.JobWorkerModule] })(Shell);
+      Module({ imports: [core.CoreModule.forRoot({ app: 'worker' }), core.HealthServiceModule, core.JobWorkerModule.forRoot(WORKER_JOBS)] })(Shell);
       NestFactory.createApplicationContext(Shell, { abortOnError: false, logger: false })
         .then(() => process.exit(0), (e) => { process.stderr.write(e.message); process.exit(1); });`;
     const r = await run(process.execPath, ['-e', script], {

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@app/core';
+import { API_ERROR_TABLE } from '@apps/api/api-errors';
 import fc from 'fast-check';
 import http from 'node:http';
 import { moveDocument, takeDocument, viewDocument } from '../factories/camera-path.factory';
@@ -141,7 +141,7 @@ export async function fire(
 ): Promise<{ failures: string[]; statuses: Record<number, number> }> {
   const port = Number(new URL(url).port);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  const codes = new Set<string>(Object.values(ErrorCode));
+  const codes = new Set<string>(API_ERROR_TABLE.codes());
   const failures: string[] = [];
   const statuses: Record<number, number> = {};
   let next = 0;

@@ -1,11 +1,11 @@
-import { ErrorCode } from '@app/core';
+import { API_ERROR_TABLE } from '@apps/api/api-errors';
 import { connect, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Expectation, UploadCase } from './multipart-cases';
 
 /** Statuses the upload route may answer; anything else (a 5xx above all) is a failure. */
 const ALLOWED = new Set([201, 400, 401, 408, 413, 415, 422]);
-const CODES = new Set<string>(Object.values(ErrorCode));
+const CODES = new Set<string>(API_ERROR_TABLE.codes());
 const INTERNALS = /\bat \w+ \(|node_modules|SELECT |INSERT |QueryFailedError|DomainError|MulterError/;
 
 interface Outcome {

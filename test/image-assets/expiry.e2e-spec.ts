@@ -1,5 +1,5 @@
-import { BlobStore, JobName, ManualClock, QueueName, QueueService } from '@app/core';
-import { ImageAssetsService, ImageAssetsSweeper } from '@app/image-assets';
+import { BlobStore, MAINTENANCE_QUEUE, ManualClock, QueueService } from '@app/core';
+import { ImageAssetJob, ImageAssetsService, ImageAssetsSweeper } from '@app/image-assets';
 import { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { image } from '../factories/images';
@@ -75,7 +75,7 @@ describe('image asset expiry', () => {
     clock.advance(60_000);
 
     for (const a of [expired, attached, live]) expect(await blobExists(a.imageAssetId)).toBe(true);
-    await suite.worker.get(QueueService).add({ name: JobName.ImageAssetsPurgeExpired, data: {} });
+    await suite.worker.get(QueueService).add(ImageAssetJob.PurgeExpired, {});
     await pollUntil(
       () => rowExists(expired.imageAssetId),
       (exists) => !exists,
@@ -109,7 +109,7 @@ describe('image asset expiry', () => {
   });
 
   it('the worker schedules the sweep as a repeatable job', async () => {
-    const schedulers = await suite.worker.get(QueueService).queue(QueueName.Maintenance).getJobSchedulers();
-    expect(schedulers.map((s) => s.key ?? s.name)).toContain(JobName.ImageAssetsPurgeExpired);
+    const schedulers = await suite.worker.get(QueueService).queue(MAINTENANCE_QUEUE).getJobSchedulers();
+    expect(schedulers.map((s) => s.key ?? s.name)).toContain(ImageAssetJob.PurgeExpired.name);
   });
 });

@@ -1,4 +1,4 @@
-import { fingerprint, ManualClock, QueueName, QueueService } from '@app/core';
+import { fingerprint, ManualClock, QueueService } from '@app/core';
 import { pollUntil } from '../support/poll';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';

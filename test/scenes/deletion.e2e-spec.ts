@@ -1,4 +1,4 @@
-import { JobName, QueueName, QueueService } from '@app/core';
+import { MAINTENANCE_QUEUE, QueueService } from '@app/core';
 import {
   GenerationError,
   GenerationRequest,
@@ -9,7 +9,7 @@ import {
   SubmitOutcome,
 } from '@app/generation';
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
-import { ScenePurge } from '@app/scenes';
+import { SceneJob, ScenePurge } from '@app/scenes';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createEmbedSession, parseEmbedUrl } from '../factories/embed.factory';
@@ -18,6 +18,8 @@ import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { EmbedSessionJob } from '@app/embed-sessions';
+import { WebhookJob } from '@app/webhooks';
 
 const ORIGIN = 'http://localhost:5173';
 
@@ -236,11 +238,11 @@ describe('DELETE /v1/scenes/{id} in every state', () => {
   });
 
   it('the purge runs on the worker every 5 minutes, well within the 24 hours', async () => {
-    const schedulers = await suite.worker.get(QueueService).queue(QueueName.Maintenance).getJobSchedulers();
-    const every = (name: JobName) => schedulers.find((s) => (s.key ?? s.name) === name)?.every;
-    expect(every(JobName.ScenesPurgeDeleted)).toBe(5 * 60_000);
-    expect(every(JobName.ScenesPurgeOldOperations)).toBe(60 * 60_000);
-    expect(every(JobName.EmbedSessionsPurgeEnded)).toBe(60 * 60_000);
-    expect(every(JobName.WebhooksPurgeOld)).toBe(60 * 60_000);
+    const schedulers = await suite.worker.get(QueueService).queue(MAINTENANCE_QUEUE).getJobSchedulers();
+    const every = (name: string) => schedulers.find((s) => (s.key ?? s.name) === name)?.every;
+    expect(every(SceneJob.PurgeDeleted.name)).toBe(5 * 60_000);
+    expect(every(SceneJob.PurgeOldOperations.name)).toBe(60 * 60_000);
+    expect(every(EmbedSessionJob.PurgeEnded.name)).toBe(60 * 60_000);
+    expect(every(WebhookJob.PurgeOld.name)).toBe(60 * 60_000);
   });
 });

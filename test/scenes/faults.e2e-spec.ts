@@ -1,5 +1,5 @@
 import { TcpProxy } from '@app/core/testing';
-import { QueueName, QueueService } from '@app/core';
+import { QueueService } from '@app/core';
 import { ProceduralSceneGenerator } from '@app/generation';
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
 import { INestApplicationContext } from '@nestjs/common';
@@ -12,6 +12,7 @@ import { expectProblem } from '../support/problems';
 import { freePort, ServiceProcess } from '../support/processes';
 import { setUpSuite } from '../support/suite';
 import { redisPort } from '../support/server-ports';
+import { SCENES_QUEUE } from '@app/scenes';
 import { stored } from '../support/stored';
 
 describe('faults: the work still happens, once, and failures stay safe', () => {
@@ -163,7 +164,7 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
     });
 
     const jobState = async (operationId: string) => {
-      const job = await worker.get(QueueService).queue(QueueName.Scenes).getJob(operationId);
+      const job = await worker.get(QueueService).queue(SCENES_QUEUE).getJob(operationId);
       return job ? job.getState() : 'missing';
     };
 

@@ -1,9 +1,10 @@
-import { JobName, QueueName, QueueService } from '@app/core';
+import { MAINTENANCE_QUEUE, QueueService } from '@app/core';
 import { DataSource } from 'typeorm';
 import { createScene } from '../factories/scene.factory';
 import { pollUntil } from '../support/poll';
 import { ServiceProcess, startWorkerProcess } from '../support/processes';
 import { setUpSuite } from '../support/suite';
+import { SceneJob } from '@app/scenes';
 
 const FILES_PER_SCENE = 30_000;
 
@@ -55,7 +56,7 @@ describe('the purge survives a worker killed mid-purge', () => {
 
   const artifactsLeft = () => count(`SELECT count(*)::int AS n FROM scene_artifacts`);
   const purged = () => count(`SELECT count(*)::int AS n FROM scenes WHERE purged_at IS NOT NULL`);
-  const runPurge = () => suite.api.app.get(QueueService).queue(QueueName.Maintenance).add(JobName.ScenesPurgeDeleted, {});
+  const runPurge = () => suite.api.app.get(QueueService).queue(MAINTENANCE_QUEUE).add(SceneJob.PurgeDeleted.name, {});
 
   it('leaves no file row without its bytes, and the next run on another worker finishes', async () => {
     const scenes = [await deletedSceneWithManyFiles(1), await deletedSceneWithManyFiles(2), await deletedSceneWithManyFiles(3)];

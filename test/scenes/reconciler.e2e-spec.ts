@@ -1,5 +1,5 @@
-import { JobName, ManualClock, QueueName, QueueService } from '@app/core';
-import { OperationsReconciler, SceneJobs } from '@app/scenes';
+import { CoreJob, ManualClock, QueueService } from '@app/core';
+import { OperationsReconciler, SceneJobs, SCENES_QUEUE } from '@app/scenes';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { awaitOperation, createScene } from '../factories/scene.factory';
@@ -44,7 +44,7 @@ describe('no accepted operation is lost', () => {
   });
 
   it('the job vanished from Redis (a restart without persistence): the reconciler enqueues it again', async () => {
-    const queue = suite.worker.get(QueueService).queue(QueueName.Scenes);
+    const queue = suite.worker.get(QueueService).queue(SCENES_QUEUE);
     await queue.pause();
     try {
       const created = await createScene(suite.api, suite.org, { prompt: 'lost in a redis restart' });
@@ -124,7 +124,7 @@ describe('idempotency records expire after 24 hours', () => {
     const count = async () =>
       Number((await suite.api.app.get(DataSource).query(`SELECT count(*) AS n FROM idempotency_keys WHERE key = $1`, [key]))[0].n);
     expect(await count()).toBe(1);
-    await suite.worker.get(QueueService).add({ name: JobName.IdempotencyPurgeExpired, data: {} });
+    await suite.worker.get(QueueService).add(CoreJob.IdempotencyPurgeExpired, {});
     await pollUntil(count, (n) => n === 0, { what: 'the purge job' });
 
     const fresh = await createScene(suite.api, suite.org, { prompt: 'window' }, key);

@@ -1,7 +1,9 @@
 import { AppConfig, ManualClock, REDIS, RescheduleJob, sha256Hex } from '@app/core';
 import { ProceduralSceneGenerator } from '@app/generation';
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
-import { OperationsRepository, OperationsService, SceneGenerationProcessor, ScenesService, ScenesWorkerModule } from '@app/scenes';
+import { OperationsService, SceneGenerationProcessor, ScenesService, ScenesWorkerModule } from '@app/scenes';
+// A test reads rows as they are; a lib would ask the scenes' services.
+import { OperationsRepository } from '@app/scenes/operations.repository';
 import { Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';

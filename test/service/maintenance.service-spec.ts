@@ -1,6 +1,6 @@
-import { AppConfig, BlobStore, createRedis, IdempotentRequests, ManualClock, QueueName, QueueService } from '@app/core';
+import { AppConfig, BlobStore, createRedis, IdempotentRequests, ManualClock, QueueService } from '@app/core';
 import { ImageAssetsService, ImageAssetsSweeper } from '@app/image-assets';
-import { OperationsReconciler, OperationsService, ScenesService, ScenesWorkerModule } from '@app/scenes';
+import { OperationsReconciler, OperationsService, SCENES_QUEUE, ScenesService, ScenesWorkerModule } from '@app/scenes';
 import { OperationsRepository } from '@app/scenes/operations.repository';
 import { Job, Worker } from 'bullmq';
 import { randomUUID } from 'node:crypto';
@@ -31,7 +31,7 @@ describe('maintenance on a real database', () => {
   const scenes = () => suite.app.get(ScenesService);
   const operations = () => suite.app.get(OperationsService);
   const reconciler = () => suite.app.get(OperationsReconciler);
-  const queue = () => suite.app.get(QueueService).queue(QueueName.Scenes);
+  const queue = () => suite.app.get(QueueService).queue(SCENES_QUEUE);
   const db = () => suite.app.get(DataSource);
 
   beforeAll(async () => {
@@ -74,7 +74,7 @@ describe('maintenance on a real database', () => {
       // return and its database write leaves behind.
       const config = suite.app.get(AppConfig);
       const connection = createRedis(config, 'bullmq', 'test-manual-worker');
-      const worker = new Worker(QueueName.Scenes, null, { connection, prefix: config.queuePrefix, autorun: false });
+      const worker = new Worker(SCENES_QUEUE, null, { connection, prefix: config.queuePrefix, autorun: false });
       try {
         const token = randomUUID();
         let job: Job | undefined;

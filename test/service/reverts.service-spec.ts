@@ -1,5 +1,7 @@
 import { BlobStore } from '@app/core';
-import { OperationsService, SceneGenerationProcessor, ScenePurge, ScenesRepository, ScenesService, ScenesWorkerModule } from '@app/scenes';
+import { OperationsService, SceneGenerationProcessor, ScenePurge, ScenesService, ScenesWorkerModule } from '@app/scenes';
+// A test reads rows as they are; a lib would ask the scenes' services.
+import { ScenesRepository } from '@app/scenes/scenes.repository';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';

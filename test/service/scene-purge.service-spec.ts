@@ -1,6 +1,8 @@
 import { BlobStore, BlobStream, PostgresBlobStore } from '@app/core';
 import { ImageAssetsService } from '@app/image-assets';
-import { OperationsService, SceneGenerationProcessor, ScenePurge, ScenesRepository, ScenesService, ScenesWorkerModule } from '@app/scenes';
+import { OperationsService, SceneGenerationProcessor, ScenePurge, ScenesService, ScenesWorkerModule } from '@app/scenes';
+// A test reads rows as they are; a lib would ask the scenes' services.
+import { ScenesRepository } from '@app/scenes/scenes.repository';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';

@@ -4,11 +4,15 @@ import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { setUpServices } from '../support/services';
+import { WebhooksDataModule } from '@app/webhooks/webhooks-data.module';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-/** The retention job alone: the dispatcher would try to deliver the rows planted below. */
-@Module({ imports: [WebhooksModule], providers: [WebhookRetention] })
+/**
+ * The retention job alone: the dispatcher would try to deliver the rows planted below. The lib's
+ * internal data module gives it the repository, as WebhooksWorkerModule does.
+ */
+@Module({ imports: [WebhooksModule, WebhooksDataModule], providers: [WebhookRetention] })
 class RetentionOnlyModule {}
 
 type Planted = [endpointId: string, status: 'pending' | 'succeeded' | 'failed', endedOrDueDaysAgo: number];

@@ -1,6 +1,7 @@
 // Global setup runs outside jest's module mapper, hence relative imports.
 import { loadConfig, runMigrations } from '../../libs/core/src';
 import { databaseUrl, dropDatabase, recreateDatabase } from '../../libs/core/src/testing';
+import { MIGRATIONS } from '../../apps/cli/src/migrations';
 import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -41,7 +42,7 @@ export default async function globalSetup(): Promise<void> {
   try {
     await dropOrphans(serverUrl);
     await recreateDatabase(serverUrl, template);
-    await runMigrations(loadConfig({ DATABASE_URL: databaseUrl(serverUrl, template) }));
+    await runMigrations(loadConfig({ DATABASE_URL: databaseUrl(serverUrl, template) }), MIGRATIONS);
   } catch (e) {
     // No teardown follows a failed set-up: stop the PostgreSQL or Redis it started.
     await localServices().stopAll();

@@ -1,4 +1,4 @@
-import { QueueName, QueueService, REDIS } from '@app/core';
+import { QueueService, REDIS } from '@app/core';
 import { Redis } from 'ioredis';
 import { viewDocument } from '../factories/camera-path.factory';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
@@ -8,6 +8,7 @@ import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { SseClient } from '../support/sse';
 import { setUpSuite } from '../support/suite';
+import { SCENES_QUEUE } from '@app/scenes';
 
 const ORIGIN = 'http://localhost:5173';
 type Mode = 'edit' | 'perform' | 'edit_and_perform';
@@ -48,7 +49,7 @@ describe("the studio's limits per embed session", () => {
       const { bearer } = await session(sceneId, 'edit');
       const other = await session(sceneId, 'edit_and_perform');
       // Held in the queue, so the accepted edit is still in flight when the others arrive.
-      const queue = suite.worker.get(QueueService).queue(QueueName.Scenes);
+      const queue = suite.worker.get(QueueService).queue(SCENES_QUEUE);
       await queue.pause();
       let accepted: string;
       try {
@@ -78,7 +79,7 @@ describe("the studio's limits per embed session", () => {
       const sceneId = await readyScene(suite.api, suite.org);
       const { bearer } = await session(sceneId, 'edit');
       // Refusals spend nothing: an edit in flight (409) and a bad instruction (422) are no edit.
-      const queue = suite.worker.get(QueueService).queue(QueueName.Scenes);
+      const queue = suite.worker.get(QueueService).queue(SCENES_QUEUE);
       await queue.pause();
       let first: string;
       try {

@@ -1,8 +1,13 @@
-import { ErrorCode } from '@app/core';
+import type { ApiErrorCode } from '@apps/api/api-errors';
+import type { StudioErrorCode } from '@apps/studio/studio-errors';
 import type { Response } from 'supertest';
 
 /** Asserts a response is an RFC 9457 problem of the contract with this status and code. */
-export function expectProblem(res: Response, status: number, code: ErrorCode | `${ErrorCode}`): void {
+export function expectProblem(
+  res: Response,
+  status: number,
+  code: ApiErrorCode | StudioErrorCode | `${ApiErrorCode | StudioErrorCode}`,
+): void {
   if (res.status !== status || res.body?.code !== code) {
     throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
   }

@@ -1,5 +1,5 @@
-import { JobName, QueueService } from '@app/core';
-import { EmbedSessionsService } from '@app/embed-sessions';
+import { QueueService } from '@app/core';
+import { EmbedSessionJob, EmbedSessionsService } from '@app/embed-sessions';
 import { DataSource } from 'typeorm';
 import { createEmbedSession, readyScene } from '../factories/embed.factory';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
@@ -9,6 +9,7 @@ import { expectProblem } from '../support/problems';
 import { startWorker } from '../support/apps';
 import { setUpSuite } from '../support/suite';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookJob } from '@app/webhooks';
 import { stored } from '../support/stored';
 
 const WORKER = {
@@ -291,7 +292,7 @@ describe('webhook delivery: signed, from the outbox, retried, recorded, replayab
       .queue('maintenance' as never)
       .getJobSchedulers();
     expect(schedulers.map((s) => s.key ?? s.name)).toEqual(
-      expect.arrayContaining([JobName.EmbedSessionsEndExpired, JobName.WebhooksPurgeOld]),
+      expect.arrayContaining([EmbedSessionJob.EndExpired.name, WebhookJob.PurgeOld.name]),
     );
   });
 });

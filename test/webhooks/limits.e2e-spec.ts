@@ -1,5 +1,5 @@
-import { IdGenerator, IdPrefix } from '@app/core';
-import { WEBHOOK_LIMITS } from '@app/webhooks';
+import { IdGenerator } from '@app/core';
+import { WEBHOOK_LIMITS, WebhookIdPrefix } from '@app/webhooks';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
@@ -15,7 +15,7 @@ const idsOf = (res: Response): string[] => (res.body.items as { webhookEndpointI
 
 /** A message of the organization and its delivery to the endpoint, written as the outbox would, with `attempts` already logged. */
 async function plantDelivery(db: DataSource, ids: IdGenerator, org: TestOrganization, endpointId: string, attempts = 0): Promise<string> {
-  const messageId = ids.generate(IdPrefix.WebhookMessage);
+  const messageId = ids.generate(WebhookIdPrefix.Message);
   const body = {
     type: 'scene.deleted',
     timestamp: new Date().toISOString(),

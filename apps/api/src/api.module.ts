@@ -7,6 +7,7 @@ import { ScenesModule } from '@app/scenes';
 import { TenancyModule } from '@app/tenancy';
 import { WebhooksModule } from '@app/webhooks';
 import { DynamicModule, Module } from '@nestjs/common';
+import { API_ERRORS } from './api-errors';
 import { EmbedSessionsController } from './controllers/embed-sessions.controller';
 import { ImageAssetsController } from './controllers/image-assets.controller';
 import { OperationsController } from './controllers/operations.controller';
@@ -27,7 +28,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [
-        CoreModule.forRoot({ app: 'api', ...options }),
+        CoreModule.forRoot({ app: 'api', errors: API_ERRORS, ...options }),
         HealthModule,
         OrganizationsModule,
         ImageAssetsModule,

@@ -6,6 +6,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { CliModule } from './cli.module';
+import { MIGRATIONS } from './migrations';
 import { printResult } from './output';
 
 export type Json = { json?: boolean };
@@ -43,7 +44,7 @@ const endpointLine = (e: WebhookEndpointResponse) =>
 
 export async function migrate(config: AppConfig, o: Json & { createDatabase?: boolean }): Promise<void> {
   const created = o.createDatabase ? await ensureDatabase(config) : false;
-  const applied = await runMigrations(config);
+  const applied = await runMigrations(config, MIGRATIONS);
   await printResult(
     !!o.json,
     { ...(o.createDatabase ? { createdDatabase: created } : {}), applied },

@@ -1,4 +1,4 @@
-import { AppConfig, configureHttpApp } from '@app/core';
+import { configureHttpApp, problemSettings } from '@app/core';
 import { EmbedSessionsService } from '@app/embed-sessions';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import expressStaticGzip from 'express-static-gzip';
@@ -10,7 +10,7 @@ export async function configureStudioApp(app: NestExpressApplication): Promise<N
   const assets = app.get(WebBundle).assetsDir;
   configureHttpApp(app, {
     // Camera paths' larger bodies, for authenticated perform sessions only.
-    beforeBody: [cameraPathBodyAllowance(app.get(EmbedSessionsService), app.get(AppConfig).publicApiUrl)],
+    beforeBody: [cameraPathBodyAllowance(app.get(EmbedSessionsService), problemSettings(app))],
     staticFiles: assets
       ? [
           {

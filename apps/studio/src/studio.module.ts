@@ -11,6 +11,7 @@ import { StreamSlots } from './events/stream-slots';
 import { StudioBudgets } from './limits/studio-budgets';
 import { EmbedPageController } from './page/embed-page.controller';
 import { WEB_BUNDLE_DIR, WebBundle } from './page/web-bundle';
+import { STUDIO_ERRORS } from './studio-errors';
 
 export interface StudioModuleOptions {
   config?: AppConfig | ConfigOverrides;
@@ -26,7 +27,7 @@ export class StudioModule {
     return {
       module: StudioModule,
       imports: [
-        CoreModule.forRoot({ app: 'studio', ...options }),
+        CoreModule.forRoot({ app: 'studio', errors: STUDIO_ERRORS, ...options }),
         HealthModule,
         EmbedSessionsModule,
         ScenesModule,

@@ -5,6 +5,7 @@ import { ScenesWorkerModule } from '@app/scenes';
 import { TenancyMetricsModule } from '@app/tenancy';
 import { WebhooksWorkerModule } from '@app/webhooks';
 import { DynamicModule, Module } from '@nestjs/common';
+import { WORKER_JOBS } from './worker-jobs';
 
 export interface WorkerModuleOptions {
   config?: AppConfig | ConfigOverrides;
@@ -20,7 +21,7 @@ export class WorkerModule {
       imports: [
         CoreModule.forRoot({ app: 'worker', ...options }),
         HealthServiceModule,
-        JobWorkerModule,
+        JobWorkerModule.forRoot(WORKER_JOBS),
         ImageAssetsModule,
         ScenesWorkerModule,
         EmbedSessionsModule,

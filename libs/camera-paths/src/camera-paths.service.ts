@@ -1,5 +1,5 @@
-import { Clock, DomainError, IdGenerator, IdPrefix } from '@app/core';
-import { SceneDeletionHooks, ScenesRepository } from '@app/scenes';
+import { Clock, DomainError, IdGenerator } from '@app/core';
+import { SceneDeletionHooks, ScenesService } from '@app/scenes';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { CAMERA_PATH_LIMITS } from '@scene-studio/camera-path';
 import { documentErrors, summaryOf } from './camera-path-rules';
@@ -8,6 +8,10 @@ import { CameraPathErrors } from './camera-paths.errors';
 import { CameraPathChange, CameraPathScope, CameraPathsRepository } from './camera-paths.repository';
 import { CameraPathKind, CreateCameraPathDto, UpdateCameraPathDto } from './dto/camera-path.dto';
 import { CameraPathSummary, SavedCameraPath } from './dto/camera-path.response';
+import { CameraPathIdPrefix } from './camera-paths.ids';
+
+/** The organization and scene a call is scoped to (the studio session's). */
+export type { CameraPathScope } from './camera-paths.repository';
 
 /**
  * Camera paths saved per scene (docs/camera-paths.md, "Saved camera paths"). Every call is scoped
@@ -18,7 +22,7 @@ import { CameraPathSummary, SavedCameraPath } from './dto/camera-path.response';
 export class CameraPathsService implements OnModuleInit {
   constructor(
     private readonly paths: CameraPathsRepository,
-    private readonly scenes: ScenesRepository,
+    private readonly scenes: ScenesService,
     private readonly deletionHooks: SceneDeletionHooks,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
@@ -50,7 +54,7 @@ export class CameraPathsService implements OnModuleInit {
     const change = checkedChange(dto.kind, dto);
     const now = this.clock.now();
     const path: CameraPathEntity = {
-      id: this.ids.generate(IdPrefix.CameraPath),
+      id: this.ids.generate(CameraPathIdPrefix.CameraPath),
       organizationId: scope.organizationId,
       sceneId: scope.sceneId,
       kind: dto.kind,
@@ -59,7 +63,7 @@ export class CameraPathsService implements OnModuleInit {
       updatedAt: now,
     };
     await this.paths.transaction(async (tx) => {
-      if (!(await this.scenes.lockActive(tx, scope.organizationId, scope.sceneId))) throw DomainError.notFound();
+      if (!(await this.scenes.lockForWrite(tx, scope))) throw DomainError.notFound();
       if ((await this.paths.countForScene(tx, scope)) >= CAMERA_PATH_LIMITS.perScene) throw CameraPathErrors.tooMany();
       await this.paths.insert(tx, path);
     });

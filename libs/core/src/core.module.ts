@@ -3,6 +3,7 @@ import { BlobStoreModule } from './blob-store';
 import { Clock } from './clock';
 import { AppConfig, ConfigModule, ConfigOverrides } from './config';
 import { DatabaseModule } from './database';
+import { ErrorDeclarations, ErrorTable } from './errors';
 import { IdempotencyModule } from './idempotency';
 import { IdGenerator } from './ids';
 import { LoggingModule, LoggingOptions } from './logging';
@@ -18,6 +19,11 @@ export interface CoreOptions {
   app: 'api' | 'worker' | 'studio' | 'cli';
   config?: AppConfig | ConfigOverrides;
   logging?: LoggingOptions;
+  /**
+   * The error codes the app's libs declare (`<lib>.errors.ts`), besides core's: the HTTP apps list
+   * those of every lib they serve, so each code answers with its lib's status.
+   */
+  errors?: ErrorDeclarations[];
 }
 
 @Global()
@@ -30,6 +36,9 @@ export class CoreModule {
   static forRoot(options: CoreOptions): DynamicModule {
     return {
       module: CoreModule,
+      global: true,
+      providers: [{ provide: ErrorTable, useValue: ErrorTable.of(...(options.errors ?? [])) }],
+      exports: [ErrorTable],
       imports: [
         ConfigModule.forRoot(options.config ?? {}),
         LoggingModule.forRoot(options.app, options.logging),

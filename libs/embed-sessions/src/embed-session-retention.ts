@@ -1,6 +1,7 @@
-import { AppConfig, Clock, inBatches, JobName, OnJob } from '@app/core';
+import { AppConfig, Clock, inBatches, OnJob } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { EmbedSessionsRepository } from './embed-sessions.repository';
+import { EmbedSessionJob } from './embed-sessions.jobs';
 
 /**
  * Retention (contract section 8): a session is erased EMBED_SESSION_RETENTION_DAYS (30) after it
@@ -18,7 +19,7 @@ export class EmbedSessionRetention {
     private readonly clock: Clock,
   ) {}
 
-  @OnJob(JobName.EmbedSessionsPurgeEnded)
+  @OnJob(EmbedSessionJob.PurgeEnded)
   async purgeEnded(): Promise<{ sessions: number }> {
     const before = new Date(this.clock.now().getTime() - this.config.retention.embedSessionsMs);
     const deleted = await inBatches((limit) => this.sessions.deleteEndedBefore(before, limit));

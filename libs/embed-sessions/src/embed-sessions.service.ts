@@ -1,15 +1,4 @@
-import {
-  AppConfig,
-  Clock,
-  CredentialLookups,
-  DomainError,
-  IdGenerator,
-  IdPrefix,
-  JobName,
-  LookupCaller,
-  OnJob,
-  RandomSource,
-} from '@app/core';
+import { AppConfig, Clock, CredentialLookups, DomainError, IdGenerator, LookupCaller, OnJob, RandomSource } from '@app/core';
 import { OrganizationsService, OriginRemovalHooks, Principal, RemovedOrigin } from '@app/organizations';
 import { SceneDeletionHooks, ScenesService } from '@app/scenes';
 import { EmbedSessionEndReason, WebhookOutbox } from '@app/webhooks';
@@ -21,6 +10,11 @@ import { DEFAULT_THEME, EmbedSessionEntity, EmbedTheme } from './embed-session.e
 import { hashEmbedSecret, isWellFormedEmbedSecret, newEmbedSecret } from './embed-secret';
 import { EmbedSessionErrors, EndedReason } from './embed-sessions.errors';
 import { EmbedSessionsRepository, EndedSession, SessionWithScene, WatchedState } from './embed-sessions.repository';
+import { EmbedSessionIdPrefix } from './embed-sessions.ids';
+import { EmbedSessionJob } from './embed-sessions.jobs';
+
+/** What the studio reads of a session: the session and its scene (its guard), a watched state (its events). */
+export type { SessionWithScene, WatchedState } from './embed-sessions.repository';
 
 const DEFAULT_LIFETIME_SECONDS = 3600;
 const EXPIRY_BATCH = 500;
@@ -81,7 +75,7 @@ export class EmbedSessionsService implements OnModuleInit {
       helpText: dto.theme?.helpText ?? DEFAULT_THEME.helpText,
     };
     const session: EmbedSessionEntity = {
-      id: this.ids.generate(IdPrefix.EmbedSession),
+      id: this.ids.generate(EmbedSessionIdPrefix.EmbedSession),
       organizationId: principal.organizationId,
       sceneId: dto.sceneId,
       origin: dto.origin,
@@ -151,7 +145,7 @@ export class EmbedSessionsService implements OnModuleInit {
    * worker, finds sessions that expired unreported and announces their end (`embed_session.ended`,
    * reason `expired`) once.
    */
-  @OnJob(JobName.EmbedSessionsEndExpired)
+  @OnJob(EmbedSessionJob.EndExpired)
   async endExpired(): Promise<{ ended: number }> {
     let ended = 0;
     for (;;) {

@@ -8,6 +8,7 @@ import { WorldLabsSceneGenerator } from './providers/worldlabs/worldlabs-scene.g
 import { SceneGenerator } from './scene-generator';
 import { SplatPreviewingGenerator } from './splat-previews';
 import { SPZ_MAX_INFLATION } from '@scene-studio/world-engine';
+import { PROVIDERS_CONFIG } from './generation.config';
 
 /**
  * The generator named by `GENERATOR`. Config validation already refused a provider without its
@@ -39,12 +40,16 @@ function createProviderGenerator(config: AppConfig, media: ImageMedia, resolver:
     case 'http':
       if (!g.providerUrl) throw new Error('GENERATION_PROVIDER_URL must be set when GENERATOR is "http"');
       return new HttpSceneGenerator({ baseUrl: g.providerUrl, apiKey: g.providerApiKey, ...shared });
-    case 'meshy':
-      if (!g.meshy.apiKey) throw new Error('MESHY_API_KEY must be set when GENERATOR is "meshy"');
-      return new MeshySceneGenerator({ ...g.meshy, apiKey: g.meshy.apiKey, ...shared }, media);
-    case 'worldlabs':
-      if (!g.worldLabs.apiKey) throw new Error('WORLDLABS_API_KEY must be set when GENERATOR is "worldlabs"');
-      return new WorldLabsSceneGenerator({ ...g.worldLabs, apiKey: g.worldLabs.apiKey, ...shared });
+    case 'meshy': {
+      const { meshy } = config.slice(PROVIDERS_CONFIG);
+      if (!meshy.apiKey) throw new Error('MESHY_API_KEY must be set when GENERATOR is "meshy"');
+      return new MeshySceneGenerator({ ...meshy, apiKey: meshy.apiKey, ...shared }, media);
+    }
+    case 'worldlabs': {
+      const { worldLabs } = config.slice(PROVIDERS_CONFIG);
+      if (!worldLabs.apiKey) throw new Error('WORLDLABS_API_KEY must be set when GENERATOR is "worldlabs"');
+      return new WorldLabsSceneGenerator({ ...worldLabs, apiKey: worldLabs.apiKey, ...shared });
+    }
   }
 }
 

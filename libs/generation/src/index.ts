@@ -9,3 +9,4 @@ export * from './providers/meshy/meshy-scene.generator';
 // The scene spec, its parser and the GLB and SPZ readers and writers live in the world engine
 // package (the engine is built on them); re-exported so that callers keep one import.
 export * from '@scene-studio/world-engine';
+export * from './generation.config';

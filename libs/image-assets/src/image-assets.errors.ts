@@ -1,30 +1,50 @@
-import { DomainError, ErrorCode } from '@app/core';
+import { DomainError, ErrorDeclarations } from '@app/core';
 import { MAX_PIXELS, MAX_SIDE_PX, MIN_SOURCE_HEIGHT, MIN_SOURCE_WIDTH } from './image-rules';
+
+/** The image assets' own codes (contract section 4). */
+export enum ImageAssetErrorCode {
+  UnsupportedImageFormat = 'unsupported_image_format',
+  ImageCorrupt = 'image_corrupt',
+  ImageDimensionsExceeded = 'image_dimensions_exceeded',
+  SourceAssetNotFound = 'source_asset_not_found',
+  SourceImageTooSmall = 'source_image_too_small',
+  SourceImageAspectRatio = 'source_image_aspect_ratio',
+}
+
+/** What each answers over HTTP; the HTTP apps assemble it (CoreModule.forRoot({ errors })). */
+export const IMAGE_ASSET_ERRORS: ErrorDeclarations<ImageAssetErrorCode> = {
+  [ImageAssetErrorCode.UnsupportedImageFormat]: { status: 422, title: 'Unsupported image format' },
+  [ImageAssetErrorCode.ImageCorrupt]: { status: 422, title: 'Image data is corrupt' },
+  [ImageAssetErrorCode.ImageDimensionsExceeded]: { status: 422, title: 'Image dimensions exceeded' },
+  [ImageAssetErrorCode.SourceAssetNotFound]: { status: 422, title: 'Source asset not found' },
+  [ImageAssetErrorCode.SourceImageTooSmall]: { status: 422, title: 'Source image too small' },
+  [ImageAssetErrorCode.SourceImageAspectRatio]: { status: 422, title: 'Source image aspect ratio not 16:9' },
+};
 
 export const ImageAssetErrors = {
   unsupportedFormat: (detected: string | null) =>
     new DomainError(
-      ErrorCode.UnsupportedImageFormat,
+      ImageAssetErrorCode.UnsupportedImageFormat,
       detected
         ? `The file is ${detected.toUpperCase()} data; only PNG, JPEG and WebP images are accepted.`
         : 'The file is not a PNG, JPEG or WebP image.',
     ),
-  corrupt: () => new DomainError(ErrorCode.ImageCorrupt, 'The image data is damaged or truncated and cannot be decoded.'),
+  corrupt: () => new DomainError(ImageAssetErrorCode.ImageCorrupt, 'The image data is damaged or truncated and cannot be decoded.'),
   dimensionsExceeded: (width: number, height: number) =>
     new DomainError(
-      ErrorCode.ImageDimensionsExceeded,
+      ImageAssetErrorCode.ImageDimensionsExceeded,
       `The image is ${width}×${height} pixels; at most ${MAX_SIDE_PX} pixels per side and ${MAX_PIXELS.toLocaleString('en-US')} pixels in all are accepted.`,
     ),
   sourceNotFound: () =>
     new DomainError(
-      ErrorCode.SourceAssetNotFound,
+      ImageAssetErrorCode.SourceAssetNotFound,
       'sourceAssetId does not name an image asset of this organization that is still available.',
     ),
   sourceTooSmall: (width: number, height: number) =>
     new DomainError(
-      ErrorCode.SourceImageTooSmall,
+      ImageAssetErrorCode.SourceImageTooSmall,
       `The source image is ${width}×${height}; at least ${MIN_SOURCE_WIDTH}×${MIN_SOURCE_HEIGHT} is required.`,
     ),
   sourceAspectRatio: (width: number, height: number) =>
-    new DomainError(ErrorCode.SourceImageAspectRatio, `The source image is ${width}×${height}; it must be within 1% of 16:9.`),
+    new DomainError(ImageAssetErrorCode.SourceImageAspectRatio, `The source image is ${width}×${height}; it must be within 1% of 16:9.`),
 };

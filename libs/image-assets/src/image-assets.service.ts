@@ -1,4 +1,4 @@
-import { BlobStore, Clock, ErrorCode, IdGenerator, IdPrefix, MetricsService, sha256Hex } from '@app/core';
+import { BlobStore, Clock, IdGenerator, MetricsService, sha256Hex } from '@app/core';
 import { UsageService } from '@app/tenancy';
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
@@ -10,6 +10,7 @@ import { detectImageFormat } from './image-format';
 import { dimensionsExceeded, sceneSourceProblem, UNATTACHED_LIFETIME_MS } from './image-rules';
 import { ImageDecodeError, ImageHeader, ImageMedia } from './media/image-media';
 import { needsUpright, stripMetadata, uprightEncoding } from './metadata/stored-image';
+import { ImageAssetIdPrefix } from './image-assets.ids';
 
 const MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
@@ -63,7 +64,7 @@ export class ImageAssetsService {
     const { header, stored } = prepared;
 
     const now = this.clock.now();
-    const id = this.ids.generate(IdPrefix.ImageAsset);
+    const id = this.ids.generate(ImageAssetIdPrefix.ImageAsset);
     const entity: ImageAssetEntity = {
       id,
       organizationId,
@@ -100,8 +101,8 @@ export class ImageAssetsService {
     const asset = await this.assets.lockAvailable(tx, organizationId, id, now);
     if (!asset) throw ImageAssetErrors.sourceNotFound();
     const problem = sceneSourceProblem(asset.width, asset.height);
-    if (problem === ErrorCode.SourceImageTooSmall) throw ImageAssetErrors.sourceTooSmall(asset.width, asset.height);
-    if (problem === ErrorCode.SourceImageAspectRatio) throw ImageAssetErrors.sourceAspectRatio(asset.width, asset.height);
+    if (problem === 'too_small') throw ImageAssetErrors.sourceTooSmall(asset.width, asset.height);
+    if (problem === 'aspect_ratio') throw ImageAssetErrors.sourceAspectRatio(asset.width, asset.height);
     await this.assets.markAttached(tx, id, now);
     return { ...asset, status: 'attached', expiresAt: null, attachedAt: asset.attachedAt ?? now };
   }

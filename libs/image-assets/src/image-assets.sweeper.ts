@@ -1,6 +1,7 @@
-import { BlobStore, Clock, JobName, OnJob } from '@app/core';
+import { BlobStore, Clock, OnJob } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { ImageAssetsRepository } from './image-assets.repository';
+import { ImageAssetJob } from './image-assets.jobs';
 
 const BATCH_SIZE = 200;
 const MAX_BATCHES_PER_RUN = 50;
@@ -16,7 +17,7 @@ export class ImageAssetsSweeper {
     private readonly clock: Clock,
   ) {}
 
-  @OnJob(JobName.ImageAssetsPurgeExpired)
+  @OnJob(ImageAssetJob.PurgeExpired)
   async purgeExpired(): Promise<{ deleted: number }> {
     const now = this.clock.now();
     let deleted = 0;

@@ -1,5 +1,3 @@
-import { ErrorCode } from '@app/core';
-
 /** 20 MiB: a file of exactly this many bytes is accepted, one more is refused. */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 export const MAX_SIDE_PX = 6144;
@@ -13,9 +11,12 @@ export function dimensionsExceeded(width: number, height: number): boolean {
   return width > MAX_SIDE_PX || height > MAX_SIDE_PX || width * height > MAX_PIXELS;
 }
 
-/** Why an image cannot be a scene source (contract section 4), or null when it can. */
-export function sceneSourceProblem(width: number, height: number): ErrorCode.SourceImageTooSmall | ErrorCode.SourceImageAspectRatio | null {
-  if (width < MIN_SOURCE_WIDTH || height < MIN_SOURCE_HEIGHT) return ErrorCode.SourceImageTooSmall;
-  if (Math.abs(width / height - 16 / 9) / (16 / 9) > ASPECT_TOLERANCE) return ErrorCode.SourceImageAspectRatio;
+/**
+ * Why an image cannot be a scene source (contract section 4: `source_image_too_small`,
+ * `source_image_aspect_ratio`), or null when it can.
+ */
+export function sceneSourceProblem(width: number, height: number): 'too_small' | 'aspect_ratio' | null {
+  if (width < MIN_SOURCE_WIDTH || height < MIN_SOURCE_HEIGHT) return 'too_small';
+  if (Math.abs(width / height - 16 / 9) / (16 / 9) > ASPECT_TOLERANCE) return 'aspect_ratio';
   return null;
 }

@@ -8,3 +8,6 @@ export * from './image-format';
 export * from './image-rules';
 export * from './media/image-media';
 export * from './image-assets.sweeper';
+export * from './migrations';
+export * from './image-assets.ids';
+export * from './image-assets.jobs';

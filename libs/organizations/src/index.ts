@@ -5,3 +5,5 @@ export * from './organizations.module';
 export * from './organizations.service';
 export * from './origin';
 export * from './origin-removal-hooks';
+export * from './migrations';
+export * from './organizations.ids';

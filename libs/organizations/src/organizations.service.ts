@@ -1,4 +1,4 @@
-import { Clock, IdGenerator, IdPrefix, RandomSource } from '@app/core';
+import { Clock, IdGenerator, RandomSource } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
@@ -9,6 +9,7 @@ import { OrganizationErrors } from './organizations.errors';
 import { ApiKeysRepository, OrganizationsRepository } from './organizations.repository';
 import { exactOrigin, isHttpsOrigin, isLocalhostOrigin } from './origin';
 import { OriginRemovalHooks } from './origin-removal-hooks';
+import { OrganizationIdPrefix } from './organizations.ids';
 
 export interface OrganizationView {
   organizationId: string;
@@ -49,7 +50,7 @@ export class OrganizationsService {
     if (name.length < 1 || name.length > 200) throw OrganizationErrors.invalidName();
     const origins = [...new Set((input.origins ?? []).map((o) => this.requireApprovableOrigin(o)))];
     const now = this.clock.now();
-    const org: OrganizationEntity = { id: this.ids.generate(IdPrefix.Organization), name, isTest: input.test, createdAt: now };
+    const org: OrganizationEntity = { id: this.ids.generate(OrganizationIdPrefix.Organization), name, isTest: input.test, createdAt: now };
     const issued = this.newKey(org);
     await this.organizations.createWithKey(
       org,
@@ -166,7 +167,7 @@ export class OrganizationsService {
     return {
       apiKey,
       entity: {
-        id: this.ids.generate(IdPrefix.ApiKey),
+        id: this.ids.generate(OrganizationIdPrefix.ApiKey),
         organizationId: org.id,
         keyHash: hashApiKey(apiKey),
         keyPrefix: displayPrefix(apiKey),

@@ -1,6 +1,7 @@
-import { AppConfig, Clock, inBatches, JobName, OnJob } from '@app/core';
+import { AppConfig, Clock, inBatches, OnJob } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { OperationsRepository } from './operations.repository';
+import { SceneJob } from './scenes.jobs';
 
 /**
  * Retention (contract section 8): a finished operation of a deleted scene is erased
@@ -19,7 +20,7 @@ export class OperationRetention {
     private readonly clock: Clock,
   ) {}
 
-  @OnJob(JobName.ScenesPurgeOldOperations)
+  @OnJob(SceneJob.PurgeOldOperations)
   async purgeOld(): Promise<{ operations: number }> {
     const before = new Date(this.clock.now().getTime() - this.config.retention.operationsMs);
     const deleted = await inBatches((limit) => this.operations.deleteOfDeletedScenesEndedBefore(before, limit));

@@ -1,9 +1,10 @@
-import { AppConfig, Clock, QueueName, QueueService } from '@app/core';
+import { AppConfig, Clock, QueueService } from '@app/core';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { OperationFailures } from './operation-error';
 import { OperationOutcomes } from './operation-outcomes';
 import { OperationsRepository } from './operations.repository';
 import { SceneJobs } from './scene-jobs';
+import { SCENES_QUEUE } from './scenes.jobs';
 
 const BATCH = 100;
 /** Any fixed number: the advisory lock that lets one worker replica reconcile at a time. */
@@ -54,7 +55,7 @@ export class OperationsReconciler implements OnApplicationBootstrap, OnApplicati
   private async pass(): Promise<number> {
     const now = this.clock.now();
     const stale = await this.operations.stale(new Date(now.getTime() - this.config.reconcile.graceMs), BATCH);
-    const queue = this.queues.queue(QueueName.Scenes);
+    const queue = this.queues.queue(SCENES_QUEUE);
     let requeued = 0;
     for (const op of stale) {
       const job = await queue.getJob(op.id);

@@ -1,4 +1,4 @@
-import { AppConfig, BlobStore, Clock, isInfrastructureError, JobData, JobName, OnJob, RescheduleJob, sha256Hex } from '@app/core';
+import { AppConfig, BlobStore, Clock, isInfrastructureError, JobData, OnJob, RescheduleJob, sha256Hex } from '@app/core';
 import {
   GeneratedScene,
   GenerationError,
@@ -22,6 +22,7 @@ import { ProviderStarts } from './provider-starts';
 import { SceneReverts } from './scene-reverts';
 import { SceneEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
+import { SceneJob } from './scenes.jobs';
 
 /** An edit found a newer version than it started from: start over from that one. */
 class VersionMoved extends Error {}
@@ -79,13 +80,13 @@ export class SceneGenerationProcessor {
     private readonly admission: AdmissionSignal,
   ) {}
 
-  @OnJob(JobName.SceneGenerate)
-  generate(data: JobData<JobName.SceneGenerate>, job: Job): Promise<unknown> {
+  @OnJob(SceneJob.Generate)
+  generate(data: JobData<typeof SceneJob.Generate>, job: Job): Promise<unknown> {
     return this.run(data.operationId, job);
   }
 
-  @OnJob(JobName.SceneEdit)
-  edit(data: JobData<JobName.SceneEdit>, job: Job): Promise<unknown> {
+  @OnJob(SceneJob.Edit)
+  edit(data: JobData<typeof SceneJob.Edit>, job: Job): Promise<unknown> {
     return this.run(data.operationId, job);
   }
 

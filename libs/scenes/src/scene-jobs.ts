@@ -1,13 +1,14 @@
-import { AppConfig, Clock, JobName, QueueName, QueueService, RedisCircuit } from '@app/core';
+import { AppConfig, Clock, QueueService, RedisCircuit } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { AdmissionRepository } from './admission.repository';
 import { OperationEntity } from './operation.entity';
 import { OperationsRepository } from './operations.repository';
+import { SCENES_QUEUE, SceneJob } from './scenes.jobs';
 
-const JOB_FOR_KIND: Record<OperationEntity['kind'], JobName.SceneGenerate | JobName.SceneEdit> = {
-  'scene.create': JobName.SceneGenerate,
-  'scene.edit': JobName.SceneEdit,
+const JOB_FOR_KIND: Record<OperationEntity['kind'], typeof SceneJob.Generate | typeof SceneJob.Edit> = {
+  'scene.create': SceneJob.Generate,
+  'scene.edit': SceneJob.Edit,
 };
 
 /**
@@ -33,7 +34,8 @@ export class SceneJobs {
   async enqueue(op: Pick<OperationEntity, 'id' | 'kind'>): Promise<void> {
     await this.circuit.run(() =>
       this.queues.add(
-        { name: JOB_FOR_KIND[op.kind], data: { operationId: op.id } },
+        JOB_FOR_KIND[op.kind],
+        { operationId: op.id },
         {
           jobId: op.id,
           attempts: this.config.generation.attempts,
@@ -51,7 +53,7 @@ export class SceneJobs {
   async wake(operationId: string): Promise<void> {
     try {
       await this.circuit.run(async () => {
-        const job = await this.queues.queue(QueueName.Scenes).getJob(operationId);
+        const job = await this.queues.queue(SCENES_QUEUE).getJob(operationId);
         if (job && (await job.isDelayed())) await job.promote();
       });
     } catch (e) {
@@ -70,7 +72,7 @@ export class SceneJobs {
     if (now - this.depth.at > 1000) {
       this.depth.at = now;
       try {
-        const counts = await this.circuit.run(() => this.queues.queue(QueueName.Scenes).getJobCounts('waiting', 'prioritized', 'active'));
+        const counts = await this.circuit.run(() => this.queues.queue(SCENES_QUEUE).getJobCounts('waiting', 'prioritized', 'active'));
         this.depth.waiting = Object.values(counts).reduce((a, b) => a + b, 0);
       } catch {
         this.depth.waiting = 0;

@@ -1,9 +1,10 @@
-import { BlobStore, Clock, JobName, OnJob } from '@app/core';
+import { BlobStore, Clock, OnJob } from '@app/core';
 import { ImageAssetErasure } from '@app/image-assets';
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { OperationsRepository } from './operations.repository';
 import { PurgeCandidate, ScenesRepository } from './scenes.repository';
+import { SceneJob } from './scenes.jobs';
 
 /** File rows (and their blobs) erased per transaction: a scene with many versions takes several. */
 const FILE_BATCH = 100;
@@ -48,7 +49,7 @@ export class ScenePurge {
     private readonly clock: Clock,
   ) {}
 
-  @OnJob(JobName.ScenesPurgeDeleted)
+  @OnJob(SceneJob.PurgeDeleted)
   async purgeDeleted(): Promise<ScenePurgeResult> {
     const result: ScenePurgeResult = { scenes: 0, files: 0, sourceImages: 0 };
     for (let i = 0; i < MAX_STEPS_PER_RUN; i++) {

@@ -1,11 +1,25 @@
-import { DomainError, ErrorCode } from '@app/core';
+import { DomainError, ErrorDeclarations } from '@app/core';
+
+/** The scenes' own codes (contract section 4). */
+export enum SceneErrorCode {
+  ExternalRefConflict = 'external_ref_conflict',
+  SceneNotReady = 'scene_not_ready',
+  EditInProgress = 'edit_in_progress',
+}
+
+/** What each answers over HTTP; the HTTP apps assemble it (CoreModule.forRoot({ errors })). */
+export const SCENE_ERRORS: ErrorDeclarations<SceneErrorCode> = {
+  [SceneErrorCode.ExternalRefConflict]: { status: 409, title: 'externalRef already in use' },
+  [SceneErrorCode.SceneNotReady]: { status: 409, title: 'Scene not ready' },
+  [SceneErrorCode.EditInProgress]: { status: 409, title: 'An edit is already in progress' },
+};
 
 export const SceneErrors = {
   externalRefConflict: () =>
-    new DomainError(ErrorCode.ExternalRefConflict, 'An active scene of this organization already uses this externalRef.'),
-  notReady: () => new DomainError(ErrorCode.SceneNotReady, 'The scene has no version to edit yet; wait until its creation succeeds.'),
+    new DomainError(SceneErrorCode.ExternalRefConflict, 'An active scene of this organization already uses this externalRef.'),
+  notReady: () => new DomainError(SceneErrorCode.SceneNotReady, 'The scene has no version to edit yet; wait until its creation succeeds.'),
   editInProgress: () =>
-    new DomainError(ErrorCode.EditInProgress, 'An edit of this scene is still in progress; wait until it finishes, then try again.'),
+    new DomainError(SceneErrorCode.EditInProgress, 'An edit of this scene is still in progress; wait until it finishes, then try again.'),
 };
 
 const UNIQUE_VIOLATION = '23505';

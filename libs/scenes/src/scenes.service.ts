@@ -1,15 +1,5 @@
 import { WebhookOutbox } from '@app/webhooks';
-import {
-  BlobStore,
-  BlobStream,
-  Clock,
-  DomainError,
-  Idempotent,
-  IdempotencyKey,
-  IdempotentRequests,
-  IdGenerator,
-  IdPrefix,
-} from '@app/core';
+import { BlobStore, BlobStream, Clock, DomainError, Idempotent, IdempotencyKey, IdempotentRequests, IdGenerator } from '@app/core';
 import { ImageAssetsService } from '@app/image-assets';
 import { UsageService } from '@app/tenancy';
 import { Injectable } from '@nestjs/common';
@@ -26,6 +16,7 @@ import { OperationFailures } from './operation-error';
 import { OperationEntity } from './operation.entity';
 import { OperationsRepository } from './operations.repository';
 import { OperationOutcomes } from './operation-outcomes';
+import { SceneIdPrefix } from './scenes.ids';
 
 /**
  * Asked once an edit turn is sure to start, inside its transaction: throw (a `DomainError`) to
@@ -62,8 +53,8 @@ export class ScenesService {
     const created: { op?: OperationEntity } = {};
     const result = await this.scenes.transaction((tx) =>
       this.idempotency.run(tx, { organizationId, ...key, payload: { ...dto } }, async () => {
-        const sceneId = this.ids.generate(IdPrefix.Scene);
-        const operationId = this.ids.generate(IdPrefix.Operation);
+        const sceneId = this.ids.generate(SceneIdPrefix.Scene);
+        const operationId = this.ids.generate(SceneIdPrefix.Operation);
         if (dto.sourceAssetId) await this.assets.attachForScene(tx, organizationId, dto.sourceAssetId, now);
         const scene: SceneEntity = {
           id: sceneId,
@@ -93,6 +84,15 @@ export class ScenesService {
     );
     if (created.op) this.admission.wake();
     return result;
+  }
+
+  /**
+   * Locks the organization's active scene row until `tx` ends, as the scene's deletion locks it
+   * first (docs/architecture.md, "Lock order"): a lib whose rows must not outlive the scene (saved
+   * camera paths) takes it before writing them. False when no such scene exists, or it is deleted.
+   */
+  async lockForWrite(tx: EntityManager, scope: { organizationId: string; sceneId: string }): Promise<boolean> {
+    return (await this.scenes.lockActive(tx, scope.organizationId, scope.sceneId)) !== null;
   }
 
   async get(organizationId: string, id: string): Promise<SceneResponse | null> {
@@ -176,7 +176,7 @@ export class ScenesService {
       if (!scene) throw DomainError.notFound();
       if (scene.status !== 'ready' || scene.currentVersion === null) throw SceneErrors.notReady();
       await this.assertNoEditInFlight(tx, sceneId);
-      const created = build(this.ids.generate(IdPrefix.Operation), now, scene);
+      const created = build(this.ids.generate(SceneIdPrefix.Operation), now, scene);
       await this.usage.startGeneration(tx, organizationId, 'edit', now);
       await admit?.();
       await this.operations.insert(tx, created);

@@ -5,4 +5,3 @@ export * from './tenancy.errors';
 export * from './tenancy.module';
 export * from './usage-metrics';
 export * from './usage.service';
-export type { UsageOutcome } from './tenancy.repository';

@@ -6,6 +6,8 @@ import { LimitsService } from './limits.service';
 import { TenancyErrors } from './tenancy.errors';
 import { TenancyRepository, UsageOutcome } from './tenancy.repository';
 
+export type { UsageOutcome } from './tenancy.repository';
+
 /** The longest period one usage report covers. */
 export const MAX_USAGE_DAYS = 93;
 const DAY_MS = 86_400_000;

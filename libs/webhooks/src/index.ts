@@ -9,3 +9,6 @@ export * from './webhook-secrets';
 export * from './webhook-target';
 export * from './webhooks.errors';
 export * from './webhooks.module';
+export * from './migrations';
+export * from './webhooks.ids';
+export * from './webhooks.jobs';

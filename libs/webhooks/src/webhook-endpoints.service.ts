@@ -1,4 +1,4 @@
-import { Clock, DomainError, ErrorCode, HostResolutionError, IdGenerator, IdPrefix, RandomSource } from '@app/core';
+import { Clock, DomainError, ErrorCode, HostResolutionError, IdGenerator, RandomSource } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import {
   CreateWebhookEndpointDto,
@@ -14,6 +14,7 @@ import { newSigningSecret, SecretBox } from './webhook-secrets';
 import { TargetRefused, WebhookTargets } from './webhook-target';
 import { WebhookErrors } from './webhooks.errors';
 import { DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
+import { WebhookIdPrefix } from './webhooks.ids';
 
 /** Who asks: the organization, and whether it is a test organization (localhost targets). */
 export interface WebhookOwner {
@@ -48,7 +49,7 @@ export class WebhookEndpointsService {
     const now = this.clock.now();
     const secret = newSigningSecret(this.random);
     const row: WebhookEndpointRow = {
-      id: this.ids.generate(IdPrefix.WebhookEndpoint),
+      id: this.ids.generate(WebhookIdPrefix.Endpoint),
       organizationId: owner.organizationId,
       url,
       allowLoopback: owner.isTest,

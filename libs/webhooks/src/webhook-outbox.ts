@@ -1,8 +1,9 @@
-import { IdGenerator, IdPrefix } from '@app/core';
+import { IdGenerator } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { WebhookEventType } from './webhook-events';
 import { WebhooksRepository } from './webhooks.repository';
+import { WebhookIdPrefix } from './webhooks.ids';
 
 /**
  * Where state changes announce themselves. `emit` writes the event into the outbox inside the
@@ -20,6 +21,6 @@ export class WebhookOutbox {
   /** Returns how many endpoints will receive it (0: nobody listens, nothing was written). */
   emit(tx: EntityManager, organizationId: string, type: WebhookEventType, data: Record<string, unknown>, at: Date): Promise<number> {
     const body = { type, timestamp: at.toISOString(), data };
-    return this.webhooks.insertMessage(tx, this.ids.generate(IdPrefix.WebhookMessage), organizationId, body, at);
+    return this.webhooks.insertMessage(tx, this.ids.generate(WebhookIdPrefix.Message), organizationId, body, at);
   }
 }

@@ -1,7 +1,8 @@
-import { AppConfig, Clock, inBatches, JobName, OnJob } from '@app/core';
+import { AppConfig, Clock, inBatches, OnJob } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { WEBHOOK_LIMITS } from './webhook-limits';
 import { WebhooksRepository } from './webhooks.repository';
+import { WebhookJob } from './webhooks.jobs';
 
 /** Endpoints looked at per statement when pruning deliveries past the per-endpoint bound. */
 const ENDPOINT_BATCH = 100;
@@ -36,7 +37,7 @@ export class WebhookRetention {
 
   // Each rule runs in small batches (inBatches): short DELETE locks next to the dispatcher's
   // claims, and a bounded run; the next one, an hour later, goes on.
-  @OnJob(JobName.WebhooksPurgeOld)
+  @OnJob(WebhookJob.PurgeOld)
   async purgeOld(): Promise<PurgeResult> {
     const before = new Date(this.clock.now().getTime() - this.config.retention.webhooksMs);
     const deliveries =

@@ -6,18 +6,19 @@ import { WebhookOutbox } from './webhook-outbox';
 import { WebhookRetention } from './webhook-retention';
 import { SecretBox } from './webhook-secrets';
 import { WebhookTargets } from './webhook-target';
-import { WebhooksRepository } from './webhooks.repository';
+import { WebhooksDataModule } from './webhooks-data.module';
 
 /** Endpoints and the outbox, for every process that changes state worth announcing. */
 @Module({
-  providers: [WebhooksRepository, SecretBox, WebhookTargets, WebhookOutbox, WebhookReplayBudget, WebhookEndpointsService],
-  exports: [WebhookOutbox, WebhookEndpointsService, WebhooksRepository, SecretBox, WebhookTargets],
+  imports: [WebhooksDataModule],
+  providers: [SecretBox, WebhookTargets, WebhookOutbox, WebhookReplayBudget, WebhookEndpointsService],
+  exports: [WebhookOutbox, WebhookEndpointsService, SecretBox, WebhookTargets],
 })
 export class WebhooksModule {}
 
 /** Delivery and retention, which only the worker runs. */
 @Module({
-  imports: [WebhooksModule],
+  imports: [WebhooksModule, WebhooksDataModule],
   providers: [WebhookDispatcher, WebhookRetention],
   exports: [WebhookDispatcher, WebhookRetention],
 })

@@ -1,4 +1,4 @@
-import { AppConfig, clientAddress, DomainError, RateLimiter, RateLimitExceeded, RateLimitState, sendProblem } from '@app/core';
+import { clientAddress, DomainError, problemSettings, RateLimiter, RateLimitExceeded, RateLimitState, sendProblem } from '@app/core';
 import { ApiKeyAuthenticator, OrganizationErrors, Principal } from '@app/organizations';
 import { Logger } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -35,7 +35,7 @@ const logger = new Logger('PartnerAuth');
 export function partnerAuth(app: NestExpressApplication): RequestHandler {
   const authenticator = app.get(ApiKeyAuthenticator);
   const limiter = app.get(RateLimiter);
-  const problemBase = app.get(AppConfig).publicApiUrl;
+  const problemBase = problemSettings(app);
 
   const authenticate = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     let principal: Principal | null;

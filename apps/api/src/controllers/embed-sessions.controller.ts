@@ -1,10 +1,11 @@
-import { IdPrefix, JsonBodyGuard, ParseIdPipe } from '@app/core';
+import { JsonBodyGuard, ParseIdPipe } from '@app/core';
 import {
   CreateEmbedSessionDto,
   EmbedSessionResponse,
   EmbedSessionsService,
   ExtendedEmbedSessionResponse,
   ExtendEmbedSessionDto,
+  EmbedSessionIdPrefix,
 } from '@app/embed-sessions';
 import { Principal } from '@app/organizations';
 import { Body, Controller, Delete, Header, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
@@ -55,7 +56,7 @@ export class EmbedSessionsController {
   @ApiNoContentResponse({ description: 'Revoked, or nothing to revoke.' })
   @ApiProblems({ 400: '`invalid_id`.' })
   async revoke(
-    @Param('embedSessionId', new ParseIdPipe(IdPrefix.EmbedSession)) id: string,
+    @Param('embedSessionId', new ParseIdPipe(EmbedSessionIdPrefix.EmbedSession)) id: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<void> {
     await this.sessions.revoke(principal.organizationId, id);
@@ -81,7 +82,7 @@ export class EmbedSessionsController {
     422: '`validation_failed`.',
   })
   extend(
-    @Param('embedSessionId', new ParseIdPipe(IdPrefix.EmbedSession)) id: string,
+    @Param('embedSessionId', new ParseIdPipe(EmbedSessionIdPrefix.EmbedSession)) id: string,
     @Body() dto: ExtendEmbedSessionDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<ExtendedEmbedSessionResponse> {

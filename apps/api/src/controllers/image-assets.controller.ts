@@ -1,5 +1,5 @@
-import { DomainError, IdPrefix, ParseIdPipe } from '@app/core';
-import { ImageAssetResponse, ImageAssetsService, MAX_UPLOAD_BYTES } from '@app/image-assets';
+import { DomainError, ParseIdPipe } from '@app/core';
+import { ImageAssetResponse, ImageAssetsService, MAX_UPLOAD_BYTES, ImageAssetIdPrefix } from '@app/image-assets';
 import { Principal } from '@app/organizations';
 import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -64,7 +64,7 @@ export class ImageAssetsController {
   @ApiOkResponse({ type: ImageAssetResponse })
   @ApiProblems({ 400: 'Not a syntactically valid id (`invalid_id`).', 404: 'Unknown, expired or not yours (`not_found`).' })
   async get(
-    @Param('imageAssetId', new ParseIdPipe(IdPrefix.ImageAsset)) id: string,
+    @Param('imageAssetId', new ParseIdPipe(ImageAssetIdPrefix.ImageAsset)) id: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<ImageAssetResponse> {
     const asset = await this.assets.get(principal.organizationId, id);

@@ -1,13 +1,13 @@
-import { DomainError, IdPrefix, ParseIdPipe } from '@app/core';
+import { DomainError, ParseIdPipe } from '@app/core';
 import { Principal } from '@app/organizations';
-import { OperationResponse, OperationsService, SceneJobs } from '@app/scenes';
+import { OperationResponse, OperationsService, SceneJobs, SceneIdPrefix } from '@app/scenes';
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
-const OPERATION_ID = new ParseIdPipe(IdPrefix.Operation);
+const OPERATION_ID = new ParseIdPipe(SceneIdPrefix.Operation);
 
 @ApiTags('Operations')
 @Controller('v1/operations')

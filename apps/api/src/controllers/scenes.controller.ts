@@ -1,6 +1,6 @@
-import { DomainError, IdempotencyKey as RequestKey, IdPrefix, JsonBodyGuard, ParseIdPipe } from '@app/core';
+import { DomainError, IdempotencyKey as RequestKey, JsonBodyGuard, ParseIdPipe } from '@app/core';
 import { Principal } from '@app/organizations';
-import { CreateSceneDto, FindSceneQuery, OperationAcceptedResponse, SceneResponse, ScenesService } from '@app/scenes';
+import { CreateSceneDto, FindSceneQuery, OperationAcceptedResponse, SceneResponse, ScenesService, SceneIdPrefix } from '@app/scenes';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -9,7 +9,7 @@ import { acceptedOperation } from '../idempotency/accepted-operation';
 import { IdempotencyKey } from '../idempotency/idempotency-key.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
-const SCENE_ID = new ParseIdPipe(IdPrefix.Scene);
+const SCENE_ID = new ParseIdPipe(SceneIdPrefix.Scene);
 
 @ApiTags('Scenes')
 @Controller('v1/scenes')

@@ -1,4 +1,4 @@
-import { IdPrefix, JsonBodyGuard, ParseIdPipe } from '@app/core';
+import { JsonBodyGuard, ParseIdPipe } from '@app/core';
 import { Principal } from '@app/organizations';
 import {
   CreateWebhookEndpointDto,
@@ -13,13 +13,14 @@ import {
   WebhookEndpointsService,
   WebhookEndpointWithSecretResponse,
   WEBHOOK_LIMITS,
+  WebhookIdPrefix,
 } from '@app/webhooks';
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
-const ENDPOINT_ID = new ParseIdPipe(IdPrefix.WebhookEndpoint);
+const ENDPOINT_ID = new ParseIdPipe(WebhookIdPrefix.Endpoint);
 const ENDPOINT_PARAM = { name: 'webhookEndpointId', example: 'whe_01JD3Z8Q4W6K2M9T5X7B1C0VHE' };
 const NOT_FOUND = 'Unknown, deleted or not yours (`not_found`).';
 const JSON_PROBLEMS = {
@@ -161,7 +162,7 @@ export class WebhookEndpointsController {
   })
   replay(
     @Param('webhookEndpointId', ENDPOINT_ID) id: string,
-    @Param('messageId', new ParseIdPipe(IdPrefix.WebhookMessage)) messageId: string,
+    @Param('messageId', new ParseIdPipe(WebhookIdPrefix.Message)) messageId: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<WebhookDeliveryResponse> {
     return this.endpoints.replay(principal.organizationId, id, messageId);

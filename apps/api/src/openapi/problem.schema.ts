@@ -1,4 +1,4 @@
-import { ErrorCode } from '@app/core';
+import { API_ERROR_TABLE } from '../api-errors';
 
 /** RFC 9457 problem details as this API writes them (contract section 4). */
 export const PROBLEM_SCHEMA = {
@@ -9,7 +9,7 @@ export const PROBLEM_SCHEMA = {
     type: { type: 'string', format: 'uri', examples: ['http://localhost:3000/problems/validation_failed'] },
     title: { type: 'string', examples: ['Request validation failed'] },
     status: { type: 'integer', examples: [422] },
-    code: { type: 'string', enum: Object.values(ErrorCode) },
+    code: { type: 'string', enum: API_ERROR_TABLE.codes() },
     detail: { type: 'string' },
     requestId: { type: 'string', description: 'Same value as the X-Request-Id response header.' },
     errors: {

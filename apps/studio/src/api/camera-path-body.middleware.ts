@@ -1,4 +1,4 @@
-import { bearerToken, clientAddress, DomainError, isInfrastructureError, sendProblem } from '@app/core';
+import { bearerToken, clientAddress, DomainError, isInfrastructureError, ProblemSettings, sendProblem } from '@app/core';
 import { capabilitiesOf, EmbedSessionsService } from '@app/embed-sessions';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
@@ -26,7 +26,7 @@ const WRITES = new Map<string, RegExp>([
  * the guard would): left to the default limit, a take would be told it is too large when it only
  * has to be sent again.
  */
-export function cameraPathBodyAllowance(sessions: EmbedSessionsService, problemBaseUrl: string): RequestHandler {
+export function cameraPathBodyAllowance(sessions: EmbedSessionsService, problems: ProblemSettings): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     if (WRITES.get(req.method)?.test(req.path) !== true) return next();
     sessions.authenticate(bearerToken(req.headers.authorization), clientAddress(req)).then(
@@ -34,8 +34,7 @@ export function cameraPathBodyAllowance(sessions: EmbedSessionsService, problemB
         if (capabilitiesOf(found.session.mode).perform) req.jsonBodyAllowance = CAMERA_PATH_BODY;
         next();
       },
-      (error: unknown) =>
-        error instanceof DomainError || isInfrastructureError(error) ? sendProblem(req, res, error, problemBaseUrl) : next(),
+      (error: unknown) => (error instanceof DomainError || isInfrastructureError(error) ? sendProblem(req, res, error, problems) : next()),
     );
   };
 }

@@ -6,8 +6,9 @@ import {
   ListCameraPathsQuery,
   SavedCameraPath,
   UpdateCameraPathDto,
+  CameraPathIdPrefix,
 } from '@app/camera-paths';
-import { IdPrefix, JsonBodyGuard, ParseIdPipe } from '@app/core';
+import { JsonBodyGuard, ParseIdPipe } from '@app/core';
 import { SessionWithScene } from '@app/embed-sessions';
 import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
@@ -17,7 +18,7 @@ import { CameraPathBody } from './camera-path-body.pipe';
 import { RequiresCapability, StudioSession, StudioSessionGuard } from './studio-session.guard';
 import { StudioWriteBudgetGuard } from './studio-write-budget.guard';
 
-const CAMERA_PATH_ID = new ParseIdPipe(IdPrefix.CameraPath);
+const CAMERA_PATH_ID = new ParseIdPipe(CameraPathIdPrefix.CameraPath);
 
 /** The session's organization and scene: the only paths it can reach. */
 const scopeOf = ({ session }: SessionWithScene): CameraPathScope => ({ organizationId: session.organizationId, sceneId: session.sceneId });

@@ -1,5 +1,5 @@
-import { clientAddress, DomainError, IdPrefix, isValidId } from '@app/core';
-import { EmbedSessionsService } from '@app/embed-sessions';
+import { clientAddress, DomainError, isValidId } from '@app/core';
+import { EmbedSessionsService, EmbedSessionIdPrefix } from '@app/embed-sessions';
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -47,7 +47,7 @@ export class EmbedPageController {
    */
   @Get(':embedSessionId')
   async page(@Param('embedSessionId') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const active = isValidId(IdPrefix.EmbedSession, id) ? await this.sessions.activeById(id, clientAddress(req)) : null;
+    const active = isValidId(EmbedSessionIdPrefix.EmbedSession, id) ? await this.sessions.activeById(id, clientAddress(req)) : null;
     res.set({
       'cache-control': 'no-store',
       'referrer-policy': 'no-referrer',

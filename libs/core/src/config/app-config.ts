@@ -1,15 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { isIP } from 'node:net';
-import {
-  BlobStoreKind,
-  ENV_DEFAULTS,
-  EnvironmentVariables,
-  EnvName,
-  GeneratorKind,
-  LogLevel,
-  WorldLabsSplatResolution,
-} from './config.schema';
+import { BlobStoreKind, ENV_DEFAULTS, EnvironmentVariables, EnvName, GeneratorKind, LogLevel } from './config.schema';
+import { ConfigSlice, declaredConfigSlices } from './config-slice';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -70,8 +63,6 @@ export class AppConfig {
     proceduralSplats: { count: number } | null;
     /** A coarse preview of this many splats beside larger splat worlds; null: none. */
     splatPreview: { count: number } | null;
-    worldLabs: { apiKey: string | null; baseUrl: string; model: string; splatResolution: WorldLabsSplatResolution };
-    meshy: { apiKey: string | null; baseUrl: string; aiModel: string; refine: boolean };
   };
   readonly reconcile: { intervalMs: number; graceMs: number };
   readonly webhooks: {
@@ -105,7 +96,11 @@ export class AppConfig {
     };
   };
 
-  constructor(v: EnvironmentVariables) {
+  /** The libs' slices (`<lib>.config.ts`), validated with the rest. */
+  private readonly slices: ReadonlyMap<ConfigSlice<unknown>, unknown>;
+
+  constructor(v: EnvironmentVariables, slices: ReadonlyMap<ConfigSlice<unknown>, unknown> = new Map()) {
+    this.slices = slices;
     this.env = v.NODE_ENV as AppConfig['env'];
     this.host = v.HOST;
     this.ports = { api: v.API_PORT, studio: v.STUDIO_PORT, worker: v.WORKER_PORT, apiOps: v.API_OPS_PORT, studioOps: v.STUDIO_OPS_PORT };
@@ -152,18 +147,6 @@ export class AppConfig {
       providerRate: v.GENERATION_PROVIDER_RATE ? providerRate(v.GENERATION_PROVIDER_RATE) : null,
       proceduralSplats: v.PROCEDURAL_SPLATS === 'true' ? { count: v.PROCEDURAL_SPLAT_COUNT } : null,
       splatPreview: v.SPLAT_PREVIEW_COUNT > 0 ? { count: v.SPLAT_PREVIEW_COUNT } : null,
-      worldLabs: {
-        apiKey: v.WORLDLABS_API_KEY || null,
-        baseUrl: v.WORLDLABS_BASE_URL.replace(/\/+$/, ''),
-        model: v.WORLDLABS_MODEL,
-        splatResolution: v.WORLDLABS_SPLAT_RESOLUTION,
-      },
-      meshy: {
-        apiKey: v.MESHY_API_KEY || null,
-        baseUrl: v.MESHY_BASE_URL.replace(/\/+$/, ''),
-        aiModel: v.MESHY_AI_MODEL,
-        refine: v.MESHY_REFINE === 'true',
-      },
     };
     this.reconcile = { intervalMs: v.RECONCILE_INTERVAL_MS, graceMs: v.RECONCILE_GRACE_MS };
     this.webhooks = {
@@ -197,6 +180,14 @@ export class AppConfig {
       },
     };
   }
+
+  /** A lib's settings (`<lib>.config.ts`), validated at boot with everything else. */
+  slice<T>(slice: ConfigSlice<T>): T {
+    if (!this.slices.has(slice)) {
+      throw new Error(`config slice "${slice.name}" was not declared when the configuration was loaded`);
+    }
+    return this.slices.get(slice) as T;
+  }
 }
 
 /** Express's names for address ranges it knows. */
@@ -225,7 +216,8 @@ function isProxyEntry(entry: string): boolean {
  */
 const DEVELOPMENT_WEBHOOK_SECRETS_KEY = Buffer.from('scene-studio development key!!!!').toString('base64');
 
-export type ConfigOverrides = Partial<Record<EnvName, string | undefined>>;
+/** Values that win over the environment (tests): core's variables and those of the libs' slices. */
+export type ConfigOverrides = Partial<Record<EnvName, string | undefined>> & { readonly [variable: string]: string | undefined };
 
 /**
  * Reads the environment once, applies defaults and validates every variable.
@@ -233,25 +225,35 @@ export type ConfigOverrides = Partial<Record<EnvName, string | undefined>>;
  * still contain a password.
  */
 export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.ProcessEnv = process.env): AppConfig {
-  const raw: Record<string, string | undefined> = {};
-  for (const name of Object.keys(ENV_DEFAULTS) as EnvName[]) {
-    const fromOverride = Object.prototype.hasOwnProperty.call(overrides, name) ? overrides[name] : undefined;
-    const fromEnv = source[name];
-    const value = fromOverride ?? (fromEnv === '' ? undefined : fromEnv) ?? ENV_DEFAULTS[name];
-    raw[name] = value;
-  }
-  const vars = plainToInstance(EnvironmentVariables, raw);
-  const errors = validateSync(vars, { skipMissingProperties: false, forbidUnknownValues: true });
-  const problems = flatten(errors);
-  // A provider's key is checked where it is chosen, so a missing key stops every process at boot
-  // with the variable's name instead of failing each generation later.
-  const required: Partial<Record<GeneratorKind, EnvName>> = {
-    http: 'GENERATION_PROVIDER_URL',
-    worldlabs: 'WORLDLABS_API_KEY',
-    meshy: 'MESHY_API_KEY',
+  const slices = declaredConfigSlices();
+  const read = (defaults: Readonly<Record<string, string | undefined>>) => {
+    const raw: Record<string, string | undefined> = {};
+    for (const name of Object.keys(defaults)) {
+      const fromOverride = Object.prototype.hasOwnProperty.call(overrides, name) ? overrides[name] : undefined;
+      const fromEnv = source[name];
+      raw[name] = fromOverride ?? (fromEnv === '' ? undefined : fromEnv) ?? defaults[name];
+    }
+    return raw;
   };
-  const needed = required[vars.GENERATOR];
-  if (needed && !vars[needed]) problems.push(`${needed} must be set when GENERATOR is "${vars.GENERATOR}"`);
+  // An override no schema reads is a typo in a test: it would silently test the default.
+  const known = new Set([...Object.keys(ENV_DEFAULTS), ...slices.flatMap((s) => Object.keys(s.defaults))]);
+  const unknown = Object.keys(overrides).filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new ConfigError(unknown.map((name) => `${name} is not a variable of this process`));
+  const vars = plainToInstance(EnvironmentVariables, read(ENV_DEFAULTS));
+  const problems = flatten(validateSync(vars, { skipMissingProperties: false, forbidUnknownValues: true }));
+  const sliceValues = new Map<ConfigSlice<unknown>, unknown>();
+  for (const slice of slices) {
+    const sliceVars = plainToInstance(slice.variables, read(slice.defaults));
+    const sliceProblems = [...flatten(validateSync(sliceVars, { skipMissingProperties: false, forbidUnknownValues: true }))];
+    if (sliceProblems.length === 0) sliceProblems.push(...slice.check(sliceVars, vars));
+    problems.push(...sliceProblems);
+    if (sliceProblems.length === 0) sliceValues.set(slice, slice.build(sliceVars, vars));
+  }
+  // The http provider's URL is checked where it is chosen, so a missing one stops every process at
+  // boot with the variable's name instead of failing each generation later (the other providers'
+  // keys are their slices' rule).
+  if (vars.GENERATOR === 'http' && !vars.GENERATION_PROVIDER_URL)
+    problems.push('GENERATION_PROVIDER_URL must be set when GENERATOR is "http"');
   if (vars.BLOB_STORE === 's3' && !vars.S3_BUCKET) problems.push('S3_BUCKET must be set when BLOB_STORE is "s3"');
   if (!vars.S3_ACCESS_KEY_ID !== !vars.S3_SECRET_ACCESS_KEY)
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
@@ -276,7 +278,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.Proce
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return new AppConfig(vars);
+  return new AppConfig(vars, sliceValues);
 }
 
 /** `1.2.3.4`, `1.2.3.4:53`, `fd00::53`, `[fd00::53]` or `[fd00::53]:53`. */

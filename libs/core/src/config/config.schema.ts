@@ -3,9 +3,6 @@ import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'cla
 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value);
 
-export const WORLDLABS_SPLAT_RESOLUTIONS = ['100k', '500k', 'full_res'] as const;
-export type WorldLabsSplatResolution = (typeof WORLDLABS_SPLAT_RESOLUTIONS)[number];
-
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -346,37 +343,6 @@ export class EnvironmentVariables {
   @Max(200_000)
   SPLAT_PREVIEW_COUNT: number;
 
-  /** World Labs' Marble API (GENERATOR=worldlabs). */
-  @IsOptional()
-  @IsString()
-  WORLDLABS_API_KEY?: string;
-
-  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
-  WORLDLABS_BASE_URL: string;
-
-  /** A model name as Marble spells it, e.g. `marble-1.1`, `marble-1.1-plus` or `marble-1.0-draft`. */
-  @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, { message: 'must be a Marble model name such as marble-1.1' })
-  WORLDLABS_MODEL: string;
-
-  @IsIn(WORLDLABS_SPLAT_RESOLUTIONS)
-  WORLDLABS_SPLAT_RESOLUTION: WorldLabsSplatResolution;
-
-  /** Meshy's API (GENERATOR=meshy). */
-  @IsOptional()
-  @IsString()
-  MESHY_API_KEY?: string;
-
-  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
-  MESHY_BASE_URL: string;
-
-  /** Meshy's `ai_model`, passed through: `latest`, `meshy-6`, `meshy-5`. */
-  @Matches(/^[a-z0-9][a-z0-9.-]{0,31}$/, { message: 'must be a Meshy model name such as latest or meshy-6' })
-  MESHY_AI_MODEL: string;
-
-  /** Whether a text prompt's preview is refined (textured) before it is used: `true` or `false`. */
-  @IsIn(['true', 'false'])
-  MESHY_REFINE: string;
-
   /**
    * The key that seals webhook signing secrets at rest (AES-256-GCM): base64 of 32 bytes. Required
    * in production; elsewhere a development key is used and the processes warn at boot.
@@ -557,14 +523,6 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   PROCEDURAL_SPLATS: 'false',
   PROCEDURAL_SPLAT_COUNT: '200000',
   SPLAT_PREVIEW_COUNT: '16000',
-  WORLDLABS_API_KEY: undefined,
-  WORLDLABS_BASE_URL: 'https://api.worldlabs.ai',
-  WORLDLABS_MODEL: 'marble-1.1',
-  WORLDLABS_SPLAT_RESOLUTION: '500k',
-  MESHY_API_KEY: undefined,
-  MESHY_BASE_URL: 'https://api.meshy.ai',
-  MESHY_AI_MODEL: 'latest',
-  MESHY_REFINE: 'true',
   WEBHOOK_SECRETS_KEY: undefined,
   WEBHOOK_TIMEOUT_MS: '10000',
   WEBHOOK_CONCURRENCY: '16',

@@ -1,6 +1,21 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ENV_DEFAULTS, EnvName } from './config.schema';
+import { declaredConfigSlices } from './config-slice';
+import { ENV_DEFAULTS } from './config.schema';
+
+const ROOT = join(__dirname, '../../../..');
+
+/**
+ * Every variable a process may read: core's, and those of each lib's slice (`<lib>.config.ts`).
+ * Core imports no lib, so the slices are loaded here by file, as each process's imports load them.
+ */
+function allDefaults(): Record<string, string | undefined> {
+  for (const lib of readdirSync(join(ROOT, 'libs'))) {
+    const src = join(ROOT, 'libs', lib, 'src');
+    for (const file of readdirSync(src)) if (file.endsWith('.config.ts')) require(join(src, file));
+  }
+  return Object.assign({}, ENV_DEFAULTS, ...declaredConfigSlices().map((s) => s.defaults));
+}
 
 /**
  * The README's "Environment" table is what operators read; the schema is what the processes
@@ -14,7 +29,7 @@ interface Row {
 }
 
 function environmentTable(): Row[] {
-  const readme = readFileSync(join(__dirname, '../../../../README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const section = readme.split('\n## Environment\n')[1].split('\n## ')[0];
   // The first table only: the second lists the local scripts' variables, which the services never read.
   const table = section.split('\n\n').find((block) => block.startsWith('| Variable |'))!;
@@ -34,10 +49,11 @@ function environmentTable(): Row[] {
 describe('README environment table', () => {
   const rows = environmentTable();
   const documented = rows.flatMap((r) => r.names);
-  const schema = Object.keys(ENV_DEFAULTS) as EnvName[];
+  const defaults = allDefaults();
+  const schema = Object.keys(defaults);
 
   it('has a row for every variable the schema reads, and no other', () => {
-    expect(documented.filter((n) => !schema.includes(n as EnvName))).toEqual([]);
+    expect(documented.filter((n) => !schema.includes(n))).toEqual([]);
     expect(schema.filter((n) => !documented.includes(n))).toEqual([]);
     expect(new Set(documented).size).toBe(documented.length);
   });
@@ -48,7 +64,7 @@ describe('README environment table', () => {
       // A default cell that does not split like the names is prose for the whole row.
       const cells = row.defaults.length === row.names.length ? row.defaults : row.names.map(() => row.defaults.join(' / '));
       row.names.forEach((name, i) => {
-        const expected = ENV_DEFAULTS[name as EnvName];
+        const expected = defaults[name];
         const shown = /^`([^`]*)`/.exec(cells[i])?.[1];
         // A literal value shown must be the default; no literal (—, "no limit", prose) means none is set.
         if (shown !== expected) {

@@ -1,12 +1,10 @@
 import { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config';
-import { migrations } from './migrations';
 
 export function databaseOptions(config: AppConfig, applicationName: string): DataSourceOptions {
   return {
     type: 'postgres',
     url: config.database.url,
-    migrations,
     migrationsTableName: 'migrations',
     synchronize: false,
     migrationsRun: false,

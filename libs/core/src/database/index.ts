@@ -1,6 +1,7 @@
 export * from './database.module';
 export * from './database.options';
 export * from './migrate';
-export { migrations } from './migrations';
+export { CORE_MIGRATIONS } from './migrations';
+export * from './migration-list';
 export * from './pool-query';
 export * from './in-batches';

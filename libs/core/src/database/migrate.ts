@@ -2,10 +2,14 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config';
 import { databaseOptions } from './database.options';
+import { MigrationConstructor } from './migration-list';
 
-/** Runs pending migrations in one transaction each; returns the names applied. */
-export async function runMigrations(config: AppConfig): Promise<string[]> {
-  const ds = new DataSource({ ...databaseOptions(config, 'migrate'), entities: [] });
+/**
+ * Runs pending migrations in one transaction each; returns the names applied. `migrations` is the
+ * list assembled from every lib (apps/cli/src/migrations.ts).
+ */
+export async function runMigrations(config: AppConfig, migrations: MigrationConstructor[]): Promise<string[]> {
+  const ds = new DataSource({ ...databaseOptions(config, 'migrate'), migrations, entities: [] });
   await ds.initialize();
   try {
     const applied = await ds.runMigrations({ transaction: 'each' });

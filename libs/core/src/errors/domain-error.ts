@@ -20,7 +20,8 @@ export class DomainError extends Error {
   readonly extensions?: Record<string, unknown>;
 
   constructor(
-    readonly code: ErrorCode,
+    /** Core's `ErrorCode` or a code a lib declares in its `<lib>.errors.ts`. */
+    readonly code: string,
     message: string,
     options: DomainErrorOptions = {},
   ) {
@@ -47,6 +48,6 @@ export class DomainError extends Error {
   }
 }
 
-export function isDomainError(e: unknown, code?: ErrorCode): e is DomainError {
+export function isDomainError(e: unknown, code?: string): e is DomainError {
   return e instanceof DomainError && (code === undefined || e.code === code);
 }

@@ -1,6 +1,8 @@
 /**
- * Every machine-readable error code the service can answer with (contract section 4).
- * Libraries throw `DomainError`s carrying one of these; only the HTTP layer knows status codes.
+ * Core's own machine-readable error codes (contract section 4): those of the transport (HTTP
+ * framing, bodies, ids) and of the mechanisms core holds (authentication's answer, validation,
+ * idempotency keys, rate limits, dependencies). Each lib declares its domain codes with their
+ * status in its `<lib>.errors.ts`; an HTTP app assembles them into its `ErrorTable`.
  */
 export enum ErrorCode {
   BadRequest = 'bad_request',
@@ -9,34 +11,55 @@ export enum ErrorCode {
   IdempotencyKeyMissing = 'idempotency_key_missing',
   IdempotencyKeyInvalid = 'idempotency_key_invalid',
   Unauthenticated = 'unauthenticated',
-  SessionEnded = 'session_ended',
   Forbidden = 'forbidden',
   MethodNotAllowed = 'method_not_allowed',
   RequestTimeout = 'request_timeout',
   NotFound = 'not_found',
   IdempotencyRequestInProgress = 'idempotency_request_in_progress',
-  ExternalRefConflict = 'external_ref_conflict',
-  SceneNotReady = 'scene_not_ready',
-  EditInProgress = 'edit_in_progress',
-  LimitExceeded = 'limit_exceeded',
   PayloadTooLarge = 'payload_too_large',
   ExpectationFailed = 'expectation_failed',
   HeadersTooLarge = 'headers_too_large',
   UnsupportedMediaType = 'unsupported_media_type',
   ValidationFailed = 'validation_failed',
   IdempotencyKeyReused = 'idempotency_key_reused',
-  UnsupportedImageFormat = 'unsupported_image_format',
-  ImageCorrupt = 'image_corrupt',
-  ImageDimensionsExceeded = 'image_dimensions_exceeded',
-  SourceAssetNotFound = 'source_asset_not_found',
-  SourceImageTooSmall = 'source_image_too_small',
-  SourceImageAspectRatio = 'source_image_aspect_ratio',
-  OriginNotAllowed = 'origin_not_allowed',
   RateLimited = 'rate_limited',
-  QuotaExceeded = 'quota_exceeded',
   Unavailable = 'unavailable',
   InternalError = 'internal_error',
 }
+
+/** What one error code answers over HTTP. Only the HTTP layer reads it; libs throw codes. */
+export interface ErrorDeclaration {
+  status: number;
+  title: string;
+  /** The answer asks for credentials (`WWW-Authenticate: Bearer`): the caller's are missing or spent. */
+  challenge?: boolean;
+}
+
+/** A lib's codes and what each answers: `export const SCENE_ERRORS: ErrorDeclarations<SceneErrorCode>`. */
+export type ErrorDeclarations<C extends string = string> = Readonly<Record<C, ErrorDeclaration>>;
+
+export const CORE_ERRORS: ErrorDeclarations<ErrorCode> = {
+  [ErrorCode.BadRequest]: { status: 400, title: 'Bad request' },
+  [ErrorCode.InvalidJson]: { status: 400, title: 'Request body is not a JSON object' },
+  [ErrorCode.InvalidId]: { status: 400, title: 'Invalid identifier' },
+  [ErrorCode.IdempotencyKeyMissing]: { status: 400, title: 'Idempotency-Key header missing' },
+  [ErrorCode.IdempotencyKeyInvalid]: { status: 400, title: 'Idempotency-Key header invalid' },
+  [ErrorCode.Unauthenticated]: { status: 401, title: 'Authentication required', challenge: true },
+  [ErrorCode.Forbidden]: { status: 403, title: 'Action not allowed' },
+  [ErrorCode.NotFound]: { status: 404, title: 'Resource not found' },
+  [ErrorCode.MethodNotAllowed]: { status: 405, title: 'Method not allowed' },
+  [ErrorCode.RequestTimeout]: { status: 408, title: 'Request timeout' },
+  [ErrorCode.IdempotencyRequestInProgress]: { status: 409, title: 'Request with this Idempotency-Key in progress' },
+  [ErrorCode.PayloadTooLarge]: { status: 413, title: 'Payload too large' },
+  [ErrorCode.ExpectationFailed]: { status: 417, title: 'Expectation failed' },
+  [ErrorCode.HeadersTooLarge]: { status: 431, title: 'Request header fields too large' },
+  [ErrorCode.UnsupportedMediaType]: { status: 415, title: 'Unsupported media type' },
+  [ErrorCode.ValidationFailed]: { status: 422, title: 'Request validation failed' },
+  [ErrorCode.IdempotencyKeyReused]: { status: 422, title: 'Idempotency-Key reused with a different request' },
+  [ErrorCode.RateLimited]: { status: 429, title: 'Too many requests' },
+  [ErrorCode.Unavailable]: { status: 503, title: 'Service unavailable' },
+  [ErrorCode.InternalError]: { status: 500, title: 'Internal server error' },
+};
 
 /** One broken field rule inside a `validation_failed` problem. */
 export interface FieldError {

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { DomainError, ErrorCode } from '../errors';
+import { ProblemSettings, problemSettings } from '../http/problem';
 import { AppConfig } from '../config';
 import { configureServerTimeouts, createExpressInstance, createExpressServer } from '../http/http-app';
 import { hostHeaderError } from '../http/host-header';
@@ -16,7 +17,7 @@ import { HealthService } from './health.service';
 export interface OpsServerDependencies {
   health: HealthService;
   metrics: MetricsService;
-  problemBaseUrl: string;
+  problems: ProblemSettings;
   config: AppConfig;
 }
 
@@ -52,11 +53,11 @@ export function startOpsServer(deps: OpsServerDependencies, port: number, host: 
       ? DomainError.notFound()
       : new DomainError(ErrorCode.MethodNotAllowed, 'This port serves only GET /healthz, /readyz and /metrics.');
   });
-  app.use(problemErrorHandler(deps.problemBaseUrl));
+  app.use(problemErrorHandler(deps.problems));
 
   const server = createExpressServer(app);
   configureServerTimeouts(server, deps.config);
-  answerParserErrors(server, deps.problemBaseUrl);
+  answerParserErrors(server, deps.problems);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));
@@ -66,7 +67,7 @@ export function startOpsServer(deps: OpsServerDependencies, port: number, host: 
 /** The ops server's dependencies, taken from a running application. */
 export function opsDependencies(app: INestApplicationContext): OpsServerDependencies {
   const config = app.get(AppConfig);
-  return { health: app.get(HealthService), metrics: app.get(MetricsService), problemBaseUrl: config.publicApiUrl, config };
+  return { health: app.get(HealthService), metrics: app.get(MetricsService), problems: problemSettings(app), config };
 }
 
 /**

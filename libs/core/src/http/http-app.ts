@@ -9,6 +9,7 @@ import { MetricsService } from '../metrics';
 import { hostHeaderError } from './host-header';
 import { jsonBodyParser } from './json-body';
 import { answerParserErrors } from './parser-errors';
+import { problemSettings } from './problem';
 import { ProblemDetailsFilter, sendProblem } from './problem-details.filter';
 import { requestIdFor } from './request-id';
 import { DomainValidationPipe } from './validation';
@@ -215,7 +216,8 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
   instance.set('trust proxy', config.trustProxy);
   const server: Server = app.getHttpServer();
   configureServerTimeouts(server, config);
-  answerParserErrors(server, config.publicApiUrl);
+  const problems = problemSettings(app);
+  answerParserErrors(server, problems);
   // A connection the server never lets go shows here (the hostile-upload campaigns check it).
   metrics.gauge('http_open_connections', 'Open connections on the public port of this process', [], async function () {
     this.set(await new Promise<number>((resolve) => server.getConnections((e, n) => resolve(e ? 0 : n))));
@@ -253,12 +255,12 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
     const badHost = hostHeaderError(req);
     if (badHost) {
       res.setHeader('connection', 'close');
-      return sendProblem(req, res, badHost, config.publicApiUrl);
+      return sendProblem(req, res, badHost, problems);
     }
     // A request that reaches a closing process on a kept-alive connection.
     if (adapter.closing) {
       res.setHeader('connection', 'close');
-      return sendProblem(req, res, DomainError.unavailable(), config.publicApiUrl);
+      return sendProblem(req, res, DomainError.unavailable(), problems);
     }
     adapter.track(res);
     next();
@@ -278,7 +280,7 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
   }
   instance.use(jsonBodyParser(config.http.jsonBodyTimeoutMs));
 
-  app.useGlobalFilters(new ProblemDetailsFilter(config.publicApiUrl));
+  app.useGlobalFilters(new ProblemDetailsFilter(problems));
   app.useGlobalPipes(new DomainValidationPipe());
   return instance;
 }

@@ -3,7 +3,7 @@ import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { DomainError, ErrorCode } from '../errors';
-import { buildProblem, mapError } from './problem';
+import { buildProblem, mapError, ProblemSettings } from './problem';
 import { requestIdFor } from './request-id';
 import { LINGER_BYTES, LINGER_MS } from './unread-body';
 
@@ -25,7 +25,7 @@ function parserError(code: string | undefined): DomainError {
  * values itself, with a bare status line. These handlers answer them like every other error: RFC
  * 9457 problem details with a request id (generated: the request's own headers never parsed).
  */
-export function answerParserErrors(server: Server, problemBaseUrl: string): void {
+export function answerParserErrors(server: Server, problems: ProblemSettings): void {
   // Connections answered here, with how much of them had been read by then.
   const answered = new WeakMap<Duplex, number>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -45,7 +45,7 @@ export function answerParserErrors(server: Server, problemBaseUrl: string): void
       socket.destroy();
       return;
     }
-    const problem = buildProblem(mapError(parserError(error.code)), randomUUID(), problemBaseUrl);
+    const problem = buildProblem(mapError(parserError(error.code), problems.errors), randomUUID(), problems);
     const body = JSON.stringify(problem.body);
     const head = [
       `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}`,
@@ -62,7 +62,7 @@ export function answerParserErrors(server: Server, problemBaseUrl: string): void
 
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const error = new DomainError(ErrorCode.ExpectationFailed, 'Only "Expect: 100-continue" is supported.');
-    const problem = buildProblem(mapError(error), requestIdFor(req), problemBaseUrl);
+    const problem = buildProblem(mapError(error, problems.errors), requestIdFor(req), problems);
     const body = JSON.stringify(problem.body);
     res.writeHead(problem.status, {
       ...problem.headers,

@@ -1,8 +1,11 @@
 import { NotFoundException, PayloadTooLargeException } from '@nestjs/common';
-import { DomainError, ErrorCode } from '../errors';
-import { buildProblem, mapError } from './problem';
+import { CORE_ERROR_TABLE, DomainError, ErrorCode, ErrorTable } from '../errors';
+import { buildProblem, mapError as mapWith } from './problem';
 
-describe(mapError.name, () => {
+const mapError = (error: unknown) => mapWith(error, CORE_ERROR_TABLE);
+const settings = (baseUrl: string) => ({ baseUrl, errors: CORE_ERROR_TABLE });
+
+describe(mapWith.name, () => {
   it('keeps a domain error as it is', () => {
     const e = DomainError.validation([{ field: 'prompt', code: 'too_long', message: 'm' }]);
     expect(mapError(e)).toMatchObject({ code: ErrorCode.ValidationFailed, errors: e.errors, unexpected: false });
@@ -54,7 +57,7 @@ describe(mapError.name, () => {
   ])('maps %s to 503 unavailable with Retry-After, not 500', (_, error) => {
     const mapped = mapError(error);
     expect(mapped).toMatchObject({ code: ErrorCode.Unavailable, unexpected: false, dependencyDown: true, retryAfterSeconds: 5 });
-    expect(buildProblem(mapped, 'r', 'b').headers['retry-after']).toBe('5');
+    expect(buildProblem(mapped, 'r', settings('b')).headers['retry-after']).toBe('5');
     expect(mapped.detail).not.toMatch(/5432|ECONN|terminat|administrator/);
   });
 
@@ -72,14 +75,16 @@ describe(mapError.name, () => {
 
 describe(buildProblem.name, () => {
   it('adds WWW-Authenticate to 401 and Retry-After to 429 and 503', () => {
-    expect(buildProblem(mapError(new DomainError(ErrorCode.Unauthenticated, 'x')), 'r', 'b').headers['www-authenticate']).toBe('Bearer');
-    const limited = buildProblem(mapError(new DomainError(ErrorCode.RateLimited, 'x', { retryAfterSeconds: 1.2 })), 'r', 'b');
+    expect(buildProblem(mapError(new DomainError(ErrorCode.Unauthenticated, 'x')), 'r', settings('b')).headers['www-authenticate']).toBe(
+      'Bearer',
+    );
+    const limited = buildProblem(mapError(new DomainError(ErrorCode.RateLimited, 'x', { retryAfterSeconds: 1.2 })), 'r', settings('b'));
     expect(limited.headers['retry-after']).toBe('2');
-    expect(buildProblem(mapError(new DomainError(ErrorCode.Unavailable, 'x')), 'r', 'b').headers['retry-after']).toBe('5');
+    expect(buildProblem(mapError(new DomainError(ErrorCode.Unavailable, 'x')), 'r', settings('b')).headers['retry-after']).toBe('5');
   });
 
   it('omits errors when there are none', () => {
-    expect(buildProblem(mapError(DomainError.notFound()), 'r', 'https://api').body).toEqual({
+    expect(buildProblem(mapError(DomainError.notFound()), 'r', settings('https://api')).body).toEqual({
       type: 'https://api/problems/not_found',
       title: 'Resource not found',
       status: 404,
@@ -87,5 +92,29 @@ describe(buildProblem.name, () => {
       detail: 'The requested resource does not exist.',
       requestId: 'r',
     });
+  });
+});
+
+describe(ErrorTable.name, () => {
+  const SCENES = { scene_not_ready: { status: 409, title: 'Scene not ready' } };
+  const SESSIONS = { session_ended: { status: 401, title: 'Session ended', challenge: true } };
+
+  it("answers a lib's code with the status and title its lib declares", () => {
+    const errors = ErrorTable.of(SCENES, SESSIONS);
+    const body = buildProblem(mapWith(new DomainError('scene_not_ready', 'd'), errors), 'r', { baseUrl: 'b', errors }).body;
+    expect(body).toMatchObject({ status: 409, title: 'Scene not ready', code: 'scene_not_ready', type: 'b/problems/scene_not_ready' });
+    const ended = buildProblem(mapWith(new DomainError('session_ended', 'd'), errors), 'r', { baseUrl: 'b', errors });
+    expect(ended).toMatchObject({ status: 401, headers: { 'www-authenticate': 'Bearer' } });
+  });
+
+  it('answers a code no lib of the app declared as an unexpected internal error', () => {
+    const mapped = mapWith(new DomainError('scene_not_ready', 'secret detail'), CORE_ERROR_TABLE);
+    expect(mapped).toMatchObject({ code: ErrorCode.InternalError, unexpected: true });
+    expect(mapped.detail).not.toContain('secret');
+  });
+
+  it("refuses a code declared twice, core's own included", () => {
+    expect(() => ErrorTable.of(SCENES, SCENES)).toThrow('"scene_not_ready" is declared twice');
+    expect(() => ErrorTable.of({ not_found: { status: 410, title: 'Gone' } })).toThrow('declared twice');
   });
 });

@@ -1,57 +1,14 @@
-import { HttpException, HttpStatus } from '@nestjs/common';
-import { DomainError, ErrorCode, FieldError, isInfrastructureError } from '../errors';
+import { HttpException, HttpStatus, INestApplicationContext } from '@nestjs/common';
+import { AppConfig } from '../config';
+import { DomainError, ErrorCode, ErrorTable, FieldError, isInfrastructureError } from '../errors';
 import { JSON_BODY_LIMIT, jsonTooLargeDetail } from './json-body';
-
-const TABLE: Record<ErrorCode, [number, string]> = {
-  [ErrorCode.BadRequest]: [400, 'Bad request'],
-  [ErrorCode.InvalidJson]: [400, 'Request body is not a JSON object'],
-  [ErrorCode.InvalidId]: [400, 'Invalid identifier'],
-  [ErrorCode.IdempotencyKeyMissing]: [400, 'Idempotency-Key header missing'],
-  [ErrorCode.IdempotencyKeyInvalid]: [400, 'Idempotency-Key header invalid'],
-  [ErrorCode.Unauthenticated]: [401, 'Authentication required'],
-  [ErrorCode.SessionEnded]: [401, 'Session ended'],
-  [ErrorCode.Forbidden]: [403, 'Action not allowed'],
-  [ErrorCode.NotFound]: [404, 'Resource not found'],
-  [ErrorCode.MethodNotAllowed]: [405, 'Method not allowed'],
-  [ErrorCode.RequestTimeout]: [408, 'Request timeout'],
-  [ErrorCode.IdempotencyRequestInProgress]: [409, 'Request with this Idempotency-Key in progress'],
-  [ErrorCode.ExternalRefConflict]: [409, 'externalRef already in use'],
-  [ErrorCode.SceneNotReady]: [409, 'Scene not ready'],
-  [ErrorCode.EditInProgress]: [409, 'An edit is already in progress'],
-  [ErrorCode.LimitExceeded]: [409, 'Limit exceeded'],
-  [ErrorCode.PayloadTooLarge]: [413, 'Payload too large'],
-  [ErrorCode.ExpectationFailed]: [417, 'Expectation failed'],
-  [ErrorCode.HeadersTooLarge]: [431, 'Request header fields too large'],
-  [ErrorCode.UnsupportedMediaType]: [415, 'Unsupported media type'],
-  [ErrorCode.ValidationFailed]: [422, 'Request validation failed'],
-  [ErrorCode.IdempotencyKeyReused]: [422, 'Idempotency-Key reused with a different request'],
-  [ErrorCode.UnsupportedImageFormat]: [422, 'Unsupported image format'],
-  [ErrorCode.ImageCorrupt]: [422, 'Image data is corrupt'],
-  [ErrorCode.ImageDimensionsExceeded]: [422, 'Image dimensions exceeded'],
-  [ErrorCode.SourceAssetNotFound]: [422, 'Source asset not found'],
-  [ErrorCode.SourceImageTooSmall]: [422, 'Source image too small'],
-  [ErrorCode.SourceImageAspectRatio]: [422, 'Source image aspect ratio not 16:9'],
-  [ErrorCode.OriginNotAllowed]: [422, 'Origin not allowed'],
-  [ErrorCode.RateLimited]: [429, 'Too many requests'],
-  [ErrorCode.QuotaExceeded]: [429, 'Quota exceeded'],
-  [ErrorCode.Unavailable]: [503, 'Service unavailable'],
-  [ErrorCode.InternalError]: [500, 'Internal server error'],
-};
-
-export function statusOf(code: ErrorCode): number {
-  return TABLE[code][0];
-}
-
-export function titleOf(code: ErrorCode): string {
-  return TABLE[code][1];
-}
 
 /** RFC 9457 body, as every error response carries it. */
 export interface ProblemBody {
   type: string;
   title: string;
   status: number;
-  code: ErrorCode;
+  code: string;
   detail: string;
   requestId: string;
   instance?: string;
@@ -79,7 +36,7 @@ const FRAMEWORK_TYPES: Record<string, [ErrorCode, string]> = {
 };
 
 export interface MappedError {
-  code: ErrorCode;
+  code: string;
   detail: string;
   errors?: FieldError[];
   retryAfterSeconds?: number;
@@ -90,8 +47,15 @@ export interface MappedError {
   dependencyDown?: boolean;
 }
 
-/** Turns anything thrown into a safe, stable error description. Never copies foreign messages. */
-export function mapError(error: unknown): MappedError {
+/**
+ * Turns anything thrown into a safe, stable error description. Never copies foreign messages. A
+ * domain error whose code `errors` lacks (a lib whose declarations the app did not assemble) is
+ * an internal error, logged as unexpected, rather than an answer with a made-up status.
+ */
+export function mapError(error: unknown, errors: ErrorTable): MappedError {
+  if (error instanceof DomainError && !errors.has(error.code)) {
+    return { code: ErrorCode.InternalError, detail: 'The request could not be handled. It has been logged.', unexpected: true };
+  }
   if (error instanceof DomainError) {
     return {
       code: error.code,
@@ -99,7 +63,7 @@ export function mapError(error: unknown): MappedError {
       errors: error.errors,
       retryAfterSeconds: error.retryAfterSeconds,
       extensions: error.extensions,
-      unexpected: error.code === ErrorCode.InternalError,
+      unexpected: error.code === (ErrorCode.InternalError as string),
     };
   }
   if (isInfrastructureError(error)) {
@@ -142,12 +106,25 @@ function statusOfForeignError(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-export function buildProblem(mapped: MappedError, requestId: string, problemBaseUrl: string): Problem {
-  const status = statusOf(mapped.code);
+/** How a process answers errors: where its problem types live and the codes its libs declared. */
+export interface ProblemSettings {
+  baseUrl: string;
+  errors: ErrorTable;
+}
+
+/** A running application's settings: its public URL and the error table its app assembled (CoreModule). */
+export function problemSettings(app: INestApplicationContext): ProblemSettings {
+  return { baseUrl: app.get(AppConfig).publicApiUrl, errors: app.get(ErrorTable) };
+}
+
+export function buildProblem(mapped: MappedError, requestId: string, problems: ProblemSettings): Problem {
+  // mapError only returns codes of the table; internal_error is core's own.
+  const declared = problems.errors.get(mapped.code) ?? problems.errors.get(ErrorCode.InternalError)!;
+  const status = declared.status;
   const body: ProblemBody = {
     ...(mapped.extensions ?? {}),
-    type: `${problemBaseUrl}/problems/${mapped.code}`,
-    title: titleOf(mapped.code),
+    type: `${problems.baseUrl}/problems/${mapped.code}`,
+    title: declared.title,
     status,
     code: mapped.code,
     detail: mapped.detail,
@@ -155,8 +132,8 @@ export function buildProblem(mapped: MappedError, requestId: string, problemBase
   };
   if (mapped.errors && mapped.errors.length > 0) body.errors = mapped.errors;
   const headers: Record<string, string> = { 'content-type': 'application/problem+json; charset=utf-8' };
-  if (mapped.code === ErrorCode.Unauthenticated || mapped.code === ErrorCode.SessionEnded) headers['www-authenticate'] = 'Bearer';
+  if (declared.challenge) headers['www-authenticate'] = 'Bearer';
   if (mapped.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(mapped.retryAfterSeconds)));
-  else if (mapped.code === ErrorCode.Unavailable) headers['retry-after'] = '5';
+  else if (mapped.code === (ErrorCode.Unavailable as string)) headers['retry-after'] = '5';
   return { status, headers, body };
 }

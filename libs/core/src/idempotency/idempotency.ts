@@ -3,7 +3,8 @@ import { EntityManager } from 'typeorm';
 import { Clock } from '../clock';
 import { sha256Hex } from '../crypto';
 import { DomainError, ErrorCode } from '../errors';
-import { JobName, OnJob } from '../queue';
+import { OnJob } from '../queue';
+import { CoreJob } from './idempotency.jobs';
 import { IdempotencyRepository } from './idempotency.repository';
 
 /** How long a key is remembered: the contract's idempotency window. */
@@ -99,7 +100,7 @@ export class IdempotentRequests {
     return { value, replayed: false };
   }
 
-  @OnJob(JobName.IdempotencyPurgeExpired)
+  @OnJob(CoreJob.IdempotencyPurgeExpired)
   async purgeExpired(): Promise<{ deleted: number }> {
     const now = this.clock.now();
     let deleted = 0;

@@ -1,26 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 
-/** Prefixes of contract section 3, and `cam` for the studio's saved camera paths (docs/camera-paths.md). */
-export const IdPrefix = {
-  Scene: 'scn',
-  Operation: 'op',
-  ImageAsset: 'img',
-  EmbedSession: 'es',
-  Organization: 'org',
-  ApiKey: 'key',
-  WebhookEndpoint: 'whe',
-  WebhookMessage: 'msg',
-  CameraPath: 'cam',
-} as const;
-export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
+/**
+ * An id's prefix (`scn`, `op`, …). Each lib declares its own in `<lib>.ids.ts` (contract section 3);
+ * core only makes and checks ids: lowercase letters, then `_` and a ULID.
+ */
+export type IdPrefix = string;
 
+const PREFIX = /^[a-z]{1,8}$/;
 const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
-const patterns = new Map<IdPrefix, RegExp>(Object.values(IdPrefix).map((p) => [p, new RegExp(`^${p}_${ULID_PATTERN}$`)]));
+const patterns = new Map<IdPrefix, RegExp>();
+
+function patternOf(prefix: IdPrefix): RegExp {
+  let pattern = patterns.get(prefix);
+  if (!pattern) {
+    // A prefix with regex characters would make every id of it "valid" or none: refuse it.
+    if (!PREFIX.test(prefix)) throw new Error(`id prefix "${prefix}" is not 1 to 8 lowercase letters`);
+    pattern = new RegExp(`^${prefix}_${ULID_PATTERN}$`);
+    patterns.set(prefix, pattern);
+  }
+  return pattern;
+}
 
 /** "Syntactically valid" in the contract's sense: the prefix and a 26-character Crockford ULID. */
 export function isValidId(prefix: IdPrefix, value: unknown): value is string {
-  return typeof value === 'string' && patterns.get(prefix)!.test(value);
+  return typeof value === 'string' && patternOf(prefix).test(value);
 }
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -81,6 +85,7 @@ export class IdGenerator {
   private readonly next = ulidFactory();
 
   generate<P extends IdPrefix>(prefix: P): `${P}_${string}` {
+    patternOf(prefix);
     return `${prefix}_${this.next()}`;
   }
 }

@@ -1,20 +1,20 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { Job } from 'bullmq';
-import { JobData, JobName } from './queue.constants';
+import { JobDeclaration } from './job-declaration';
 
-/** The mark the worker looks for at boot (JobWorkerHost). */
-export const JOB_HANDLER = DiscoveryService.createDecorator<JobName>();
+/** The mark the worker looks for at boot (JobWorkerHost): the job's name. */
+export const JOB_HANDLER = DiscoveryService.createDecorator<string>();
 
-/** What a handler of job `N` must accept: the payload the queue registry declares for `N`. */
-export type JobHandlerMethod<N extends JobName> = (data: JobData<N>, job: Job) => Promise<unknown>;
+/** What a handler of a job must accept: the payload its declaration names. */
+export type JobHandlerMethod<P> = (data: P, job: Job) => Promise<unknown>;
 
 /**
- * Marks a service method as the handler of one job name. The worker finds handlers at boot and
- * refuses to start when a job name has none, or more than one. The method's payload type is
- * checked against the registry (`queue.constants.ts`), so a handler cannot retype it.
+ * Marks a service method as the handler of one declared job (`<lib>.jobs.ts`). The worker finds
+ * handlers at boot and refuses to start when a job of its registry has none, or more than one. The
+ * method's payload type is checked against the declaration, so a handler cannot retype it.
  */
-export function OnJob<N extends JobName>(name: N) {
-  return <M extends JobHandlerMethod<N>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<M>): void => {
-    JOB_HANDLER(name)(target, key, descriptor);
+export function OnJob<P>(job: JobDeclaration<string, P>) {
+  return <M extends JobHandlerMethod<P>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<M>): void => {
+    JOB_HANDLER(job.name)(target, key, descriptor);
   };
 }

@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { DelayedError, Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -10,7 +10,7 @@ import { MetricsService } from '../metrics';
 import { createRedis } from '../redis';
 import { FLEET_REFRESH_MS, FleetSlots } from './fleet-slots';
 import { JOB_HANDLER } from './job-handler.decorator';
-import { JOB_QUEUE, JOB_SCHEDULES, JobName, QueueName } from './queue.constants';
+import { JobRegistry } from './job-declaration';
 import { QueueService } from './queue.service';
 
 type Handler = (data: unknown, job: Job) => Promise<unknown>;
@@ -35,6 +35,9 @@ export class RescheduleJob extends Error {
     super(`reschedule in ${delayMs} ms`);
   }
 }
+
+/** The worker's assembled registry (`JobWorkerModule.forRoot`). */
+export const JOB_REGISTRY = Symbol('JOB_REGISTRY');
 
 export class JobHandlerRegistryError extends Error {
   override name = 'JobHandlerRegistryError';
@@ -84,6 +87,7 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
     private readonly queues: QueueService,
     private readonly fleet: FleetSlots,
     metrics: MetricsService,
+    @Inject(JOB_REGISTRY) private readonly registry: JobRegistry,
   ) {
     this.jobDuration = metrics.histogram(
       'job_duration_seconds',
@@ -92,10 +96,11 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
       [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     );
     const producers = this.queues;
+    const queueNames = registry.queues();
     // Collected on each scrape; registered once, nothing to keep.
     metrics.gauge('queue_jobs', 'Jobs per queue and state', ['queue', 'state'] as const, async function () {
       this.reset();
-      for (const name of Object.values(QueueName)) {
+      for (const name of queueNames) {
         const counts = await producers.queue(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
         for (const [state, n] of Object.entries(counts)) this.set({ queue: name, state }, n);
       }
@@ -104,13 +109,13 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     this.discoverHandlers();
-    for (const schedule of JOB_SCHEDULES) {
+    for (const schedule of this.registry.schedules()) {
       // Upsert by a stable id: every replica runs this, Redis keeps one schedule.
       await this.queues
-        .queue(JOB_QUEUE[schedule.name])
+        .queue(schedule.queue)
         .upsertJobScheduler(schedule.name, { every: schedule.everyMs }, { name: schedule.name, data: {} });
     }
-    for (const queueName of Object.values(QueueName)) {
+    for (const queueName of this.registry.queues()) {
       const connection = createRedis(this.config, 'bullmq', `worker-${queueName}`);
       this.connections.push(connection);
       const worker = new Worker(queueName, (job, token) => this.process(queueName, job, token), {
@@ -124,7 +129,7 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
       worker.on('error', (e) => this.logger.warn(`worker ${queueName}: ${e.message}`));
       this.workers.push(worker);
     }
-    this.logger.log(`processing ${Object.values(QueueName).join(', ')} with concurrency ${this.config.worker.concurrency}`);
+    this.logger.log(`processing ${this.registry.queues().join(', ')} with concurrency ${this.config.worker.concurrency}`);
     // The fleet's size, for admission: this worker's scene slots, refreshed while it runs.
     const register = () =>
       this.fleet
@@ -170,10 +175,10 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
         this.handlers.set(name, (instance[method] as Handler).bind(instance));
       }
     }
-    checkHandlers(Object.values(JobName), found);
+    checkHandlers(this.registry.names(), found);
   }
 
-  private async process(queue: QueueName, job: Job, token: string | undefined): Promise<unknown> {
+  private async process(queue: string, job: Job, token: string | undefined): Promise<unknown> {
     const handler = this.handlers.get(job.name);
     if (!handler) {
       // A job left by an older or newer release: skipping beats crashing every replica.

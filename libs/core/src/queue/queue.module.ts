@@ -1,7 +1,8 @@
-import { Global, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { FleetSlots } from './fleet-slots';
-import { JobWorkerHost } from './job-worker.host';
+import { JobRegistry } from './job-declaration';
+import { JOB_REGISTRY, JobWorkerHost } from './job-worker.host';
 import { QueueService } from './queue.service';
 
 /** Producers, for every process that enqueues. */
@@ -9,6 +10,14 @@ import { QueueService } from './queue.service';
 @Module({ providers: [QueueService, FleetSlots], exports: [QueueService, FleetSlots] })
 export class QueueModule {}
 
-/** Consumers, for the worker process only. */
-@Module({ imports: [DiscoveryModule], providers: [JobWorkerHost] })
-export class JobWorkerModule {}
+/** Consumers, for the worker process only: the jobs of `registry`, which the worker assembles from its libs. */
+@Module({})
+export class JobWorkerModule {
+  static forRoot(registry: JobRegistry): DynamicModule {
+    return {
+      module: JobWorkerModule,
+      imports: [DiscoveryModule],
+      providers: [JobWorkerHost, { provide: JOB_REGISTRY, useValue: registry }],
+    };
+  }
+}

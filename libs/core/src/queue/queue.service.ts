@@ -3,7 +3,7 @@ import { JobsOptions, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { AppConfig } from '../config';
 import { createRedis } from '../redis';
-import { JOB_QUEUE, JobItem, QueueName } from './queue.constants';
+import { JobDeclaration } from './job-declaration';
 
 /** Defaults for every job: bounded retention so Redis does not grow without end. */
 const DEFAULT_JOB_OPTIONS: JobsOptions = {
@@ -18,36 +18,40 @@ const DEFAULT_JOB_OPTIONS: JobsOptions = {
 export class QueueService implements OnApplicationShutdown {
   private readonly logger = new Logger('Queue');
   private readonly connection: Redis;
-  private readonly queues = new Map<QueueName, Queue>();
+  private readonly queues = new Map<string, Queue>();
 
-  constructor(config: AppConfig) {
+  private lastWarning = 0;
+
+  constructor(private readonly config: AppConfig) {
     this.connection = createRedis(config, 'commands', 'queue-producer');
-    // Producers must fail fast when Redis is away (callers fall back to the reconciler);
-    // BullMQ still needs a connection without a per-request retry cap for its own scripts.
-    let lastWarning = 0;
-    for (const name of Object.values(QueueName)) {
-      const queue = new Queue(name, {
+  }
+
+  /** The producer of one queue (by its name, as declared with its jobs), made on first use. */
+  queue(name: string): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      // Producers must fail fast when Redis is away (callers fall back to the reconciler);
+      // BullMQ still needs a connection without a per-request retry cap for its own scripts.
+      queue = new Queue(name, {
         connection: this.connection,
-        prefix: config.queuePrefix,
+        prefix: this.config.queuePrefix,
         defaultJobOptions: DEFAULT_JOB_OPTIONS,
         skipWaitingForReady: true,
       });
       // BullMQ re-emits every connection error; one line every 10 s is enough to see an outage.
       queue.on('error', (e) => {
-        if (Date.now() - lastWarning < 10_000) return;
-        lastWarning = Date.now();
+        if (Date.now() - this.lastWarning < 10_000) return;
+        this.lastWarning = Date.now();
         this.logger.warn(`queue connection error: ${e.message}`);
       });
       this.queues.set(name, queue);
     }
+    return queue;
   }
 
-  queue(name: QueueName): Queue {
-    return this.queues.get(name)!;
-  }
-
-  async add<T extends JobItem>(item: T, options: JobsOptions = {}): Promise<void> {
-    await this.queue(JOB_QUEUE[item.name]).add(item.name, item.data, options);
+  /** Enqueues a declared job (`<lib>.jobs.ts`) with the payload its declaration names. */
+  async add<P>(job: JobDeclaration<string, P>, data: P, options: JobsOptions = {}): Promise<void> {
+    await this.queue(job.queue).add(job.name, data, options);
   }
 
   async onApplicationShutdown(): Promise<void> {

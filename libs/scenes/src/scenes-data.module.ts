@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AdmissionRepository } from './admission.repository';
+import { OperationEntity } from './operation.entity';
+import { OperationsRepository } from './operations.repository';
+import { SceneEntity, SceneVersionEntity } from './scene.entity';
+import { ScenesRepository } from './scenes.repository';
+
+/**
+ * The scenes' repositories, shared by this lib's own modules only: index.ts does not export it
+ * and ScenesModule does not re-export it, so another lib asks a service (ScenesService.lockForWrite)
+ * and never reaches the scenes' tables.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([SceneEntity, SceneVersionEntity, OperationEntity])],
+  providers: [ScenesRepository, OperationsRepository, AdmissionRepository],
+  exports: [ScenesRepository, OperationsRepository, AdmissionRepository],
+})
+export class ScenesDataModule {}

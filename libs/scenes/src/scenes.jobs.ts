@@ -1,0 +1,16 @@
+import { declareJob, MAINTENANCE_QUEUE } from '@app/core';
+
+/** The queue of generation work: admitted operations, one job each (jobId = operation id). */
+export const SCENES_QUEUE = 'scenes';
+
+/** The scenes' jobs; their names are in Redis: never change one. */
+export const SceneJob = {
+  Generate: declareJob<{ operationId: string }>()('scene.generate', SCENES_QUEUE),
+  Edit: declareJob<{ operationId: string }>()('scene.edit', SCENES_QUEUE),
+  // Contract section 8: a deleted scene's files and texts are erased within 24 hours; every
+  // 5 minutes leaves room for a backlog (or a failing run) many times over.
+  PurgeDeleted: declareJob()('scenes.purge-deleted', MAINTENANCE_QUEUE, { everyMs: 5 * 60_000 }),
+  PurgeOldOperations: declareJob()('scenes.purge-old-operations', MAINTENANCE_QUEUE, { everyMs: 60 * 60_000 }),
+} as const;
+
+export const SCENE_JOBS = Object.values(SceneJob);
