@@ -4,6 +4,7 @@ import { TenancyModule } from '@app/tenancy';
 import { WebhooksModule } from '@app/webhooks';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AdmissionTurnEntity } from './admission-turn.entity';
 import { AdmissionRepository } from './admission.repository';
 import { AdmissionSignal } from './admission-signal';
 import { GenerationAdmission } from './generation-admission';
@@ -18,14 +19,19 @@ import { SceneGenerationProcessor } from './scene-generation.processor';
 import { SceneJobs } from './scene-jobs';
 import { ScenePurge } from './scene-purge';
 import { SceneReverts } from './scene-reverts';
-import { SceneEntity, SceneVersionEntity } from './scene.entity';
+import { SceneArtifactEntity, SceneEntity, SceneVersionEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
 import { ScenesService } from './scenes.service';
 import { ProviderStarts } from './provider-starts';
 
 /** Scenes and their operations for every process: creation, lookup, polling, deletion, edits. */
 @Module({
-  imports: [TypeOrmModule.forFeature([SceneEntity, SceneVersionEntity, OperationEntity]), ImageAssetsModule, WebhooksModule, TenancyModule],
+  imports: [
+    TypeOrmModule.forFeature([SceneEntity, SceneVersionEntity, SceneArtifactEntity, OperationEntity, AdmissionTurnEntity]),
+    ImageAssetsModule,
+    WebhooksModule,
+    TenancyModule,
+  ],
   providers: [
     ScenesRepository,
     ScenesService,
