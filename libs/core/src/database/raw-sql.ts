@@ -18,11 +18,6 @@ export type ResultRow = Record<string, unknown>;
 export interface ColumnsOptions<K> {
   /** The table's alias in the statement (`o` renders `o.scene_id`); none by default. */
   alias?: string;
-  /**
-   * Renders each column `AS <prefix><column>` and reads it back under that name: for a statement
-   * that selects two tables with a column name in common.
-   */
-  prefix?: string;
   /** These properties only, in this order; every column by default. */
   only?: readonly K[];
 }
@@ -60,8 +55,7 @@ function compile<T>(ds: DataSource, metadata: EntityMetadata, options: ColumnsOp
       })
     : metadata.columns;
   const alias = options.alias ? `${options.alias}.` : '';
-  const prefix = options.prefix ?? '';
-  const fields = columns.map((c) => ({ property: c.propertyName, key: prefix + c.databaseName, column: c }));
+  const fields = columns.map((c) => ({ property: c.propertyName, key: c.databaseName, column: c }));
   const driver = ds.driver;
   const proto = (metadata.target as EntityClass<T>).prototype as object;
   const toEntity = (row: ResultRow): T => {
@@ -70,7 +64,7 @@ function compile<T>(ds: DataSource, metadata: EntityMetadata, options: ColumnsOp
     return entity as T;
   };
   return {
-    sql: columns.map((c) => (prefix ? `${alias}${c.databaseName} AS ${prefix}${c.databaseName}` : `${alias}${c.databaseName}`)).join(', '),
+    sql: columns.map((c) => `${alias}${c.databaseName}`).join(', '),
     names: columns.map((c) => c.databaseName),
     toEntity,
     toEntities: (rows) => rows.map(toEntity),
@@ -91,7 +85,7 @@ export function entityColumns<T, K extends keyof T & string = keyof T & string>(
   const metadata = ds.getMetadata(entity);
   let forEntity = compiled.get(metadata);
   if (!forEntity) compiled.set(metadata, (forEntity = new Map()));
-  const key = `${options.alias ?? ''}|${options.prefix ?? ''}|${options.only?.join(',') ?? '*'}`;
+  const key = `${options.alias ?? ''}|${options.only?.join(',') ?? '*'}`;
   let columns = forEntity.get(key);
   if (!columns) forEntity.set(key, (columns = compile(ds, metadata, options)));
   return columns as EntityColumns<Pick<T, K>>;
