@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsSelect } from 'typeorm';
-import { CameraPathEntity, CameraPathRow } from './camera-path.entity';
+import { CameraPathEntity, CameraPathListed } from './camera-path.entity';
 import type { CameraPathDocumentDto } from './dto/camera-path-document.dto';
 import type { CameraPathKind } from './dto/camera-path.dto';
 
@@ -55,7 +55,7 @@ export class CameraPathsRepository {
   }
 
   /** Newest first (the id, a ULID, orders paths saved in the same millisecond); documents are not read. */
-  list(scope: CameraPathScope, kind?: CameraPathKind): Promise<CameraPathRow[]> {
+  list(scope: CameraPathScope, kind?: CameraPathKind): Promise<CameraPathListed[]> {
     return this.db.getRepository(CameraPathEntity).find({
       select: ROW_COLUMNS,
       where: { organizationId: scope.organizationId, sceneId: scope.sceneId, ...(kind && { kind }) },

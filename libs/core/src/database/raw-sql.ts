@@ -32,7 +32,7 @@ export interface EntityColumns<T> {
   toEntity(row: ResultRow): T;
   toEntities(rows: readonly ResultRow[]): T[];
   /**
-   * Runs a raw statement that returns these columns (a SELECT, or an INSERT, UPDATE or DELETE …
+   * Runs a raw statement that returns these columns (a SELECT, or an INSERT, UPDATE, DELETE …
    * RETURNING `sql`) and maps its rows, in the caller's transaction when `db` is its manager.
    */
   rows(db: Db, sql: string, params: readonly unknown[]): Promise<T[]>;
@@ -84,7 +84,7 @@ export function entityColumns<T, K extends keyof T & string = keyof T & string>(
   const ds = dataSourceOf(db);
   const metadata = ds.getMetadata(entity);
   let forEntity = compiled.get(metadata);
-  if (!forEntity) compiled.set(metadata, (forEntity = new Map()));
+  if (!forEntity) compiled.set(metadata, (forEntity = new Map<string, EntityColumns<unknown>>()));
   const key = `${options.alias ?? ''}|${options.only?.join(',') ?? '*'}`;
   let columns = forEntity.get(key);
   if (!columns) forEntity.set(key, (columns = compile(ds, metadata, options)));
