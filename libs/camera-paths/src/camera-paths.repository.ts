@@ -1,3 +1,4 @@
+import { entityColumns } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsSelect } from 'typeorm';
@@ -78,11 +79,13 @@ export class CameraPathsRepository {
    * back what the answer needs. Null when not in scope.
    */
   async update(scope: CameraPathScope, id: string, change: CameraPathChange, at: Date): Promise<CameraPathEntity | null> {
-    const [rows]: [{ kind: CameraPathKind; created_at: Date }[], number] = await this.db.query(
+    const unchanged = entityColumns(this.db, CameraPathEntity, { only: ['kind', 'createdAt'] });
+    const [path] = await unchanged.rows(
+      this.db,
       `UPDATE camera_paths
           SET name = $4, document = $5, duration_ms = $6, keyframe_count = $7, sample_count = $8, updated_at = $9
         WHERE id = $1 AND organization_id = $2 AND scene_id = $3
-        RETURNING kind, created_at`,
+        RETURNING ${unchanged.sql}`,
       [
         id,
         scope.organizationId,
@@ -95,8 +98,8 @@ export class CameraPathsRepository {
         at,
       ],
     );
-    if (rows.length !== 1) return null;
-    return { ...inScope(scope, id), kind: rows[0].kind, ...change, createdAt: rows[0].created_at, updatedAt: at };
+    if (!path) return null;
+    return { ...inScope(scope, id), kind: path.kind, ...change, createdAt: path.createdAt, updatedAt: at };
   }
 
   /** Silent when nothing matches: unknown, another scene's or another organization's. */
