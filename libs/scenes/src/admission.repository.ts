@@ -1,7 +1,7 @@
 import { entityColumns, rawQuery } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull, Not } from 'typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { AdmissionTurnEntity } from './admission-turn.entity';
 import { OperationEntity } from './operation.entity';
 
@@ -41,13 +41,24 @@ export class AdmissionRepository {
   }
 
   /** An organization's operations waiting for their turn. */
-  waitingOf(organizationId: string): Promise<number> {
-    return this.db.getRepository(OperationEntity).countBy({ organizationId, status: 'processing', admittedAt: IsNull() });
+  async waitingOf(organizationId: string): Promise<number> {
+    // count(*), not the repository's COUNT(DISTINCT id): this runs for every waiting partner's
+    // polls (at most once a second each), over what may be thousands of waiting operations.
+    const { rows } = await rawQuery<{ n: number }>(
+      this.db,
+      `SELECT count(*)::int AS n FROM operations WHERE organization_id = $1 AND status = 'processing' AND admitted_at IS NULL`,
+      [organizationId],
+    );
+    return rows[0].n;
   }
 
   /** Admitted operations that no worker has started yet: what sits in BullMQ's queue. */
-  admittedNotStarted(tx: EntityManager): Promise<number> {
-    return tx.getRepository(OperationEntity).countBy({ status: 'processing', admittedAt: Not(IsNull()), stage: 'queued' });
+  async admittedNotStarted(tx: EntityManager): Promise<number> {
+    const { rows } = await rawQuery<{ n: number }>(
+      tx,
+      `SELECT count(*)::int AS n FROM operations WHERE status = 'processing' AND admitted_at IS NOT NULL AND stage = 'queued'`,
+    );
+    return rows[0].n;
   }
 
   async waitingOrganizations(tx: EntityManager): Promise<WaitingOrganization[]> {
