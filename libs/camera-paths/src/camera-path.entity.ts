@@ -43,5 +43,5 @@ export class CameraPathEntity {
   updatedAt: Date;
 }
 
-/** A row without its document: what the list reads. */
-export type CameraPathRow = Omit<CameraPathEntity, 'document'>;
+/** A camera path without its document: what the list reads. */
+export type CameraPathListed = Omit<CameraPathEntity, 'document'>;

@@ -1,7 +1,8 @@
+import { entityColumns } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsSelect } from 'typeorm';
-import { CameraPathEntity, CameraPathRow } from './camera-path.entity';
+import { CameraPathEntity, CameraPathListed } from './camera-path.entity';
 import type { CameraPathDocument, CameraPathKind } from '@scene-studio/camera-path';
 
 /** Every query names the organization and the scene: a path is reached only through both. */
@@ -54,7 +55,7 @@ export class CameraPathsRepository {
   }
 
   /** Newest first (the id, a ULID, orders paths saved in the same millisecond); documents are not read. */
-  list(scope: CameraPathScope, kind?: CameraPathKind): Promise<CameraPathRow[]> {
+  list(scope: CameraPathScope, kind?: CameraPathKind): Promise<CameraPathListed[]> {
     return this.db.getRepository(CameraPathEntity).find({
       select: ROW_COLUMNS,
       where: { organizationId: scope.organizationId, sceneId: scope.sceneId, ...(kind && { kind }) },
@@ -77,11 +78,13 @@ export class CameraPathsRepository {
    * back what the answer needs. Null when not in scope.
    */
   async update(scope: CameraPathScope, id: string, change: CameraPathChange, at: Date): Promise<CameraPathEntity | null> {
-    const [rows]: [{ kind: CameraPathKind; created_at: Date }[], number] = await this.db.query(
+    const unchanged = entityColumns(this.db, CameraPathEntity, { only: ['kind', 'createdAt'] });
+    const [path] = await unchanged.rows(
+      this.db,
       `UPDATE camera_paths
           SET name = $4, document = $5, duration_ms = $6, keyframe_count = $7, sample_count = $8, updated_at = $9
         WHERE id = $1 AND organization_id = $2 AND scene_id = $3
-        RETURNING kind, created_at`,
+        RETURNING ${unchanged.sql}`,
       [
         id,
         scope.organizationId,
@@ -94,8 +97,8 @@ export class CameraPathsRepository {
         at,
       ],
     );
-    if (rows.length !== 1) return null;
-    return { ...inScope(scope, id), kind: rows[0].kind, ...change, createdAt: rows[0].created_at, updatedAt: at };
+    if (!path) return null;
+    return { ...inScope(scope, id), kind: path.kind, ...change, createdAt: path.createdAt, updatedAt: at };
   }
 
   /** Silent when nothing matches: unknown, another scene's or another organization's. */

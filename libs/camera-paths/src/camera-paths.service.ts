@@ -3,7 +3,7 @@ import { SceneDeletionHooks, ScenesService } from '@app/scenes';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { CAMERA_PATH_LIMITS } from '@scene-studio/camera-path';
 import { documentErrors, summaryOf } from './camera-path-rules';
-import { CameraPathEntity, CameraPathRow } from './camera-path.entity';
+import { CameraPathEntity, CameraPathListed } from './camera-path.entity';
 import { CameraPathErrors } from './camera-paths.errors';
 import { CameraPathChange, CameraPathScope, CameraPathsRepository } from './camera-paths.repository';
 import { CameraPathKind, CreateCameraPathDto, UpdateCameraPathDto } from './dto/camera-path.dto';
@@ -91,7 +91,7 @@ function checkedChange(kind: CameraPathKind, dto: UpdateCameraPathDto): CameraPa
   return { name: dto.name, document: dto.document, ...summaryOf(dto.document) };
 }
 
-function toSummary(p: CameraPathRow): CameraPathSummary {
+function toSummary(p: CameraPathListed): CameraPathSummary {
   return {
     cameraPathId: p.id,
     kind: p.kind,

@@ -47,6 +47,10 @@ export class EmbedSessionEntity {
 
   @Column({ name: 'revoked_reason', type: 'text', nullable: true })
   revokedReason: 'revoked' | 'scene_deleted' | null;
+
+  /** When its end was announced (`embed_session.ended`), so it is announced once. */
+  @Column({ name: 'end_reported_at', type: 'timestamptz', nullable: true })
+  endReportedAt?: Date | null;
 }
 
 /** What each mode may do; the studio API checks this on every call. */

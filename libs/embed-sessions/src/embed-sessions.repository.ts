@@ -1,3 +1,4 @@
+import { entityColumns, rawQuery, ResultRow } from '@app/core';
 import { SCENE_EDITS_UPDATED_AT, SCENE_STATE_VIEW, SceneState, SceneStateRow, sceneStateColumns, toSceneState } from '@app/scenes';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -10,44 +11,36 @@ export interface SessionWithScene {
   scene: SceneState;
 }
 
-/** A row of `findOne`: the session's columns and its scene's state (the scenes lib's read model). */
-interface SessionRow extends SceneStateRow {
-  id: string;
-  organization_id: string;
-  origin: string;
-  mode: EmbedSessionEntity['mode'];
-  theme: EmbedSessionEntity['theme'];
-  secret_hash: string;
-  created_at: Date;
-  expires_at: Date;
-  revoked_at: Date | null;
-  revoked_reason: EmbedSessionEntity['revokedReason'];
-}
-
-/** A row of `watch`. */
-interface WatchRow extends SceneStateRow {
-  id: string;
-  revoked_at: Date | null;
-  expires_at: Date;
-  scene_edits_updated_at: Date | null;
-}
-
 /** A session whose end is to be announced. */
-export interface EndedSession {
-  id: string;
-  organizationId: string;
-  sceneId: string;
+export type EndedSession = Pick<EmbedSessionEntity, 'id' | 'organizationId' | 'sceneId'>;
+
+/** What an ending session's statements return: an announcement and, to decide on it, the expiry. */
+const ENDING = ['id', 'organizationId', 'sceneId', 'expiresAt'] as const satisfies readonly (keyof EmbedSessionEntity)[];
+
+/** Every session column the studio reads (not the bookkeeping of its end's announcement). */
+const SESSION = [
+  'id',
+  'organizationId',
+  'sceneId',
+  'origin',
+  'mode',
+  'theme',
+  'secretHash',
+  'createdAt',
+  'expiresAt',
+  'revokedAt',
+  'revokedReason',
+] as const satisfies readonly (keyof EmbedSessionEntity)[];
+
+type Ending = Pick<EmbedSessionEntity, (typeof ENDING)[number]>;
+
+function toEnded({ id, organizationId, sceneId }: Ending): EndedSession {
+  return { id, organizationId, sceneId };
 }
 
-interface EndedRow {
-  id: string;
-  organization_id: string;
-  scene_id: string;
-  expires_at: Date;
-}
-
-function toEnded(r: EndedRow): EndedSession {
-  return { id: r.id, organizationId: r.organization_id, sceneId: r.scene_id };
+/** Those still active at `at` among sessions an ending statement returned: their end is news. */
+function activeAt(sessions: Ending[], at: Date): EndedSession[] {
+  return sessions.filter((s) => s.expiresAt > at).map(toEnded);
 }
 
 /** What the studio's event streams watch, per session. */
@@ -73,26 +66,30 @@ export class EmbedSessionsRepository {
    * when this call revoked it and it had not expired (its end is news), else null.
    */
   async revoke(tx: EntityManager, organizationId: string, id: string, at: Date): Promise<EndedSession | null> {
-    const [rows]: [EndedRow[], number] = await tx.query(
+    const ending = entityColumns(tx, EmbedSessionEntity, { only: ENDING });
+    const sessions = await ending.rows(
+      tx,
       `UPDATE embed_sessions SET revoked_at = $3, revoked_reason = 'revoked',
               end_reported_at = CASE WHEN expires_at > $3 THEN $3::timestamptz ELSE end_reported_at END
         WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL
-        RETURNING id, organization_id, scene_id, expires_at`,
+        RETURNING ${ending.sql}`,
       [id, organizationId, at],
     );
-    return rows.filter((r) => r.expires_at > at).map(toEnded)[0] ?? null;
+    return activeAt(sessions, at)[0] ?? null;
   }
 
   /** Revokes the scene's sessions (its deletion); returns those that were still active. */
   async revokeForScene(tx: EntityManager, sceneId: string, at: Date): Promise<EndedSession[]> {
-    const [rows]: [EndedRow[], number] = await tx.query(
+    const ending = entityColumns(tx, EmbedSessionEntity, { only: ENDING });
+    const sessions = await ending.rows(
+      tx,
       `UPDATE embed_sessions SET revoked_at = $2, revoked_reason = 'scene_deleted',
               end_reported_at = CASE WHEN expires_at > $2 THEN $2::timestamptz ELSE end_reported_at END
         WHERE scene_id = $1 AND revoked_at IS NULL
-        RETURNING id, organization_id, scene_id, expires_at`,
+        RETURNING ${ending.sql}`,
       [sceneId, at],
     );
-    return rows.filter((r) => r.expires_at > at).map(toEnded);
+    return activeAt(sessions, at);
   }
 
   /**
@@ -100,14 +97,16 @@ export class EmbedSessionsRepository {
    * in the caller's transaction; returns those that were still active.
    */
   async revokeForOrigin(tx: EntityManager, organizationId: string, origin: string, at: Date): Promise<EndedSession[]> {
-    const [rows]: [EndedRow[], number] = await tx.query(
+    const ending = entityColumns(tx, EmbedSessionEntity, { only: ENDING });
+    const sessions = await ending.rows(
+      tx,
       `UPDATE embed_sessions SET revoked_at = $3, revoked_reason = 'revoked',
               end_reported_at = CASE WHEN expires_at > $3 THEN $3::timestamptz ELSE end_reported_at END
         WHERE organization_id = $1 AND origin = $2 AND revoked_at IS NULL
-        RETURNING id, organization_id, scene_id, expires_at`,
+        RETURNING ${ending.sql}`,
       [organizationId, origin, at],
     );
-    return rows.filter((r) => r.expires_at > at).map(toEnded);
+    return activeAt(sessions, at);
   }
 
   /**
@@ -115,27 +114,31 @@ export class EmbedSessionsRepository {
    * reported in the caller's transaction (SKIP LOCKED: replicas share the work, none twice).
    */
   async claimExpiredUnreported(tx: EntityManager, at: Date, limit: number): Promise<EndedSession[]> {
-    const [rows]: [EndedRow[], number] = await tx.query(
+    const ending = entityColumns(tx, EmbedSessionEntity, { only: ENDING });
+    const sessions = await ending.rows(
+      tx,
       `UPDATE embed_sessions SET end_reported_at = $1
         WHERE id IN (SELECT id FROM embed_sessions
                       WHERE end_reported_at IS NULL AND revoked_at IS NULL AND expires_at <= $1
                       ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-        RETURNING id, organization_id, scene_id, expires_at`,
+        RETURNING ${ending.sql}`,
       [at, limit],
     );
-    return rows.map(toEnded);
+    return sessions.map(toEnded);
   }
 
   /** Moves an active session's expiry; null when the session is not the organization's or no longer active. */
   async extend(organizationId: string, id: string, expiresAt: Date, at: Date): Promise<Date | null> {
-    const [rows]: [{ expires_at: Date }[], number] = await this.db.query(
+    const expiry = entityColumns(this.db, EmbedSessionEntity, { alias: 'es', only: ['expiresAt'] });
+    const [extended] = await expiry.rows(
+      this.db,
       `UPDATE embed_sessions es SET expires_at = $3
         WHERE es.id = $1 AND es.organization_id = $2 AND es.revoked_at IS NULL AND es.expires_at > $4
           AND NOT EXISTS (SELECT 1 FROM ${SCENE_STATE_VIEW} st WHERE st.scene_id = es.scene_id AND st.scene_deleted)
-        RETURNING es.expires_at`,
+        RETURNING ${expiry.sql}`,
       [id, organizationId, expiresAt, at],
     );
-    return rows[0]?.expires_at ?? null;
+    return extended?.expiresAt ?? null;
   }
 
   /**
@@ -143,7 +146,8 @@ export class EmbedSessionsRepository {
    * `before`, skipping rows other transactions hold; returns how many went.
    */
   async deleteEndedBefore(before: Date, limit: number): Promise<number> {
-    const [, affected]: [unknown[], number] = await this.db.query(
+    const { affected } = await rawQuery(
+      this.db,
       `DELETE FROM embed_sessions WHERE id IN (
          SELECT id FROM embed_sessions
           WHERE revoked_at < $1 OR (expires_at < $1 AND end_reported_at IS NOT NULL)
@@ -166,48 +170,28 @@ export class EmbedSessionsRepository {
   }
 
   private async findOne(where: string, params: unknown[]): Promise<SessionWithScene | null> {
-    const rows = await this.db.query<SessionRow[]>(
-      `SELECT es.id, es.organization_id, es.origin, es.mode, es.theme, es.secret_hash, es.created_at,
-              es.expires_at, es.revoked_at, es.revoked_reason, ${sceneStateColumns('st')}
+    const session = entityColumns(this.db, EmbedSessionEntity, { alias: 'es', only: SESSION });
+    const { rows } = await rawQuery<ResultRow & SceneStateRow>(
+      this.db,
+      `SELECT ${session.sql}, ${sceneStateColumns('st')}
          FROM embed_sessions es JOIN ${SCENE_STATE_VIEW} st ON st.scene_id = es.scene_id
         WHERE ${where}`,
       params,
     );
-    if (rows.length === 0) return null;
-    const r = rows[0];
-    return {
-      session: {
-        id: r.id,
-        organizationId: r.organization_id,
-        sceneId: r.scene_id,
-        origin: r.origin,
-        mode: r.mode,
-        theme: r.theme,
-        secretHash: r.secret_hash,
-        createdAt: r.created_at,
-        expiresAt: r.expires_at,
-        revokedAt: r.revoked_at,
-        revokedReason: r.revoked_reason,
-      },
-      scene: toSceneState(r),
-    };
+    return rows.length === 0 ? null : { session: session.toEntity(rows[0]), scene: toSceneState(rows[0]) };
   }
 
   /** The watched state of many sessions in one query: one per studio process and tick. */
   async watch(ids: string[]): Promise<WatchedState[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.query<WatchRow[]>(
-      `SELECT es.id, es.revoked_at, es.expires_at, ${sceneStateColumns('st')}, st.${SCENE_EDITS_UPDATED_AT}
+    const session = entityColumns(this.db, EmbedSessionEntity, { alias: 'es', only: ['id', 'revokedAt', 'expiresAt'] });
+    const { rows } = await rawQuery<ResultRow & SceneStateRow & { [SCENE_EDITS_UPDATED_AT]: Date | null }>(
+      this.db,
+      `SELECT ${session.sql}, ${sceneStateColumns('st')}, st.${SCENE_EDITS_UPDATED_AT}
          FROM embed_sessions es JOIN ${SCENE_STATE_VIEW} st ON st.scene_id = es.scene_id
         WHERE es.id = ANY($1)`,
       [ids],
     );
-    return rows.map((r) => ({
-      id: r.id,
-      revokedAt: r.revoked_at,
-      expiresAt: r.expires_at,
-      scene: toSceneState(r),
-      editsUpdatedAt: r.scene_edits_updated_at,
-    }));
+    return rows.map((r) => ({ ...session.toEntity(r), scene: toSceneState(r), editsUpdatedAt: r[SCENE_EDITS_UPDATED_AT] }));
   }
 }

@@ -1,3 +1,4 @@
+import { entityColumns, rawQuery } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -40,16 +41,22 @@ export class ImageAssetsRepository {
   }
 
   async markAttached(tx: EntityManager, id: string, now: Date): Promise<void> {
-    await tx.query(
+    await rawQuery(
+      tx,
       `UPDATE image_assets SET status = 'attached', expires_at = NULL, attached_at = COALESCE(attached_at, $2) WHERE id = $1`,
       [id, now],
     );
   }
 
   /** Any asset by id, attached or not, locked for the caller's transaction (its erasure). */
-  async lockById(tx: EntityManager, id: string): Promise<{ id: string; blobKey: string } | null> {
-    const rows: { id: string; blob_key: string }[] = await tx.query(`SELECT id, blob_key FROM image_assets WHERE id = $1 FOR UPDATE`, [id]);
-    return rows[0] ? { id: rows[0].id, blobKey: rows[0].blob_key } : null;
+  lockById(tx: EntityManager, id: string): Promise<Pick<ImageAssetEntity, 'id' | 'blobKey'> | null> {
+    return tx
+      .getRepository(ImageAssetEntity)
+      .createQueryBuilder('a')
+      .select(['a.id', 'a.blobKey'])
+      .setLock('pessimistic_write')
+      .where('a.id = :id', { id })
+      .getOne();
   }
 
   findById(id: string): Promise<ImageAssetEntity | null> {
@@ -60,19 +67,20 @@ export class ImageAssetsRepository {
    * Takes one batch of expired unattached assets, locked with SKIP LOCKED so that several
    * worker replicas sweeping at once never take the same rows.
    */
-  async lockExpiredBatch(tx: EntityManager, now: Date, limit: number): Promise<{ id: string; blobKey: string }[]> {
-    const rows: { id: string; blob_key: string }[] = await tx.query(
-      `SELECT id, blob_key FROM image_assets
+  lockExpiredBatch(tx: EntityManager, now: Date, limit: number): Promise<Pick<ImageAssetEntity, 'id' | 'blobKey'>[]> {
+    const expired = entityColumns(tx, ImageAssetEntity, { only: ['id', 'blobKey'] });
+    return expired.rows(
+      tx,
+      `SELECT ${expired.sql} FROM image_assets
         WHERE status = 'unattached' AND expires_at <= $1
         ORDER BY expires_at
         LIMIT $2
         FOR UPDATE SKIP LOCKED`,
       [now, limit],
     );
-    return rows.map((r) => ({ id: r.id, blobKey: r.blob_key }));
   }
 
   async deleteByIds(tx: EntityManager, ids: string[]): Promise<void> {
-    await tx.query(`DELETE FROM image_assets WHERE id = ANY($1)`, [ids]);
+    await rawQuery(tx, `DELETE FROM image_assets WHERE id = ANY($1)`, [ids]);
   }
 }

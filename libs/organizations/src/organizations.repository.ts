@@ -1,3 +1,4 @@
+import { entityColumns, rawInsert, rawQuery } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -43,7 +44,7 @@ export class OrganizationsRepository {
    * until that transaction ends: a removal waits for it, then sees what it wrote.
    */
   async holdOrigin(tx: EntityManager, organizationId: string, origin: string): Promise<boolean> {
-    const rows: unknown[] = await tx.query(`SELECT 1 FROM approved_origins WHERE organization_id = $1 AND origin = $2 FOR KEY SHARE`, [
+    const { rows } = await rawQuery(tx, `SELECT 1 FROM approved_origins WHERE organization_id = $1 AND origin = $2 FOR KEY SHARE`, [
       organizationId,
       origin,
     ]);
@@ -52,12 +53,8 @@ export class OrganizationsRepository {
 
   /** False when the origin was approved already. */
   async addOrigin(row: ApprovedOriginEntity): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      `INSERT INTO approved_origins (organization_id, origin, created_at) VALUES ($1, $2, $3)
-       ON CONFLICT DO NOTHING RETURNING origin`,
-      [row.organizationId, row.origin, row.createdAt],
-    );
-    return rows.length > 0;
+    const { affected } = await rawInsert(this.db, ApprovedOriginEntity, row, 'ON CONFLICT DO NOTHING');
+    return affected > 0;
   }
 
   /** In the caller's transaction; false when the origin was not approved. */
@@ -81,14 +78,18 @@ export class ApiKeysRepository {
 
   /** The active key with this hash and its organization's flags, in one indexed query. */
   async findActiveByHash(keyHash: string): Promise<{ keyId: string; organizationId: string; isTest: boolean } | null> {
-    const rows: { key_id: string; organization_id: string; is_test: boolean }[] = await this.db.query(
-      `SELECT k.id AS key_id, k.organization_id, o.is_test
+    const key = entityColumns(this.db, ApiKeyEntity, { alias: 'k', only: ['id', 'organizationId'] });
+    const organization = entityColumns(this.db, OrganizationEntity, { alias: 'o', only: ['isTest'] });
+    const { rows } = await rawQuery(
+      this.db,
+      `SELECT ${key.sql}, ${organization.sql}
          FROM api_keys k JOIN organizations o ON o.id = k.organization_id
         WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
       [keyHash],
     );
     if (rows.length === 0) return null;
-    return { keyId: rows[0].key_id, organizationId: rows[0].organization_id, isTest: rows[0].is_test };
+    const { id, organizationId } = key.toEntity(rows[0]);
+    return { keyId: id, organizationId, isTest: organization.toEntity(rows[0]).isTest };
   }
 
   findById(id: string): Promise<ApiKeyEntity | null> {

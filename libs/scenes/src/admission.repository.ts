@@ -1,6 +1,8 @@
+import { entityColumns, rawQuery } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { AdmissionTurnEntity } from './admission-turn.entity';
 import { OperationEntity } from './operation.entity';
 
 /** An organization with operations waiting for their turn, as an admission round sees it. */
@@ -33,30 +35,42 @@ export class AdmissionRepository {
   /** Runs `work` in a transaction holding the admission lock; null, without running it, when another replica holds it. */
   inTurn<T>(work: (tx: EntityManager) => Promise<T>): Promise<T | null> {
     return this.db.transaction(async (tx) => {
-      const [{ locked }] = await tx.query<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [ADMISSION_LOCK]);
-      return locked ? work(tx) : null;
+      const { rows } = await rawQuery<{ locked: boolean }>(tx, `SELECT pg_try_advisory_xact_lock($1) AS locked`, [ADMISSION_LOCK]);
+      return rows[0].locked ? work(tx) : null;
     });
   }
 
   /** An organization's operations waiting for their turn. */
   async waitingOf(organizationId: string): Promise<number> {
-    const [{ n }]: { n: number }[] = await this.db.query(
+    // count(*), not the repository's COUNT(DISTINCT id): this runs for every waiting partner's
+    // polls (at most once a second each), over what may be thousands of waiting operations.
+    const { rows } = await rawQuery<{ n: number }>(
+      this.db,
       `SELECT count(*)::int AS n FROM operations WHERE organization_id = $1 AND status = 'processing' AND admitted_at IS NULL`,
       [organizationId],
     );
-    return n;
+    return rows[0].n;
   }
 
   /** Admitted operations that no worker has started yet: what sits in BullMQ's queue. */
   async admittedNotStarted(tx: EntityManager): Promise<number> {
-    const [{ n }]: { n: number }[] = await tx.query(
+    const { rows } = await rawQuery<{ n: number }>(
+      tx,
       `SELECT count(*)::int AS n FROM operations WHERE status = 'processing' AND admitted_at IS NOT NULL AND stage = 'queued'`,
     );
-    return n;
+    return rows[0].n;
   }
 
   async waitingOrganizations(tx: EntityManager): Promise<WaitingOrganization[]> {
-    const rows: { organization_id: string; waiting: number; running: number; last_turn: string | null; oldest_at: Date }[] = await tx.query(
+    // Aggregates per organization: the names are the query's own, not an entity's columns.
+    const { rows } = await rawQuery<{
+      organization_id: string;
+      waiting: number;
+      running: number;
+      last_turn: string | null;
+      oldest_at: Date;
+    }>(
+      tx,
       `SELECT w.organization_id, w.waiting, w.oldest_at, t.last_turn,
                 (SELECT count(*)::int FROM operations r
                   WHERE r.organization_id = w.organization_id AND r.status = 'processing' AND r.admitted_at IS NOT NULL) AS running
@@ -75,14 +89,13 @@ export class AdmissionRepository {
   }
 
   /** An organization's `count` oldest waiting operations, in arrival order. */
-  async oldestWaiting(tx: EntityManager, organizationId: string, count: number): Promise<WaitingOperation[]> {
-    const rows: { id: string; kind: OperationEntity['kind']; revert_to: number | null }[] = await tx.query(
-      `SELECT id, kind, revert_to FROM operations
-        WHERE organization_id = $1 AND status = 'processing' AND admitted_at IS NULL
-        ORDER BY created_at, id LIMIT $2`,
-      [organizationId, count],
-    );
-    return rows.map((r) => ({ id: r.id, organizationId, kind: r.kind, revertTo: r.revert_to }));
+  oldestWaiting(tx: EntityManager, organizationId: string, count: number): Promise<WaitingOperation[]> {
+    return tx.getRepository(OperationEntity).find({
+      select: { id: true, organizationId: true, kind: true, revertTo: true },
+      where: { organizationId, status: 'processing', admittedAt: IsNull() },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      take: count,
+    });
   }
 
   /**
@@ -93,17 +106,20 @@ export class AdmissionRepository {
   async admit(tx: EntityManager, ordered: WaitingOperation[], at: Date): Promise<string[]> {
     if (ordered.length === 0) return [];
     {
-      // An UPDATE … RETURNING answers [rows, count] through TypeORM's postgres driver.
-      const [rows]: [{ id: string }[], number] = await tx.query(
+      const id = entityColumns(tx, OperationEntity, { only: ['id'] });
+      const rows = await id.rows(
+        tx,
         `UPDATE operations SET admitted_at = $2, updated_at = $2
-          WHERE id = ANY($1) AND status = 'processing' AND admitted_at IS NULL RETURNING id`,
+          WHERE id = ANY($1) AND status = 'processing' AND admitted_at IS NULL RETURNING ${id.sql}`,
         [ordered.map((o) => o.id), at],
       );
       const admitted = new Set(rows.map((r) => r.id));
+      const turn = entityColumns(tx, AdmissionTurnEntity, { only: ['organizationId', 'lastTurn'] });
       for (const op of ordered) {
         if (!admitted.has(op.id)) continue;
-        await tx.query(
-          `INSERT INTO admission_turns (organization_id, last_turn) VALUES ($1, nextval('admission_turn_seq'))
+        await rawQuery(
+          tx,
+          `INSERT INTO admission_turns (${turn.sql}) VALUES ($1, nextval('admission_turn_seq'))
            ON CONFLICT (organization_id) DO UPDATE SET last_turn = EXCLUDED.last_turn`,
           [op.organizationId],
         );

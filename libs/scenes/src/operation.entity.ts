@@ -96,4 +96,8 @@ export class OperationEntity {
 
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
   completedAt: Date | null;
+
+  /** Set by a deleted scene's purge (its deletion time): what retention finds its operations by. */
+  @Column({ name: 'scene_deleted_at', type: 'timestamptz', nullable: true })
+  sceneDeletedAt?: Date | null;
 }

@@ -1,178 +1,43 @@
-import { poolQuery } from '@app/core';
+import { entityColumns, poolQuery, rawInsert, rawQuery } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, IsNull, LessThanOrEqual, Not } from 'typeorm';
 import { OperationError } from './operation-error';
 import { OperationEntity, OperationStage, StoredProviderJob } from './operation.entity';
-
-/** Every column, in the order the insert binds them. */
-const COLUMNS = [
-  'id',
-  'organization_id',
-  'scene_id',
-  'kind',
-  'status',
-  'instruction',
-  'version',
-  'error_code',
-  'error_message',
-  'error_retryable',
-  'progress',
-  'stage',
-  'enqueued_at',
-  'revert_to',
-  'created_at',
-  'updated_at',
-  'completed_at',
-];
-const INSERT_OPERATION = `INSERT INTO operations (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
-
-const ALL_SELECT = [...COLUMNS, 'generator', 'provider_job', 'submitted_at', 'provider_cancelled_at'].map((c) => `o.${c}`).join(', ');
-
-interface OperationRow {
-  id: string;
-  organization_id: string;
-  scene_id: string;
-  kind: OperationEntity['kind'];
-  status: OperationEntity['status'];
-  instruction: string | null;
-  version: number | null;
-  error_code: string | null;
-  error_message: string | null;
-  error_retryable: boolean | null;
-  progress: number | null;
-  stage: OperationEntity['stage'];
-  enqueued_at: Date | null;
-  revert_to: number | null;
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-  generator: string | null;
-  provider_job: OperationEntity['providerJob'];
-  submitted_at: Date | null;
-  provider_cancelled_at: Date | null;
-}
-
-function toOperationEntity(r: OperationRow): OperationEntity {
-  return {
-    id: r.id,
-    organizationId: r.organization_id,
-    sceneId: r.scene_id,
-    kind: r.kind,
-    status: r.status,
-    instruction: r.instruction,
-    revertTo: r.revert_to,
-    version: r.version,
-    errorCode: r.error_code,
-    errorMessage: r.error_message,
-    errorRetryable: r.error_retryable,
-    progress: r.progress,
-    stage: r.stage,
-    generator: r.generator,
-    providerJob: r.provider_job,
-    submittedAt: r.submitted_at,
-    providerCancelledAt: r.provider_cancelled_at,
-    enqueuedAt: r.enqueued_at,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    completedAt: r.completed_at,
-  };
-}
 
 /**
  * What a partner's poll shows, and nothing more: the polling path reads these columns only (not
  * the provider's job, the instruction or the bookkeeping), which keeps the row it parses small.
  */
-const VISIBLE_COLUMNS = [
+const VISIBLE = [
   'id',
-  'scene_id',
+  'sceneId',
   'status',
   'version',
-  'error_code',
-  'error_message',
-  'error_retryable',
+  'errorCode',
+  'errorMessage',
+  'errorRetryable',
   'progress',
   'stage',
-  'created_at',
-  'updated_at',
-  'completed_at',
-];
-const VISIBLE_SELECT = VISIBLE_COLUMNS.map((c) => `o.${c}`).join(', ');
+  'createdAt',
+  'updatedAt',
+  'completedAt',
+] as const satisfies readonly (keyof OperationEntity)[];
 
 /** An operation as its organization sees it. */
-export type VisibleOperation = Pick<
-  OperationEntity,
-  | 'id'
-  | 'sceneId'
-  | 'status'
-  | 'version'
-  | 'errorCode'
-  | 'errorMessage'
-  | 'errorRetryable'
-  | 'progress'
-  | 'stage'
-  | 'createdAt'
-  | 'updatedAt'
-  | 'completedAt'
->;
-
-interface VisibleRow {
-  id: string;
-  scene_id: string;
-  status: OperationEntity['status'];
-  version: number | null;
-  error_code: string | null;
-  error_message: string | null;
-  error_retryable: boolean | null;
-  progress: number | null;
-  stage: OperationEntity['stage'];
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-}
-
-function toVisibleOperation(r: VisibleRow): VisibleOperation {
-  return {
-    id: r.id,
-    sceneId: r.scene_id,
-    status: r.status,
-    version: r.version,
-    errorCode: r.error_code,
-    errorMessage: r.error_message,
-    errorRetryable: r.error_retryable,
-    progress: r.progress,
-    stage: r.stage,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    completedAt: r.completed_at,
-  };
-}
+export type VisibleOperation = Pick<OperationEntity, (typeof VISIBLE)[number]>;
 
 @Injectable()
 export class OperationsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  private operations(tx?: EntityManager) {
+    return (tx ?? this.db.manager).getRepository(OperationEntity);
+  }
+
   /** Plain SQL: on the creation path TypeORM's insert builder cost more CPU than the statement. */
   async insert(tx: EntityManager, op: OperationEntity): Promise<void> {
-    await tx.query(INSERT_OPERATION, [
-      op.id,
-      op.organizationId,
-      op.sceneId,
-      op.kind,
-      op.status,
-      op.instruction,
-      op.version,
-      op.errorCode,
-      op.errorMessage,
-      op.errorRetryable,
-      op.progress,
-      op.stage,
-      op.enqueuedAt,
-      op.revertTo,
-      op.createdAt,
-      op.updatedAt,
-      op.completedAt,
-    ]);
+    await rawInsert(tx, OperationEntity, op);
   }
 
   /**
@@ -182,22 +47,20 @@ export class OperationsRepository {
    * query than node-postgres spent sending it and parsing the reply (docs/performance.md).
    */
   async findVisible(organizationId: string, id: string): Promise<VisibleOperation | null> {
-    const rows = await poolQuery<VisibleRow>(
+    const visible = entityColumns(this.db, OperationEntity, { alias: 'o', only: VISIBLE });
+    const rows = await poolQuery(
       this.db,
-      `SELECT ${VISIBLE_SELECT} FROM operations o JOIN scenes s ON s.id = o.scene_id
+      `SELECT ${visible.sql} FROM operations o JOIN scenes s ON s.id = o.scene_id
         WHERE o.id = $1 AND o.organization_id = $2 AND s.deleted_at IS NULL`,
       [id, organizationId],
     );
-    return rows.length === 0 ? null : toVisibleOperation(rows[0]);
+    return rows.length === 0 ? null : visible.toEntity(rows[0]);
   }
 
   /** The scene an operation of the organization belongs to (fixed for its life), without a lock. */
   async sceneOf(tx: EntityManager, organizationId: string, id: string): Promise<string | null> {
-    const rows: { scene_id: string }[] = await tx.query(`SELECT scene_id FROM operations WHERE id = $1 AND organization_id = $2`, [
-      id,
-      organizationId,
-    ]);
-    return rows[0]?.scene_id ?? null;
+    const op = await this.operations(tx).findOne({ select: { sceneId: true }, where: { id, organizationId } });
+    return op?.sceneId ?? null;
   }
 
   /** findVisible, locked for the caller's transaction (a cancel). */
@@ -206,23 +69,27 @@ export class OperationsRepository {
     organizationId: string,
     id: string,
   ): Promise<(VisibleOperation & Pick<OperationEntity, 'kind'>) | null> {
-    const rows: (VisibleRow & { kind: OperationEntity['kind'] })[] = await tx.query(
-      `SELECT ${VISIBLE_SELECT}, o.kind FROM operations o JOIN scenes s ON s.id = o.scene_id
+    const columns = entityColumns(tx, OperationEntity, { alias: 'o', only: [...VISIBLE, 'kind'] });
+    const [op] = await columns.rows(
+      tx,
+      `SELECT ${columns.sql} FROM operations o JOIN scenes s ON s.id = o.scene_id
         WHERE o.id = $1 AND o.organization_id = $2 AND s.deleted_at IS NULL
         FOR UPDATE OF o`,
       [id, organizationId],
     );
-    return rows.length === 0 ? null : { ...toVisibleOperation(rows[0]), kind: rows[0].kind };
+    return op ?? null;
   }
 
   /** The operation as its organization sees it, read in the caller's transaction (a webhook's payload); null once its scene is deleted. */
-  async findVisibleIn(tx: EntityManager, id: string): Promise<(VisibleOperation & { organizationId: string }) | null> {
-    const rows: (VisibleRow & { organization_id: string })[] = await tx.query(
-      `SELECT ${VISIBLE_SELECT}, o.organization_id FROM operations o JOIN scenes s ON s.id = o.scene_id
+  async findVisibleIn(tx: EntityManager, id: string): Promise<(VisibleOperation & Pick<OperationEntity, 'organizationId'>) | null> {
+    const columns = entityColumns(tx, OperationEntity, { alias: 'o', only: [...VISIBLE, 'organizationId'] });
+    const [op] = await columns.rows(
+      tx,
+      `SELECT ${columns.sql} FROM operations o JOIN scenes s ON s.id = o.scene_id
         WHERE o.id = $1 AND s.deleted_at IS NULL`,
       [id],
     );
-    return rows.length === 0 ? null : { ...toVisibleOperation(rows[0]), organizationId: rows[0].organization_id };
+    return op ?? null;
   }
 
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
@@ -238,8 +105,8 @@ export class OperationsRepository {
    */
   async whileHoldingLock<T>(lock: number, work: () => Promise<T>): Promise<T | null> {
     return this.db.transaction(async (tx) => {
-      const [{ locked }] = await tx.query<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [lock]);
-      return locked ? work() : null;
+      const { rows } = await rawQuery<{ locked: boolean }>(tx, `SELECT pg_try_advisory_xact_lock($1) AS locked`, [lock]);
+      return rows[0].locked ? work() : null;
     });
   }
 
@@ -248,37 +115,42 @@ export class OperationsRepository {
    * poll, and TypeORM's query building cost more CPU (and garbage) than the query.
    */
   async findById(id: string): Promise<OperationEntity | null> {
-    const rows = await poolQuery<OperationRow>(this.db, `SELECT ${ALL_SELECT} FROM operations o WHERE o.id = $1`, [id]);
-    return rows.length === 0 ? null : toOperationEntity(rows[0]);
+    const all = entityColumns(this.db, OperationEntity, { alias: 'o' });
+    const rows = await poolQuery(this.db, `SELECT ${all.sql} FROM operations o WHERE o.id = $1`, [id]);
+    return rows.length === 0 ? null : all.toEntity(rows[0]);
   }
 
   lockById(tx: EntityManager, id: string): Promise<OperationEntity | null> {
-    return tx.getRepository(OperationEntity).createQueryBuilder('o').setLock('pessimistic_write').where('o.id = :id', { id }).getOne();
+    return this.operations(tx).createQueryBuilder('o').setLock('pessimistic_write').where('o.id = :id', { id }).getOne();
   }
 
   async markEnqueued(ids: string[], at: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.query(`UPDATE operations SET enqueued_at = $2 WHERE id = ANY($1) AND status = 'processing'`, [ids, at]);
+    await rawQuery(this.db, `UPDATE operations SET enqueued_at = $2 WHERE id = ANY($1) AND status = 'processing'`, [ids, at]);
   }
 
   /** Only a processing operation moves; returns its organization, or null when someone else finished it first. */
   async markSucceeded(tx: EntityManager, id: string, version: number, at: Date): Promise<string | null> {
-    const [rows]: [{ organization_id: string }[], number] = await tx.query(
+    const organization = entityColumns(tx, OperationEntity, { only: ['organizationId'] });
+    const [op] = await organization.rows(
+      tx,
       `UPDATE operations SET status = 'succeeded', version = $2, progress = 1, stage = NULL, updated_at = $3, completed_at = $3
-        WHERE id = $1 AND status = 'processing' RETURNING organization_id`,
+        WHERE id = $1 AND status = 'processing' RETURNING ${organization.sql}`,
       [id, version, at],
     );
-    return rows[0]?.organization_id ?? null;
+    return op?.organizationId ?? null;
   }
 
   async markFailed(tx: EntityManager, id: string, error: OperationError, at: Date): Promise<string | null> {
-    const [rows]: [{ organization_id: string }[], number] = await tx.query(
+    const organization = entityColumns(tx, OperationEntity, { only: ['organizationId'] });
+    const [op] = await organization.rows(
+      tx,
       `UPDATE operations SET status = 'failed', error_code = $2, error_message = $3, error_retryable = $4,
               stage = NULL, updated_at = $5, completed_at = $5
-        WHERE id = $1 AND status = 'processing' RETURNING organization_id`,
+        WHERE id = $1 AND status = 'processing' RETURNING ${organization.sql}`,
       [id, error.code, error.message, error.retryable, at],
     );
-    return rows[0]?.organization_id ?? null;
+    return op?.organizationId ?? null;
   }
 
   /**
@@ -286,7 +158,8 @@ export class OperationsRepository {
    * provider or a repeated job reports. Also counts as progress for the reconciler.
    */
   async setProgress(id: string, stage: OperationStage, progress: number, at: Date): Promise<void> {
-    await this.db.query(
+    await rawQuery(
+      this.db,
       `UPDATE operations SET stage = $2, progress = GREATEST(coalesce(progress, 0), $3), updated_at = $4,
               started_at = coalesce(started_at, CASE WHEN $2 <> 'queued' THEN $4::timestamptz END)
         WHERE id = $1 AND status = 'processing'`,
@@ -301,17 +174,18 @@ export class OperationsRepository {
    * run recorded a job first: the caller then cancels the job it just started.
    */
   async recordJob(id: string, generator: string, job: StoredProviderJob, at: Date): Promise<boolean> {
-    const res: [unknown[], number] = await this.db.query(
+    const { affected } = await rawQuery(
+      this.db,
       `UPDATE operations SET generator = $2, provider_job = $3, submitted_at = $4, stage = 'generating', updated_at = $4
         WHERE id = $1 AND status = 'processing' AND provider_job IS NULL`,
       [id, generator, JSON.stringify(job), at],
     );
-    return res[1] === 1;
+    return affected === 1;
   }
 
   /** The provider's job moved on (another id or state, e.g. Meshy's refine after its preview). */
   async replaceJob(id: string, job: StoredProviderJob, at: Date): Promise<void> {
-    await this.db.query(`UPDATE operations SET provider_job = $2, updated_at = $3 WHERE id = $1 AND status = 'processing'`, [
+    await rawQuery(this.db, `UPDATE operations SET provider_job = $2, updated_at = $3 WHERE id = $1 AND status = 'processing'`, [
       id,
       JSON.stringify(job),
       at,
@@ -320,43 +194,39 @@ export class OperationsRepository {
 
   /** Marks the provider job of a finished operation cancelled; false when it was already. */
   async markProviderCancelled(id: string, at: Date): Promise<boolean> {
-    const res: [unknown[], number] = await this.db.query(
+    const { affected } = await rawQuery(
+      this.db,
       `UPDATE operations SET provider_cancelled_at = $2 WHERE id = $1 AND provider_cancelled_at IS NULL`,
       [id, at],
     );
-    return res[1] === 1;
+    return affected === 1;
   }
 
   async touch(id: string, at: Date): Promise<void> {
-    await this.db.query(`UPDATE operations SET updated_at = $2 WHERE id = $1 AND status = 'processing'`, [id, at]);
+    await rawQuery(this.db, `UPDATE operations SET updated_at = $2 WHERE id = $1 AND status = 'processing'`, [id, at]);
   }
 
   /**
    * Admitted processing operations with no progress since `before`, oldest first: candidates for
    * the reconciler. Operations still waiting for their turn are admission's, not its.
    */
-  async stale(before: Date, limit: number): Promise<Pick<OperationEntity, 'id' | 'kind' | 'enqueuedAt'>[]> {
-    const rows: { id: string; kind: OperationEntity['kind']; enqueued_at: Date | null }[] = await this.db.query(
-      `SELECT id, kind, enqueued_at FROM operations
-        WHERE status = 'processing' AND admitted_at IS NOT NULL AND updated_at <= $1
-        ORDER BY updated_at LIMIT $2`,
-      [before, limit],
-    );
-    return rows.map((r) => ({ id: r.id, kind: r.kind, enqueuedAt: r.enqueued_at }));
+  stale(before: Date, limit: number): Promise<Pick<OperationEntity, 'id' | 'kind' | 'enqueuedAt'>[]> {
+    return this.operations().find({
+      select: { id: true, kind: true, enqueuedAt: true },
+      where: { status: 'processing', admittedAt: Not(IsNull()), updatedAt: LessThanOrEqual(before) },
+      order: { updatedAt: 'ASC' },
+      take: limit,
+    });
   }
 
   /** A scene's edit turns, oldest first: the studio's edit history. */
   editsOfScene(sceneId: string): Promise<OperationEntity[]> {
-    return this.db.getRepository(OperationEntity).find({ where: { sceneId, kind: 'scene.edit' }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return this.operations().find({ where: { sceneId, kind: 'scene.edit' }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
   /** Whether an edit turn (an edit or a revert) of the scene is still processing; read under the caller's scene lock. */
-  async editInFlight(tx: EntityManager, sceneId: string): Promise<boolean> {
-    const rows: unknown[] = await tx.query(
-      `SELECT 1 FROM operations WHERE scene_id = $1 AND kind = 'scene.edit' AND status = 'processing' LIMIT 1`,
-      [sceneId],
-    );
-    return rows.length > 0;
+  editInFlight(tx: EntityManager, sceneId: string): Promise<boolean> {
+    return this.operations(tx).exists({ where: { sceneId, kind: 'scene.edit', status: 'processing' } });
   }
 
   /**
@@ -364,7 +234,7 @@ export class OperationsRepository {
    * deleted scene (from its deletion time), which is what retention looks them up by.
    */
   async eraseOfDeletedScene(tx: EntityManager, sceneId: string, deletedAt: Date): Promise<void> {
-    await tx.query(`UPDATE operations SET instruction = NULL, scene_deleted_at = $2 WHERE scene_id = $1`, [sceneId, deletedAt]);
+    await this.operations(tx).update({ sceneId }, { instruction: null, sceneDeletedAt: deletedAt });
   }
 
   /**
@@ -372,7 +242,8 @@ export class OperationsRepository {
    * oldest first, skipping rows other transactions hold; returns how many went.
    */
   async deleteOfDeletedScenesEndedBefore(before: Date, limit: number): Promise<number> {
-    const [, affected]: [unknown[], number] = await this.db.query(
+    const { affected } = await rawQuery(
+      this.db,
       `DELETE FROM operations WHERE id IN (
          SELECT id FROM operations WHERE scene_deleted_at IS NOT NULL AND completed_at < $1
           ORDER BY completed_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
@@ -382,7 +253,7 @@ export class OperationsRepository {
   }
 
   async processingOfScene(tx: EntityManager, sceneId: string): Promise<string[]> {
-    const rows: { id: string }[] = await tx.query(`SELECT id FROM operations WHERE scene_id = $1 AND status = 'processing'`, [sceneId]);
-    return rows.map((r) => r.id);
+    const ops = await this.operations(tx).find({ select: { id: true }, where: { sceneId, status: 'processing' } });
+    return ops.map((op) => op.id);
   }
 }

@@ -1,3 +1,4 @@
+import { bigintAsNumber } from '@app/core';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** `failed`: creation failed; such a scene is not active and is hidden like a deleted one. */
@@ -72,13 +73,29 @@ export class SceneVersionEntity {
   createdAt: Date;
 }
 
+export type SceneArtifactKind = 'mesh' | 'splat' | 'splat-preview' | 'collider' | 'panorama' | 'thumbnail';
+
 /** One file of a version, stored in the blob store; never returned by the partner API. */
-export interface SceneArtifactRecord {
+@Entity('scene_artifacts')
+export class SceneArtifactEntity {
+  @PrimaryColumn({ name: 'scene_id', type: 'text' })
   sceneId: string;
+
+  @PrimaryColumn('integer')
   version: number;
-  kind: 'mesh' | 'splat' | 'splat-preview' | 'collider' | 'panorama' | 'thumbnail';
+
+  @PrimaryColumn('text')
+  kind: SceneArtifactKind;
+
+  @Column({ name: 'blob_key', type: 'text' })
   blobKey: string;
+
+  @Column({ name: 'content_type', type: 'text' })
   contentType: string;
+
+  @Column({ type: 'bigint', transformer: bigintAsNumber })
   bytes: number;
+
+  @Column('text')
   sha256: string;
 }

@@ -3,7 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AdmissionRepository } from './admission.repository';
 import { OperationEntity } from './operation.entity';
 import { OperationsRepository } from './operations.repository';
-import { SceneEntity, SceneVersionEntity } from './scene.entity';
+import { AdmissionTurnEntity } from './admission-turn.entity';
+import { SceneArtifactEntity, SceneEntity, SceneVersionEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
 
 /**
@@ -12,7 +13,7 @@ import { ScenesRepository } from './scenes.repository';
  * and never reaches the scenes' tables.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([SceneEntity, SceneVersionEntity, OperationEntity])],
+  imports: [TypeOrmModule.forFeature([SceneEntity, SceneVersionEntity, SceneArtifactEntity, OperationEntity, AdmissionTurnEntity])],
   providers: [ScenesRepository, OperationsRepository, AdmissionRepository],
   exports: [ScenesRepository, OperationsRepository, AdmissionRepository],
 })

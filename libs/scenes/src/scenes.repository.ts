@@ -1,7 +1,8 @@
+import { entityColumns, rawInsert, rawQuery } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { SceneArtifactRecord, SceneEntity, SceneVersionEntity } from './scene.entity';
+import { DataSource, EntityManager, IsNull, Not } from 'typeorm';
+import { SceneArtifactEntity, SceneEntity, SceneVersionEntity } from './scene.entity';
 
 const ACTIVE = `s.deleted_at IS NULL AND s.status <> 'failed'`;
 
@@ -15,24 +16,7 @@ export class ScenesRepository {
 
   /** Plain SQL: on the creation path TypeORM's insert builder cost more CPU than the statement. */
   async insert(tx: EntityManager, scene: SceneEntity): Promise<void> {
-    await tx.query(
-      `INSERT INTO scenes (id, organization_id, external_ref, prompt, source_asset_id, status, current_version,
-                           creating_operation_id, created_at, updated_at, deleted_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [
-        scene.id,
-        scene.organizationId,
-        scene.externalRef,
-        scene.prompt,
-        scene.sourceAssetId,
-        scene.status,
-        scene.currentVersion,
-        scene.creatingOperationId,
-        scene.createdAt,
-        scene.updatedAt,
-        scene.deletedAt,
-      ],
-    );
+    await rawInsert(tx, SceneEntity, scene);
   }
 
   private scenes(tx?: EntityManager) {
@@ -77,16 +61,17 @@ export class ScenesRepository {
   }
 
   async markDeleted(tx: EntityManager, id: string, at: Date): Promise<void> {
-    await tx.query(`UPDATE scenes SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL`, [id, at]);
+    await tx.getRepository(SceneEntity).update({ id, deletedAt: IsNull() }, { deletedAt: at, updatedAt: at });
   }
 
   /** Marks the scene as changed (a new edit was requested), inside the caller's transaction. */
   async touch(tx: EntityManager, id: string, at: Date): Promise<void> {
-    await tx.query(`UPDATE scenes SET updated_at = $2 WHERE id = $1`, [id, at]);
+    await tx.getRepository(SceneEntity).update({ id }, { updatedAt: at });
   }
 
   async markReady(tx: EntityManager, id: string, version: number, at: Date): Promise<void> {
-    await tx.query(
+    await rawQuery(
+      tx,
       `UPDATE scenes SET status = 'ready', current_version = GREATEST(COALESCE(current_version, 0), $2), updated_at = $3 WHERE id = $1`,
       [id, version, at],
     );
@@ -94,43 +79,22 @@ export class ScenesRepository {
 
   /** A failed creation: the scene stops being active and its externalRef is free again. */
   async markCreationFailed(tx: EntityManager, id: string, at: Date): Promise<void> {
-    await tx.query(`UPDATE scenes SET status = 'failed', updated_at = $2 WHERE id = $1 AND status = 'generating'`, [id, at]);
+    await tx.getRepository(SceneEntity).update({ id, status: 'generating' }, { status: 'failed', updatedAt: at });
   }
 
   /** False when this version exists already (a duplicate run of the same job). */
   async insertVersion(tx: EntityManager, v: SceneVersionEntity): Promise<boolean> {
-    const rows: unknown[] = await tx.query(
-      `INSERT INTO scene_versions (scene_id, version, operation_id, generator, spec, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING version`,
-      [v.sceneId, v.version, v.operationId, v.generator, JSON.stringify(v.spec), v.createdAt],
-    );
-    return rows.length === 1;
+    const { affected } = await rawInsert(tx, SceneVersionEntity, v, 'ON CONFLICT DO NOTHING');
+    return affected === 1;
   }
 
-  async insertArtifact(tx: EntityManager, a: SceneArtifactRecord): Promise<void> {
-    await tx.query(
-      `INSERT INTO scene_artifacts (scene_id, version, kind, blob_key, content_type, bytes, sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [a.sceneId, a.version, a.kind, a.blobKey, a.contentType, a.bytes, a.sha256],
-    );
+  async insertArtifact(tx: EntityManager, a: SceneArtifactEntity): Promise<void> {
+    await tx.getRepository(SceneArtifactEntity).insert(a);
   }
 
   /** A version's files, by kind; in the caller's transaction when given one. */
-  async artifactsOf(sceneId: string, version: number, tx?: EntityManager): Promise<SceneArtifactRecord[]> {
-    const rows: { kind: SceneArtifactRecord['kind']; blob_key: string; content_type: string; bytes: string; sha256: string }[] = await (
-      tx ?? this.db.manager
-    ).query(`SELECT kind, blob_key, content_type, bytes, sha256 FROM scene_artifacts WHERE scene_id = $1 AND version = $2 ORDER BY kind`, [
-      sceneId,
-      version,
-    ]);
-    return rows.map((r) => ({
-      sceneId,
-      version,
-      kind: r.kind,
-      blobKey: r.blob_key,
-      contentType: r.content_type,
-      bytes: Number(r.bytes),
-      sha256: r.sha256,
-    }));
+  artifactsOf(sceneId: string, version: number, tx?: EntityManager): Promise<SceneArtifactEntity[]> {
+    return (tx ?? this.db.manager).getRepository(SceneArtifactEntity).find({ where: { sceneId, version }, order: { kind: 'ASC' } });
   }
 
   findVersion(sceneId: string, version: number, tx?: EntityManager): Promise<SceneVersionEntity | null> {
@@ -142,13 +106,15 @@ export class ScenesRepository {
    * caller's (SKIP LOCKED: purging workers share the backlog, never a scene).
    */
   async lockNextToPurge(tx: EntityManager): Promise<PurgeCandidate | null> {
-    const rows: { id: string; organization_id: string; source_asset_id: string | null; deleted_at: Date }[] = await tx.query(
-      `SELECT id, organization_id, source_asset_id, deleted_at FROM scenes
+    const candidate = entityColumns(tx, SceneEntity, { only: ['id', 'organizationId', 'sourceAssetId', 'deletedAt'] });
+    const [scene] = await candidate.rows(
+      tx,
+      `SELECT ${candidate.sql} FROM scenes
         WHERE deleted_at IS NOT NULL AND purged_at IS NULL
         ORDER BY deleted_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      [],
     );
-    const r = rows[0];
-    return r ? { id: r.id, organizationId: r.organization_id, sourceAssetId: r.source_asset_id, deletedAt: r.deleted_at } : null;
+    return scene ? { ...scene, deletedAt: scene.deletedAt as Date } : null;
   }
 
   /**
@@ -157,19 +123,21 @@ export class ScenesRepository {
    * later batch, and deleting a missing blob is a no-op).
    */
   async deleteArtifactBatch(tx: EntityManager, sceneId: string, limit: number): Promise<string[]> {
-    // For DELETE and UPDATE, TypeORM's postgres driver answers [rows, affected].
-    const [rows]: [{ blob_key: string }[], number] = await tx.query(
+    const blobKey = entityColumns(tx, SceneArtifactEntity, { only: ['blobKey'] });
+    const deleted = await blobKey.rows(
+      tx,
       `DELETE FROM scene_artifacts WHERE (scene_id, version, kind) IN (
          SELECT scene_id, version, kind FROM scene_artifacts WHERE scene_id = $1 LIMIT $2)
-       RETURNING blob_key`,
+       RETURNING ${blobKey.sql}`,
       [sceneId, limit],
     );
-    return [...new Set(rows.map((r) => r.blob_key))];
+    return [...new Set(deleted.map((a) => a.blobKey))];
   }
 
   /** Removes up to `limit` of the scene's versions (their files first: deleteArtifactBatch); returns how many. */
   async deleteVersionBatch(tx: EntityManager, sceneId: string, limit: number): Promise<number> {
-    const [, affected]: [unknown[], number] = await tx.query(
+    const { affected } = await rawQuery(
+      tx,
       `DELETE FROM scene_versions WHERE (scene_id, version) IN (
          SELECT scene_id, version FROM scene_versions WHERE scene_id = $1 LIMIT $2)`,
       [sceneId, limit],
@@ -179,22 +147,19 @@ export class ScenesRepository {
 
   /** The scene stops naming its source image (its purge), so the image can be erased once no scene names it. */
   async releaseSourceImage(tx: EntityManager, sceneId: string): Promise<void> {
-    await tx.query(`UPDATE scenes SET source_asset_id = NULL WHERE id = $1`, [sceneId]);
+    await tx.getRepository(SceneEntity).update({ id: sceneId }, { sourceAssetId: null });
   }
 
   /** Whether any scene, deleted or not, still names the image (read under the image's lock). */
   async namesSourceImage(tx: EntityManager, assetId: string): Promise<boolean> {
-    const rows: unknown[] = await tx.query(`SELECT 1 FROM scenes WHERE source_asset_id = $1 LIMIT 1`, [assetId]);
-    return rows.length > 0;
+    return tx.getRepository(SceneEntity).exists({ where: { sourceAssetId: assetId } });
   }
 
   /** Erases the partner's words from a deleted scene: what stays is an identifier tombstone. */
   async markPurged(tx: EntityManager, sceneId: string, at: Date): Promise<void> {
-    await tx.query(
-      `UPDATE scenes SET prompt = NULL, external_ref = NULL, source_asset_id = NULL, purged_at = $2
-        WHERE id = $1 AND deleted_at IS NOT NULL`,
-      [sceneId, at],
-    );
+    await tx
+      .getRepository(SceneEntity)
+      .update({ id: sceneId, deletedAt: Not(IsNull()) }, { prompt: null, externalRef: null, sourceAssetId: null, purgedAt: at });
   }
 }
 

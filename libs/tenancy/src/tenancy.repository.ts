@@ -1,3 +1,4 @@
+import { rawQuery } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Between, DataSource, EntityManager, In } from 'typeorm';
@@ -37,7 +38,8 @@ export class TenancyRepository {
    */
   async countStart(tx: EntityManager, organizationId: string, day: string, isEdit: boolean): Promise<boolean> {
     const quota = `coalesce((SELECT generations_per_day FROM organization_limits WHERE organization_id = $1), ${UNLIMITED})`;
-    const rows: unknown[] = await tx.query(
+    const { rows } = await rawQuery(
+      tx,
       `INSERT INTO usage_days AS u (organization_id, day, generations_started, edits_started)
        SELECT $1, $2, 1, $3 WHERE ${quota} > 0
        ON CONFLICT (organization_id, day) DO UPDATE
@@ -68,7 +70,9 @@ export class TenancyRepository {
 
   /** The organizations that started the most generations on `day`, and everyone else's sum. */
   async busiest(day: string, top: number): Promise<{ organizationId: string | null; started: number; cost: number }[]> {
-    const rows: { organization_id: string | null; started: string; cost: string }[] = await this.db.query(
+    // Sums per rank: the names are the query's own, not an entity's columns.
+    const { rows } = await rawQuery<{ organization_id: string | null; started: string; cost: string }>(
+      this.db,
       `WITH ranked AS (
          SELECT organization_id, generations_started, provider_cost_units,
                 row_number() OVER (ORDER BY generations_started DESC, organization_id) AS rank
@@ -83,7 +87,8 @@ export class TenancyRepository {
 
   /** `column` is one of ours, never input. */
   private async add(tx: EntityManager, organizationId: string, day: string, column: string, amount: number): Promise<void> {
-    await tx.query(
+    await rawQuery(
+      tx,
       `INSERT INTO usage_days AS u (organization_id, day, ${column}) VALUES ($1, $2, $3)
        ON CONFLICT (organization_id, day) DO UPDATE SET ${column} = u.${column} + EXCLUDED.${column}`,
       [organizationId, day, amount],

@@ -6,7 +6,8 @@ import { Webhook } from 'standardwebhooks';
 import { SecretBox } from './webhook-secrets';
 import { WEBHOOK_LIMITS } from './webhook-limits';
 import { TargetRefused, WebhookTargets } from './webhook-target';
-import { AttemptRecord, ClaimedDelivery, DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
+import { WebhookAttempt } from './webhook-delivery.entity';
+import { ClaimedDelivery, DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
 
 class DeliveryTimeout extends Error {}
 
@@ -110,7 +111,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     // The one deadline of the attempt: resolving the name, connecting, sending, the status line.
     const deadline = AbortSignal.timeout(this.config.webhooks.timeoutMs);
     let statusCode: number | null = null;
-    let error: AttemptRecord['error'] = null;
+    let error: WebhookAttempt['error'] = null;
     try {
       const { url, addresses } = await this.targets.check(d.url, d.allowLoopback, deadline);
       statusCode = await this.post(url, addresses[0], this.headers(d, started), d.body, deadline);
@@ -118,7 +119,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     } catch (e) {
       error = attemptError(e, deadline);
     }
-    const attempt: AttemptRecord = {
+    const attempt: WebhookAttempt = {
       attemptedAt: started.toISOString(),
       statusCode,
       error,
@@ -198,7 +199,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 }
 
 /** Our word for a failed attempt; the deadline's passing is a timeout whatever step it stopped. */
-function attemptError(e: unknown, deadline: AbortSignal): AttemptRecord['error'] {
+function attemptError(e: unknown, deadline: AbortSignal): WebhookAttempt['error'] {
   if (e instanceof TargetRefused) return 'target_not_allowed';
   if (deadline.aborted || e instanceof DeliveryTimeout) return 'timeout';
   if (e instanceof HostResolutionError && e.reason === 'timeout') return 'timeout';

@@ -13,7 +13,7 @@ import { WEBHOOK_LIMITS, WebhookReplayBudget } from './webhook-limits';
 import { newSigningSecret, SecretBox } from './webhook-secrets';
 import { TargetRefused, WebhookTargets } from './webhook-target';
 import { WebhookErrors } from './webhooks.errors';
-import { DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
+import { WebhookDeliveryWithType, WebhookEndpoint, WebhooksRepository } from './webhooks.repository';
 import { WebhookIdPrefix } from './webhooks.ids';
 
 /** Who asks: the organization, and whether it is a test organization (localhost targets). */
@@ -48,7 +48,7 @@ export class WebhookEndpointsService {
     const url = await this.checkedUrl(dto.url, owner.isTest);
     const now = this.clock.now();
     const secret = newSigningSecret(this.random);
-    const row: WebhookEndpointRow = {
+    const endpoint: WebhookEndpoint = {
       id: this.ids.generate(WebhookIdPrefix.Endpoint),
       organizationId: owner.organizationId,
       url,
@@ -68,9 +68,9 @@ export class WebhookEndpointsService {
       if ((await this.webhooks.countEndpoints(tx, owner.organizationId)) >= WEBHOOK_LIMITS.endpointsPerOrganization) {
         throw WebhookErrors.tooManyEndpoints();
       }
-      await this.webhooks.insertEndpoint(tx, row);
+      await this.webhooks.insertEndpoint(tx, endpoint);
     });
-    return { ...toEndpointResponse(row), secret };
+    return { ...toEndpointResponse(endpoint), secret };
   }
 
   /** By id, pages of `limit`; `after` is the previous page's `nextCursor`. */
@@ -109,10 +109,10 @@ export class WebhookEndpointsService {
   ): Promise<WebhookEndpointWithSecretResponse> {
     const now = this.clock.now();
     const secret = newSigningSecret(this.random);
-    const row = await this.found(
+    const endpoint = await this.found(
       this.webhooks.rotateSecret(organizationId, id, this.secrets.seal(secret), new Date(now.getTime() + overlapSeconds * 1000), now),
     );
-    return { ...toEndpointResponse(row), secret };
+    return { ...toEndpointResponse(endpoint), secret };
   }
 
   /** Idempotent and silent, like every DELETE of the contract. */
@@ -169,7 +169,7 @@ export class WebhookEndpointsService {
   }
 }
 
-function toEndpointResponse(e: WebhookEndpointRow): WebhookEndpointResponse {
+function toEndpointResponse(e: WebhookEndpoint): WebhookEndpointResponse {
   return {
     webhookEndpointId: e.id,
     url: e.url,
@@ -181,14 +181,15 @@ function toEndpointResponse(e: WebhookEndpointRow): WebhookEndpointResponse {
   };
 }
 
-function toDeliveryResponse(d: DeliveryRow): WebhookDeliveryResponse {
+function toDeliveryResponse(d: WebhookDeliveryWithType): WebhookDeliveryResponse {
   return {
     messageId: d.messageId,
     type: d.type,
     status: d.status,
-    attemptCount: d.attemptCount,
-    attempts: d.attempts,
-    nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
+    attemptCount: d.attempts,
+    attempts: d.attemptsLog,
+    // Past its end a delivery's next_attempt_at is a stale lease, not a plan.
+    nextAttemptAt: d.status === 'pending' ? (d.nextAttemptAt?.toISOString() ?? null) : null,
     createdAt: d.createdAt.toISOString(),
     completedAt: d.completedAt?.toISOString() ?? null,
   };

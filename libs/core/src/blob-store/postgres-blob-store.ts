@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Readable } from 'node:stream';
+import { entityColumns, rawInsert, rawQuery } from '../database/raw-sql';
+import { BlobEntity } from './blob.entity';
 import { BlobStore, BlobStream } from './blob-store';
 
 /**
@@ -17,20 +19,19 @@ export class PostgresBlobStore extends BlobStore {
 
   async put(key: string, bytes: Buffer, contentType: string, tx?: EntityManager): Promise<void> {
     // Buffers travel as binary parameters: no hex copy of the bytes is built.
-    await (tx ?? this.db.manager).query(
-      `INSERT INTO blobs (key, content, content_type, size_bytes, created_at) VALUES ($1, $2, $3, $4, now())
-       ON CONFLICT (key) DO UPDATE SET content = EXCLUDED.content, content_type = EXCLUDED.content_type,
-         size_bytes = EXCLUDED.size_bytes`,
-      [key, bytes, contentType, bytes.length],
+    // created_at left out: its default, now(), as the database sees it.
+    await rawInsert(
+      tx ?? this.db,
+      BlobEntity,
+      { key, content: bytes, contentType, sizeBytes: bytes.length },
+      `ON CONFLICT (key) DO UPDATE SET content = EXCLUDED.content, content_type = EXCLUDED.content_type, size_bytes = EXCLUDED.size_bytes`,
     );
   }
 
   async get(key: string): Promise<{ bytes: Buffer; contentType: string } | null> {
-    const rows: { content: Buffer; content_type: string }[] = await this.db.query(
-      `SELECT content, content_type FROM blobs WHERE key = $1`,
-      [key],
-    );
-    return rows.length ? { bytes: rows[0].content, contentType: rows[0].content_type } : null;
+    const stored = entityColumns(this.db, BlobEntity, { only: ['content', 'contentType'] });
+    const [blob] = await stored.rows(this.db, `SELECT ${stored.sql} FROM blobs WHERE key = $1`, [key]);
+    return blob ? { bytes: blob.content, contentType: blob.contentType } : null;
   }
 
   /** PostgreSQL hands a bytea over whole: the stream is made from the row's bytes. */
@@ -41,7 +42,7 @@ export class PostgresBlobStore extends BlobStore {
 
   async delete(keys: string[], tx?: EntityManager): Promise<number> {
     if (keys.length === 0) return 0;
-    const res: [unknown[], number] = await (tx ?? this.db.manager).query(`DELETE FROM blobs WHERE key = ANY($1)`, [keys]);
-    return res[1];
+    const { affected } = await rawQuery(tx ?? this.db, `DELETE FROM blobs WHERE key = ANY($1)`, [keys]);
+    return affected;
   }
 }

@@ -1,0 +1,140 @@
+import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+
+/**
+ * Raw SQL on an entity's table without a hand-written column list: for the statements the query
+ * builder cannot say or says too slowly (the polling read, SKIP LOCKED claims, UPDATE …
+ * RETURNING, CTEs). Column lists are rendered from the entity's metadata, result rows become
+ * entity instances through the same column metadata (names, types, transformers) TypeORM's own
+ * hydration uses, and values are bound through its persistence conversion. docs/architecture.md,
+ * "Data access".
+ */
+
+type Db = DataSource | EntityManager;
+type EntityClass<T> = new () => T;
+/** A result row as node-postgres returns it: column (or `AS`) name to value. */
+export type ResultRow = Record<string, unknown>;
+
+export interface ColumnsOptions<K> {
+  /** The table's alias in the statement (`o` renders `o.scene_id`); none by default. */
+  alias?: string;
+  /** These properties only, in this order; every column by default. */
+  only?: readonly K[];
+}
+
+/** Some of an entity's columns, rendered for SQL and read back from its result rows. */
+export interface EntityColumns<T> {
+  /** `o.id, o.scene_id, …`: for a SELECT or RETURNING list. */
+  readonly sql: string;
+  /** The column names alone, in the same order (an INSERT's list). */
+  readonly names: readonly string[];
+  /** An entity instance holding the selected properties of one result row. */
+  toEntity(row: ResultRow): T;
+  toEntities(rows: readonly ResultRow[]): T[];
+  /**
+   * Runs a raw statement that returns these columns (a SELECT, or an INSERT, UPDATE, DELETE …
+   * RETURNING `sql`) and maps its rows, in the caller's transaction when `db` is its manager.
+   */
+  rows(db: Db, sql: string, params: readonly unknown[]): Promise<T[]>;
+}
+
+function dataSourceOf(db: Db): DataSource {
+  return db instanceof EntityManager ? db.connection : db;
+}
+
+/** Per entity, the compiled column sets already asked for (a few per repository). */
+const compiled = new WeakMap<EntityMetadata, Map<string, EntityColumns<unknown>>>();
+
+function compile<T>(ds: DataSource, metadata: EntityMetadata, options: ColumnsOptions<string>): EntityColumns<T> {
+  const byProperty = new Map(metadata.columns.map((c) => [c.propertyName, c]));
+  const columns: ColumnMetadata[] = options.only
+    ? options.only.map((p) => {
+        const column = byProperty.get(p);
+        if (!column) throw new Error(`${metadata.name} has no column property ${p}`);
+        return column;
+      })
+    : metadata.columns;
+  const alias = options.alias ? `${options.alias}.` : '';
+  const fields = columns.map((c) => ({ property: c.propertyName, key: c.databaseName, column: c }));
+  const driver = ds.driver;
+  const proto = (metadata.target as EntityClass<T>).prototype as object;
+  const toEntity = (row: ResultRow): T => {
+    const entity = Object.create(proto) as Record<string, unknown>;
+    for (const f of fields) entity[f.property] = driver.prepareHydratedValue(row[f.key], f.column);
+    return entity as T;
+  };
+  return {
+    sql: columns.map((c) => `${alias}${c.databaseName}`).join(', '),
+    names: columns.map((c) => c.databaseName),
+    toEntity,
+    toEntities: (rows) => rows.map(toEntity),
+    rows: async (db, sql, params) => (await rawQuery(db, sql, params)).rows.map(toEntity),
+  };
+}
+
+/**
+ * The entity's columns (all, or `only` these properties) for raw SQL, compiled once per entity
+ * and options.
+ */
+export function entityColumns<T, K extends keyof T & string = keyof T & string>(
+  db: Db,
+  entity: EntityClass<T>,
+  options: ColumnsOptions<K> = {},
+): EntityColumns<Pick<T, K>> {
+  const ds = dataSourceOf(db);
+  const metadata = ds.getMetadata(entity);
+  let forEntity = compiled.get(metadata);
+  if (!forEntity) compiled.set(metadata, (forEntity = new Map<string, EntityColumns<unknown>>()));
+  const key = `${options.alias ?? ''}|${options.only?.join(',') ?? '*'}`;
+  let columns = forEntity.get(key);
+  if (!columns) forEntity.set(key, (columns = compile(ds, metadata, options)));
+  return columns as EntityColumns<Pick<T, K>>;
+}
+
+/**
+ * A raw statement whose result is not an entity (a count, a lock, ids): its rows and how many
+ * rows it returned or touched (node-postgres' rowCount). In the caller's transaction when `db` is
+ * its manager; otherwise on a pooled connection, like `DataSource.query`.
+ */
+export async function rawQuery<R extends ResultRow = ResultRow>(
+  db: Db,
+  sql: string,
+  params: readonly unknown[] = [],
+): Promise<{ rows: R[]; affected: number }> {
+  const ds = dataSourceOf(db);
+  const own = db instanceof EntityManager ? db.queryRunner : undefined;
+  const runner = own ?? ds.createQueryRunner();
+  try {
+    const result = await runner.query(sql, params as unknown[], true);
+    const rows = (result.records ?? []) as R[];
+    return { rows, affected: result.affected ?? rows.length };
+  } finally {
+    if (!own) await runner.release();
+  }
+}
+
+/**
+ * Inserts `value` into its entity's table with one plain statement (the creation path's inserts:
+ * TypeORM's insert builder cost more CPU than the statement). Only the properties `value` sets
+ * (not undefined) are written, so the others take their column defaults; `tail` follows the
+ * VALUES list (`ON CONFLICT DO NOTHING RETURNING version`). Returns the rows it returned.
+ */
+export async function rawInsert<T>(
+  db: Db,
+  entity: EntityClass<T>,
+  value: Partial<T>,
+  tail = '',
+): Promise<{ rows: ResultRow[]; affected: number }> {
+  const ds = dataSourceOf(db);
+  const metadata = ds.getMetadata(entity);
+  const names: string[] = [];
+  const params: unknown[] = [];
+  for (const c of metadata.columns) {
+    const v = (value as Record<string, unknown>)[c.propertyName];
+    if (v === undefined) continue;
+    names.push(c.databaseName);
+    params.push(ds.driver.preparePersistentValue(v, c));
+  }
+  const sql = `INSERT INTO ${metadata.tableName} (${names.join(', ')}) VALUES (${params.map((_, i) => `$${i + 1}`).join(', ')})${tail ? ` ${tail}` : ''}`;
+  return rawQuery(db, sql, params);
+}
