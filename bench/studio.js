@@ -52,6 +52,10 @@ const VIEWPORT = { width: 1280, height: 720 };
 const PROMPT = 'A calm lake among pines at sunset, a wooden cabin on the shore';
 const LOAD_TIMEOUT_MS = 60_000;
 const WEB_DIR = join(h.ROOT, 'dist/apps/studio-web');
+// The page the loads run against: the same page with the hooks (`window.__studio`) the figures
+// come from, which only the test build has (`npm run build:studio` makes both). The bundle sizes
+// are the production build's.
+const TEST_WEB_DIR = join(h.ROOT, 'dist/apps/studio-web-test');
 
 const options = h.parseArgs(process.argv.slice(2), {
   loads: 10,
@@ -177,8 +181,9 @@ async function renderBench() {
 
 function ensureStudioBuilt() {
   h.ensureBuilt();
-  if (existsSync(join(WEB_DIR, 'index.html')) && existsSync(join(WEB_DIR, 'assets'))) return;
-  log('dist/apps/studio-web is missing: npm run build:studio');
+  const built = (dir) => existsSync(join(dir, 'index.html')) && existsSync(join(dir, 'assets'));
+  if (built(WEB_DIR) && built(TEST_WEB_DIR)) return;
+  log('dist/apps/studio-web or its test build is missing: npm run build:studio');
   const r = spawnSync('npm', ['run', '--silent', 'build:studio'], { cwd: h.ROOT, stdio: ['ignore', 2, 2] });
   if (r.status !== 0) throw new Error(`npm run build:studio failed (exit ${r.status})`);
 }
@@ -348,7 +353,12 @@ async function startStack(harnessOrigin) {
   });
   const splatEnv = SPLATS ? { PROCEDURAL_SPLATS: 'true', PROCEDURAL_SPLAT_COUNT: String(SPLATS) } : {};
   const [api, studio, worker] = await Promise.all(
-    ['api', 'studio', 'worker'].map((app) => h.startApp(stack, app, { env: app === 'worker' ? splatEnv : {} })),
+    ['api', 'studio', 'worker'].map((app) =>
+      h.startApp(stack, app, {
+        env: app === 'worker' ? splatEnv : {},
+        ...(app === 'studio' ? { script: join(__dirname, 'lib/studio-test-page.js'), args: [join(h.ROOT, 'dist'), TEST_WEB_DIR] } : {}),
+      }),
+    ),
   );
   const { ports } = stack;
   log(`api :${ports.api} (pid ${api.pid}), studio :${ports.studio} (pid ${studio.pid}), worker :${ports.worker} (pid ${worker.pid})`);

@@ -332,7 +332,12 @@ async function prepareStack({ apps = ['api'], logLevel = 'warn', orgName = 'Benc
  * same PUBLIC_API_URL, so both answer alike). `label` names it in errors and cleanup; `env` adds
  * to (or overrides) the stack's environment for this process only.
  */
-async function startApp(stack, app, { dist = 'dist', stdoutFile, port = stack.ports[app], label = app, env: extra = {} } = {}) {
+/** Starts one of dist's processes (or `script` with `args` in its place) and waits until it is ready. */
+async function startApp(
+  stack,
+  app,
+  { dist = 'dist', stdoutFile, port = stack.ports[app], label = app, env: extra = {}, script, args = [] } = {},
+) {
   // A second process gets any free ops port (0), not the first one's.
   const env = {
     ...(port === stack.ports[app]
@@ -340,7 +345,7 @@ async function startApp(stack, app, { dist = 'dist', stdoutFile, port = stack.po
       : { ...stack.env, [PORT_VARIABLES[app]]: String(port), ...(OPS_PORT_VARIABLES[app] ? { [OPS_PORT_VARIABLES[app]]: '0' } : {}) }),
     ...extra,
   };
-  const proc = startNode(label, resolve(ROOT, dist, `apps/${app}/src/main.js`), [], env, { stdoutFile });
+  const proc = startNode(label, script ?? resolve(ROOT, dist, `apps/${app}/src/main.js`), args, env, { stdoutFile });
   await waitFor200(proc, port, '/readyz');
   return proc;
 }

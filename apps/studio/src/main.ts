@@ -1,34 +1,5 @@
 import 'reflect-metadata';
-import {
-  createHttpAdapter,
-  exitOnConfigError,
-  exitOnBootFailure,
-  exitUnlessDependenciesAnswer,
-  loadConfig,
-  serveOps,
-  stopOnSignalsAndFatalErrors,
-} from '@app/core';
-import type { AddressInfo } from 'node:net';
-import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
-import { configureStudioApp } from './studio.app';
-import { StudioModule } from './studio.module';
+import { exitOnBootFailure } from '@app/core';
+import { startStudio } from './studio.server';
 
-async function main(): Promise<void> {
-  const config = exitOnConfigError(() => loadConfig());
-  await exitUnlessDependenciesAnswer(config, 'studio');
-  const app = await NestFactory.create<NestExpressApplication>(StudioModule.forRoot({ config }), createHttpAdapter(), {
-    bufferLogs: true,
-    bodyParser: false,
-  });
-  app.useLogger(app.get(Logger));
-  const stops = stopOnSignalsAndFatalErrors(app);
-  await configureStudioApp(app);
-  await app.listen(config.ports.studio, config.host);
-  app.get(Logger).log(`studio listening on ${config.host}:${config.ports.studio} (embed origin ${config.publicEmbedOrigin})`);
-  const ops = await serveOps(app, stops, config.ports.studioOps, config.host);
-  app.get(Logger).log(`studio health and metrics on ${config.host}:${(ops.address() as AddressInfo).port}`);
-}
-
-main().catch((e: unknown) => exitOnBootFailure('studio', e));
+startStudio().catch((e: unknown) => exitOnBootFailure('studio', e));
