@@ -1,27 +1,6 @@
-import type { CameraPathDocument, CameraPathKind } from '@scene-studio/camera-path';
+import type { CameraPathDocument, CameraPathKind, CameraPathSummary, SavedCameraPath } from '@scene-studio/camera-path';
 
-export type { CameraPathKind };
-
-/** A saved camera path as the list shows it (docs/camera-paths.md, "Saved camera paths"). */
-export interface CameraPathSummary {
-  cameraPathId: string;
-  kind: CameraPathKind;
-  name: string;
-  durationMs: number;
-  keyframeCount: number;
-  sampleCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface SavedCameraPath {
-  cameraPathId: string;
-  kind: CameraPathKind;
-  name: string;
-  document: CameraPathDocument;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { CameraPathKind, CameraPathSummary, SavedCameraPath };
 
 /**
  * Where the studio keeps camera paths per scene. The timeline and saved views code against this;
