@@ -3,7 +3,7 @@ import { authorThreeKeyframes, chooseRender } from '../support/camera-moves';
 import { readGltfCameraWithBlender, readUsdCameraWithTinyUsdz } from '../support/camera-readers';
 import { setUpEmbedStack } from '../support/embed-stack';
 import { PartnerApp } from '../support/partner-app';
-import { postedBlob, studioEvents, waitForEvent, waitForVersion, type ReceivedStudioEvent } from '../support/studio-frame';
+import { openPerformStudioOnPartnerPage, postedBlob, studioEvents, type ReceivedStudioEvent, waitForEvent } from '../support/studio-frame';
 
 /** Software WebGL draws 5–7 frames a second at 720p. */
 const RENDER_TIMEOUT = 120_000;
@@ -58,19 +58,7 @@ describe('camera exports read by Blender (glTF) and TinyUSDZ (USD)', () => {
   });
   afterAll(() => partner?.stop());
 
-  async function openStudio(page: Page): Promise<Frame> {
-    await page.goto(partner.origin);
-    await page.getByLabel('Prompt').fill('A quiet lake among pines at sunset, a wooden cabin on the shore');
-    await page.getByRole('button', { name: 'Generate' }).click();
-    await page.getByRole('status').filter({ hasText: 'is ready' }).waitFor({ timeout: 30_000 });
-    await page.getByLabel('Mode').selectOption('perform');
-    await page.getByRole('button', { name: 'Open studio' }).click();
-    await waitForEvent(page, 'ready', 30_000, 'partnerEvents');
-    const studio = await (await page.locator('iframe[title="Scene camera studio"]').elementHandle())!.contentFrame();
-    if (!studio) throw new Error('the partner page has no studio frame');
-    await waitForVersion(studio, 1, 30_000);
-    return studio;
-  }
+  const openStudio = async (page: Page): Promise<Frame> => (await openPerformStudioOnPartnerPage(page, partner.origin)).frame;
 
   /** Exports the chosen source's camera in `format` and waits until the parent page received that file. */
   async function exportCamera(page: Page, frame: Frame, format: string): Promise<{ event: ReceivedStudioEvent; file: Buffer }> {

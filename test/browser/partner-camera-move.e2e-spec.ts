@@ -1,8 +1,8 @@
-import { Frame, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 import { authorThreeKeyframes, chooseRender } from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
 import { PartnerApp } from '../support/partner-app';
-import { postedBlob, startShortTake, studioEvents, waitForEvent, waitForVersion } from '../support/studio-frame';
+import { openPerformStudioOnPartnerPage, postedBlob, startShortTake, studioEvents, waitForEvent } from '../support/studio-frame';
 import { probeVideo } from '../support/video-probe';
 
 /** Software WebGL (SwiftShader) draws a 1080p frame in about a fifth of a second here. */
@@ -23,20 +23,7 @@ describe('the partner page: an authored move rendered to MP4, and a take that ou
   });
   afterAll(() => partner?.stop());
 
-  /** Generates a scene on the partner page and opens a perform studio on it. */
-  async function openStudio(page: Page): Promise<{ frame: Frame; embedSessionId: string }> {
-    await page.goto(partner.origin);
-    await page.getByLabel('Prompt').fill('A quiet lake among pines at sunset, a wooden cabin on the shore');
-    await page.getByRole('button', { name: 'Generate' }).click();
-    await page.getByRole('status').filter({ hasText: 'is ready' }).waitFor({ timeout: 30_000 });
-    await page.getByLabel('Mode').selectOption('perform');
-    await page.getByRole('button', { name: 'Open studio' }).click();
-    const ready = await waitForEvent(page, 'ready', 30_000, 'partnerEvents');
-    const studio = await (await page.locator('iframe[title="Scene camera studio"]').elementHandle())!.contentFrame();
-    if (!studio) throw new Error('the partner page has no studio frame');
-    await waitForVersion(studio, 1, 30_000);
-    return { frame: studio, embedSessionId: ready.payload.embedSessionId as string };
-  }
+  const openStudio = (page: Page) => openPerformStudioOnPartnerPage(page, partner.origin);
 
   // A 1080p30 render in SwiftShader takes most of a minute on two busy cores.
   it('authors a three-keyframe move, renders it to MP4 at 1080p30, and the parent page receives and offers it', async () => {

@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { timeline } from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
 import { PartnerApp } from '../support/partner-app';
-import { imageStats, postedBlob, waitForEvent, waitForVersion } from '../support/studio-frame';
+import { imageStats, openPerformStudioOnPartnerPage, postedBlob, waitForEvent } from '../support/studio-frame';
 
 /** Software WebGL (SwiftShader) draws and encodes a 1080p still in a few seconds on two busy cores. */
 const STILL_TIMEOUT = 60_000;
@@ -35,19 +35,7 @@ describe('undo and redo, and stills, by keyboard in the partner page', () => {
   });
   afterAll(() => partner?.stop());
 
-  async function openStudio(page: Page): Promise<Frame> {
-    await page.goto(partner.origin);
-    await page.getByLabel('Prompt').fill('A quiet lake among pines at sunset, a wooden cabin on the shore');
-    await page.getByRole('button', { name: 'Generate' }).click();
-    await page.getByRole('status').filter({ hasText: 'is ready' }).waitFor({ timeout: 30_000 });
-    await page.getByLabel('Mode').selectOption('perform');
-    await page.getByRole('button', { name: 'Open studio' }).click();
-    await waitForEvent(page, 'ready', 30_000, 'partnerEvents');
-    const studio = await (await page.locator('iframe[title="Scene camera studio"]').elementHandle())!.contentFrame();
-    if (!studio) throw new Error('the partner page has no studio frame');
-    await waitForVersion(studio, 1, 30_000);
-    return studio;
-  }
+  const openStudio = async (page: Page): Promise<Frame> => (await openPerformStudioOnPartnerPage(page, partner.origin)).frame;
 
   it('undoes and redoes keyframes and a lens change, asks before unsaved keyframes are replaced, and hands over a PNG still', async () => {
     const context = await stack.browser.newContext({ viewport: { width: 1400, height: 1000 } });

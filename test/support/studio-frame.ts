@@ -223,3 +223,22 @@ export async function postedBlob(page: Page, type: string, field = 'video', list
   );
   return Buffer.from(base64, 'base64');
 }
+
+/**
+ * On the reference partner page (examples/partner-app, already open in `page` at `partnerOrigin`):
+ * generates a scene from a prompt, as a person would, and opens a perform studio on it. Returns
+ * the studio's frame, showing version 1, and the session's id from the `ready` event.
+ */
+export async function openPerformStudioOnPartnerPage(page: Page, partnerOrigin: string): Promise<{ frame: Frame; embedSessionId: string }> {
+  await page.goto(partnerOrigin);
+  await page.getByLabel('Prompt').fill('A quiet lake among pines at sunset, a wooden cabin on the shore');
+  await page.getByRole('button', { name: 'Generate' }).click();
+  await page.getByRole('status').filter({ hasText: 'is ready' }).waitFor({ timeout: 30_000 });
+  await page.getByLabel('Mode').selectOption('perform');
+  await page.getByRole('button', { name: 'Open studio' }).click();
+  const ready = await waitForEvent(page, 'ready', 30_000, 'partnerEvents');
+  const frame = await (await page.locator('iframe[title="Scene camera studio"]').elementHandle())!.contentFrame();
+  if (!frame) throw new Error('the partner page has no studio frame');
+  await waitForVersion(frame, 1, 30_000);
+  return { frame, embedSessionId: ready.payload.embedSessionId as string };
+}
