@@ -77,7 +77,7 @@ describe('retention of ended data on a real database', () => {
   });
 
   it('the defaults are the contract’s 30 days', () => {
-    expect(suite.app.get(AppConfig).retention).toEqual({ embedSessionsMs: 30 * DAY, operationsMs: 30 * DAY, webhooksMs: 30 * DAY });
+    expect(suite.app.get(AppConfig).retention).toEqual({ embedSessionsMs: 30 * DAY, operationsMs: 30 * DAY });
   });
 
   it('erases the finished operations of a deleted scene 30 days after they ended; a live scene keeps its operations', async () => {

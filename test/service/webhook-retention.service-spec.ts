@@ -1,5 +1,5 @@
 import { AppConfig, ManualClock } from '@app/core';
-import { WEBHOOK_LIMITS, WebhookRetention, WebhooksModule } from '@app/webhooks';
+import { WEBHOOK_LIMITS, WEBHOOKS_CONFIG, WebhookRetention, WebhooksModule } from '@app/webhooks';
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
@@ -67,7 +67,7 @@ describe('webhook retention (webhooks.purge-old) on a real database', () => {
     ).map((r) => `${r.message_id}→${r.endpoint_id}`);
 
   it('erases a delivery and its attempt log 30 days after it ended, a message once no delivery names it, endpoints 30 days after deletion', async () => {
-    expect(suite.app.get(AppConfig).retention.webhooksMs).toBe(30 * DAY);
+    expect(suite.app.get(AppConfig).slice(WEBHOOKS_CONFIG).retentionMs).toBe(30 * DAY);
     await endpoint('whe_live', null);
     await endpoint('whe_gone_long_ago', ago(31));
     await endpoint('whe_gone_lately', ago(29));

@@ -12,3 +12,4 @@ export * from './webhooks.module';
 export * from './migrations';
 export * from './webhooks.ids';
 export * from './webhooks.jobs';
+export * from './webhooks.config';

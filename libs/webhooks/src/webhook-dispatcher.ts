@@ -4,6 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { SecretBox } from './webhook-secrets';
+import { WEBHOOKS_CONFIG } from './webhooks.config';
 import { WEBHOOK_LIMITS } from './webhook-limits';
 import { TargetRefused, WebhookTargets } from './webhook-target';
 import { WebhookAttempt } from './webhook-delivery.entity';
@@ -65,7 +66,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async run(): Promise<void> {
-    const { concurrency, pollIntervalMs, timeoutMs } = this.config.webhooks;
+    const { concurrency, pollIntervalMs, timeoutMs } = this.config.slice(WEBHOOKS_CONFIG);
     while (!this.stopping) {
       const free = concurrency - this.inFlight.size;
       let claimed = 0;
@@ -109,7 +110,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const started = this.clock.now();
     const t0 = performance.now();
     // The one deadline of the attempt: resolving the name, connecting, sending, the status line.
-    const deadline = AbortSignal.timeout(this.config.webhooks.timeoutMs);
+    const deadline = AbortSignal.timeout(this.config.slice(WEBHOOKS_CONFIG).timeoutMs);
     let statusCode: number | null = null;
     let error: WebhookAttempt['error'] = null;
     try {
@@ -134,17 +135,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       return;
     }
     await this.webhooks.recordAttempt(d.endpointId, d.messageId, attempt, this.next(d.attempts + 1, now), now, keep);
-    const disableBefore = new Date(now.getTime() - this.config.webhooks.disableAfterMs);
+    const disableBefore = new Date(now.getTime() - this.config.slice(WEBHOOKS_CONFIG).disableAfterMs);
     if (await this.webhooks.markEndpointFailing(d.endpointId, now, disableBefore)) {
       this.logger.warn(
-        `webhook endpoint ${d.endpointId} disabled: no delivery succeeded for ${this.config.webhooks.disableAfterMs / 1000} s`,
+        `webhook endpoint ${d.endpointId} disabled: no delivery succeeded for ${this.config.slice(WEBHOOKS_CONFIG).disableAfterMs / 1000} s`,
       );
     }
   }
 
   /** After `attempts` failed attempts: the next one per the schedule (±10 % so retries spread), or the end. */
   private next(attempts: number, now: Date): DeliveryOutcome {
-    const schedule = this.config.webhooks.retryScheduleMs;
+    const schedule = this.config.slice(WEBHOOKS_CONFIG).retryScheduleMs;
     if (attempts > schedule.length) return { status: 'failed' };
     const wait = schedule[attempts - 1] * (0.9 + Math.random() * 0.2);
     return { status: 'pending', nextAttemptAt: new Date(now.getTime() + wait) };

@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { WEBHOOK_LIMITS } from './webhook-limits';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhookJob } from './webhooks.jobs';
+import { WEBHOOKS_CONFIG } from './webhooks.config';
 
 /** Endpoints looked at per statement when pruning deliveries past the per-endpoint bound. */
 const ENDPOINT_BATCH = 100;
@@ -39,7 +40,7 @@ export class WebhookRetention {
   // claims, and a bounded run; the next one, an hour later, goes on.
   @OnJob(WebhookJob.PurgeOld)
   async purgeOld(): Promise<PurgeResult> {
-    const before = new Date(this.clock.now().getTime() - this.config.retention.webhooksMs);
+    const before = new Date(this.clock.now().getTime() - this.config.slice(WEBHOOKS_CONFIG).retentionMs);
     const deliveries =
       (await inBatches((limit) => this.webhooks.deleteDeliveriesEndedBefore(before, limit))) +
       (await inBatches((limit) => this.webhooks.deleteDeliveriesDueBefore(before, limit)));

@@ -1,6 +1,7 @@
 import { AppConfig, RandomSource } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { WEBHOOKS_CONFIG } from './webhooks.config';
 
 const SECRET_PREFIX = 'whsec_';
 /** The Standard Webhooks format: `whsec_` and base64 of at least 24 random bytes; we use 32. */
@@ -22,8 +23,9 @@ export class SecretBox {
     config: AppConfig,
     private readonly random: RandomSource,
   ) {
-    this.key = config.webhooks.secretsKey;
-    if (config.webhooks.secretsKeyIsDevelopment && config.env !== 'test') {
+    const { secretsKey, secretsKeyIsDevelopment } = config.slice(WEBHOOKS_CONFIG);
+    this.key = secretsKey;
+    if (secretsKeyIsDevelopment && config.env !== 'test') {
       new Logger(SecretBox.name).warn('WEBHOOK_SECRETS_KEY is not set: webhook secrets are sealed with the development key');
     }
   }

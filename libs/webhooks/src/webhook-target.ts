@@ -1,5 +1,6 @@
 import { AppConfig, HostResolutionError, HostResolver, isLoopbackAddress, isPublicAddress } from '@app/core';
 import { Injectable } from '@nestjs/common';
+import { WEBHOOKS_CONFIG } from './webhooks.config';
 
 /** Why a target URL or address is refused; shown to the partner as a field error's message. */
 export class TargetRefused extends Error {}
@@ -70,7 +71,7 @@ export class WebhookTargets {
   async check(raw: string, isTest: boolean, signal?: AbortSignal): Promise<CheckedTarget> {
     const url = parseTargetUrl(raw, isTest);
     const local = isTest && isLocalhostTarget(url);
-    if (local && !this.config.webhooks.allowLoopback)
+    if (local && !this.config.slice(WEBHOOKS_CONFIG).allowLoopback)
       throw new TargetRefused('http://localhost targets are not enabled on this installation');
     if (local && this.ownPorts.has(Number(url.port))) throw new TargetRefused('url must not point at a port of this service');
     let addresses: string[];

@@ -94,37 +94,6 @@ describe(loadConfig.name, () => {
     );
   });
 
-  it('reads the webhook settings, and refuses production without WEBHOOK_SECRETS_KEY', () => {
-    const key = Buffer.alloc(32, 7).toString('base64');
-    const config = sut({ WEBHOOK_SECRETS_KEY: key, WEBHOOK_RETRY_SCHEDULE_MS: '100,2000', WEBHOOK_TIMEOUT_MS: '2500' });
-    expect(config.webhooks).toMatchObject({ secretsKeyIsDevelopment: false, retryScheduleMs: [100, 2000], timeoutMs: 2500 });
-    expect(config.webhooks.secretsKey.equals(Buffer.alloc(32, 7))).toBe(true);
-    expect(sut({}).webhooks).toMatchObject({
-      secretsKeyIsDevelopment: true,
-      retryScheduleMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000],
-    });
-    expect(sut({}).webhooks.secretsKey).toHaveLength(32);
-    expect(() => sut({ NODE_ENV: 'production' })).toThrow(/WEBHOOK_SECRETS_KEY must be set when NODE_ENV is "production"/);
-    expect(sut({ NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: key }).env).toBe('production');
-    expect(() => sut({ WEBHOOK_SECRETS_KEY: 'c2hvcnQ=' })).toThrow(/WEBHOOK_SECRETS_KEY must be base64 of exactly 32 bytes/);
-    expect(() => sut({ WEBHOOK_RETRY_SCHEDULE_MS: '5s,10s' })).toThrow(/WEBHOOK_RETRY_SCHEDULE_MS/);
-    // The key itself never appears in an error.
-    try {
-      sut({ WEBHOOK_SECRETS_KEY: 'not-a-key-but-a-secret-value' });
-    } catch (e) {
-      expect((e as Error).message).not.toContain('not-a-key-but-a-secret-value');
-    }
-  });
-
-  it('allows loopback webhook targets outside production, and in production only with WEBHOOK_ALLOW_LOOPBACK=true', () => {
-    const production = { NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') };
-    expect(sut({}).webhooks.allowLoopback).toBe(true);
-    expect(sut({ NODE_ENV: 'test' }).webhooks.allowLoopback).toBe(true);
-    expect(sut(production).webhooks.allowLoopback).toBe(false);
-    expect(sut({ ...production, WEBHOOK_ALLOW_LOOPBACK: 'true' }).webhooks.allowLoopback).toBe(true);
-    expect(() => sut({ WEBHOOK_ALLOW_LOOPBACK: 'yes' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK/);
-  });
-
   it('reads the outbound DNS settings: the system’s servers by default, else IP addresses with optional ports', () => {
     expect(sut({}).outboundDns).toEqual({ servers: null, timeoutMs: 5000 });
     expect(
@@ -188,13 +157,12 @@ describe(loadConfig.name, () => {
 
   it('keeps ended data 30 days by default (contract section 8), each retention settable in days', () => {
     const day = 86_400_000;
-    expect(sut({}).retention).toEqual({ embedSessionsMs: 30 * day, operationsMs: 30 * day, webhooksMs: 30 * day });
-    expect(sut({ EMBED_SESSION_RETENTION_DAYS: '7', OPERATION_RETENTION_DAYS: '90', WEBHOOK_RETENTION_DAYS: '1' }).retention).toEqual({
+    expect(sut({}).retention).toEqual({ embedSessionsMs: 30 * day, operationsMs: 30 * day });
+    expect(sut({ EMBED_SESSION_RETENTION_DAYS: '7', OPERATION_RETENTION_DAYS: '90' }).retention).toEqual({
       embedSessionsMs: 7 * day,
       operationsMs: 90 * day,
-      webhooksMs: day,
     });
-    for (const name of ['EMBED_SESSION_RETENTION_DAYS', 'OPERATION_RETENTION_DAYS', 'WEBHOOK_RETENTION_DAYS']) {
+    for (const name of ['EMBED_SESSION_RETENTION_DAYS', 'OPERATION_RETENTION_DAYS']) {
       for (const bad of ['0', '3651', '1.5', '30d']) expect(() => sut({ [name]: bad })).toThrow(new RegExp(name));
     }
   });

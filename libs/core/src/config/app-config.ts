@@ -65,23 +65,11 @@ export class AppConfig {
     splatPreview: { count: number } | null;
   };
   readonly reconcile: { intervalMs: number; graceMs: number };
-  readonly webhooks: {
-    /** 32 bytes; a fixed development key unless WEBHOOK_SECRETS_KEY is set (required in production). */
-    secretsKey: Buffer;
-    secretsKeyIsDevelopment: boolean;
-    timeoutMs: number;
-    concurrency: number;
-    pollIntervalMs: number;
-    retryScheduleMs: number[];
-    disableAfterMs: number;
-    /** Whether test organizations' http://localhost:<port> targets may be delivered: always outside production, there only with WEBHOOK_ALLOW_LOOPBACK. */
-    allowLoopback: boolean;
-  };
   /**
    * How long data is kept once it has ended (docs/operations.md, "Data we keep"): ended embed
-   * sessions, finished operations of deleted scenes, webhook deliveries and deleted endpoints.
+   * sessions and finished operations of deleted scenes.
    */
-  readonly retention: { embedSessionsMs: number; operationsMs: number; webhooksMs: number };
+  readonly retention: { embedSessionsMs: number; operationsMs: number };
   /** DNS for outbound connections made for others: webhook targets, hosts a provider hands back. */
   readonly outboundDns: { servers: string[] | null; timeoutMs: number };
   readonly blobStore: {
@@ -149,20 +137,9 @@ export class AppConfig {
       splatPreview: v.SPLAT_PREVIEW_COUNT > 0 ? { count: v.SPLAT_PREVIEW_COUNT } : null,
     };
     this.reconcile = { intervalMs: v.RECONCILE_INTERVAL_MS, graceMs: v.RECONCILE_GRACE_MS };
-    this.webhooks = {
-      secretsKey: Buffer.from(v.WEBHOOK_SECRETS_KEY ?? DEVELOPMENT_WEBHOOK_SECRETS_KEY, 'base64'),
-      secretsKeyIsDevelopment: !v.WEBHOOK_SECRETS_KEY,
-      timeoutMs: v.WEBHOOK_TIMEOUT_MS,
-      concurrency: v.WEBHOOK_CONCURRENCY,
-      pollIntervalMs: v.WEBHOOK_POLL_INTERVAL_MS,
-      retryScheduleMs: v.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number),
-      disableAfterMs: v.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
-      allowLoopback: v.NODE_ENV !== 'production' || v.WEBHOOK_ALLOW_LOOPBACK === 'true',
-    };
     this.retention = {
       embedSessionsMs: v.EMBED_SESSION_RETENTION_DAYS * DAY_MS,
       operationsMs: v.OPERATION_RETENTION_DAYS * DAY_MS,
-      webhooksMs: v.WEBHOOK_RETENTION_DAYS * DAY_MS,
     };
     this.outboundDns = { servers: v.OUTBOUND_DNS_SERVERS ? v.OUTBOUND_DNS_SERVERS.split(',') : null, timeoutMs: v.OUTBOUND_DNS_TIMEOUT_MS };
     this.blobStore = {
@@ -209,12 +186,6 @@ function isProxyEntry(entry: string): boolean {
   if (prefix === undefined) return true;
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
-
-/**
- * Seals webhook secrets where no key is configured (development, tests). Public by nature: a
- * database sealed with it is as readable as one not sealed, which is why production refuses it.
- */
-const DEVELOPMENT_WEBHOOK_SECRETS_KEY = Buffer.from('scene-studio development key!!!!').toString('base64');
 
 /** Values that win over the environment (tests): core's variables and those of the libs' slices. */
 export type ConfigOverrides = Partial<Record<EnvName, string | undefined>> & { readonly [variable: string]: string | undefined };
@@ -263,10 +234,6 @@ export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.Proce
     ['STUDIO_OPS_PORT', 'STUDIO_PORT'],
   ] as const) {
     if (vars[ops] !== 0 && vars[ops] === vars[open]) problems.push(`${ops} must differ from ${open}`);
-  }
-  // Production must not seal webhook secrets with the development key everyone can read here.
-  if (vars.NODE_ENV === 'production' && !vars.WEBHOOK_SECRETS_KEY) {
-    problems.push('WEBHOOK_SECRETS_KEY must be set when NODE_ENV is "production" (openssl rand -base64 32)');
   }
   // dns.Resolver#setServers takes addresses only (no names: they would need DNS themselves).
   if (vars.OUTBOUND_DNS_SERVERS && !vars.OUTBOUND_DNS_SERVERS.split(',').every(isDnsServer)) {

@@ -1,7 +1,9 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 
-const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value);
+/** For `@Transform`: an integer variable's text as a number (anything else is left for `@IsInt` to refuse). */
+export const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -344,53 +346,6 @@ export class EnvironmentVariables {
   SPLAT_PREVIEW_COUNT: number;
 
   /**
-   * The key that seals webhook signing secrets at rest (AES-256-GCM): base64 of 32 bytes. Required
-   * in production; elsewhere a development key is used and the processes warn at boot.
-   */
-  @IsOptional()
-  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'must be base64 of exactly 32 bytes (openssl rand -base64 32)' })
-  WEBHOOK_SECRETS_KEY?: string;
-
-  /** The longest one delivery may take, from resolving the target's name to the end of the answer's headers. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(60_000)
-  WEBHOOK_TIMEOUT_MS: number;
-
-  /**
-   * `true` lets test organizations' http://localhost:<port> webhook targets be delivered in
-   * production too (a staging installation, say); outside production they always may.
-   */
-  @IsIn(['true', 'false'])
-  WEBHOOK_ALLOW_LOOPBACK: string;
-
-  /** Deliveries one worker sends at once. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(256)
-  WEBHOOK_CONCURRENCY: number;
-
-  /** How often an idle worker looks for due deliveries (an event waits at most about this long). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(60_000)
-  WEBHOOK_POLL_INTERVAL_MS: number;
-
-  /** Waits before each retry, in milliseconds, comma-separated; after the last one a delivery fails for good. */
-  @Matches(/^\d{1,9}(,\d{1,9}){0,19}$/, { message: 'must be 1 to 20 comma-separated millisecond counts, e.g. 5000,300000' })
-  WEBHOOK_RETRY_SCHEDULE_MS: string;
-
-  /** An endpoint with no successful delivery for this long, while deliveries keep failing, is disabled (`failing`). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(90 * 86_400)
-  WEBHOOK_DISABLE_AFTER_SECONDS: number;
-
-  /**
    * DNS servers for the names of outbound connections made for others (webhook targets, hosts a
    * generation provider hands back): comma-separated IP addresses with an optional port
    * (`10.0.0.2`, `10.0.0.2:5353`, `[fd00::53]:53`); unset: the system's (/etc/resolv.conf).
@@ -422,16 +377,6 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(3650)
   OPERATION_RETENTION_DAYS: number;
-
-  /**
-   * Days a webhook delivery (with its attempt log) is kept after it ended (delivered, or failed
-   * for good), and a partner-deleted endpoint after its deletion; then erased by `webhooks.purge-old`.
-   */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(3650)
-  WEBHOOK_RETENTION_DAYS: number;
 
   /** Where bytes live: the `blobs` table (default) or an S3-compatible bucket (docs/operations.md). */
   @IsIn(BLOB_STORES)
@@ -523,20 +468,11 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   PROCEDURAL_SPLATS: 'false',
   PROCEDURAL_SPLAT_COUNT: '200000',
   SPLAT_PREVIEW_COUNT: '16000',
-  WEBHOOK_SECRETS_KEY: undefined,
-  WEBHOOK_TIMEOUT_MS: '10000',
-  WEBHOOK_CONCURRENCY: '16',
-  WEBHOOK_POLL_INTERVAL_MS: '500',
-  // About 27 hours in all, as in the Standard Webhooks reference schedule.
-  WEBHOOK_RETRY_SCHEDULE_MS: '5000,300000,1800000,7200000,18000000,36000000,36000000',
-  WEBHOOK_DISABLE_AFTER_SECONDS: String(5 * 86_400),
-  WEBHOOK_ALLOW_LOOPBACK: 'false',
   OUTBOUND_DNS_SERVERS: undefined,
   OUTBOUND_DNS_TIMEOUT_MS: '5000',
-  // Contract section 8: ended sessions, finished operations of deleted scenes and webhook deliveries, 30 days.
+  // Contract section 8: ended sessions and finished operations of deleted scenes, 30 days.
   EMBED_SESSION_RETENTION_DAYS: '30',
   OPERATION_RETENTION_DAYS: '30',
-  WEBHOOK_RETENTION_DAYS: '30',
   BLOB_STORE: 'postgres',
   S3_BUCKET: undefined,
   S3_REGION: 'us-east-1',
