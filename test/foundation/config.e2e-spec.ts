@@ -12,6 +12,7 @@ describe('configuration at boot', () => {
     ['api', 'API_KEY_CACHE_TTL_SECONDS', '6'],
     // A lib's slice (libs/webhooks/src/webhooks.config.ts), validated with core's variables.
     ['worker', 'WEBHOOK_RETRY_SCHEDULE_MS', '5s,10s'],
+    ['api', 'UPLOAD_CONCURRENCY', '0'],
   ] as const)('%s refuses %s=%s with a message naming it, and exits 1', async (app, name, value) => {
     const r = await run(process.execPath, [join(ROOT, `dist/apps/${app}/src/main.js`)], {
       env: { ...process.env, [name]: value },

@@ -11,3 +11,4 @@ export * from './image-assets.sweeper';
 export * from './migrations';
 export * from './image-assets.ids';
 export * from './image-assets.jobs';
+export * from './image-assets.config';

@@ -1,4 +1,5 @@
 import { AppConfig, DomainError, ErrorCode, MetricsService } from '@app/core';
+import { UPLOADS_CONFIG } from '@app/image-assets';
 import { Injectable } from '@nestjs/common';
 import { clientGone } from './single-file';
 
@@ -29,9 +30,10 @@ export class UploadGate {
   private active = 0;
 
   constructor(config: AppConfig, metrics: MetricsService) {
-    this.slots = config.uploads.concurrency;
-    this.perOrganization = config.uploads.slotsPerOrganization;
-    this.queueTimeoutMs = config.uploads.queueTimeoutMs;
+    const uploads = config.slice(UPLOADS_CONFIG);
+    this.slots = uploads.concurrency;
+    this.perOrganization = uploads.slotsPerOrganization;
+    this.queueTimeoutMs = uploads.queueTimeoutMs;
     // Read at scrape time: a slot that never comes back shows here (and the fuzz campaigns check it).
     const inUse = () => this.active;
     const waiting = () => this.queue.length;

@@ -1,4 +1,5 @@
 import { AppConfig } from '@app/core';
+import { UPLOADS_CONFIG } from '@app/image-assets';
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { checkUploadRequest, readSingleFile, UploadTimeouts } from './single-file';
@@ -18,7 +19,8 @@ export class UploadReader {
     private readonly gate: UploadGate,
     config: AppConfig,
   ) {
-    this.timeouts = { idleMs: config.uploads.idleTimeoutMs, totalMs: config.uploads.bodyTimeoutMs };
+    const { idleTimeoutMs, bodyTimeoutMs } = config.slice(UPLOADS_CONFIG);
+    this.timeouts = { idleMs: idleTimeoutMs, totalMs: bodyTimeoutMs };
   }
 
   async withFile<T>(req: Request, res: Response, organizationId: string, limit: number, use: (file: Buffer) => Promise<T>): Promise<T> {

@@ -38,13 +38,6 @@ export class AppConfig {
   /** How long a stopping process lets running work finish: a worker's jobs, an HTTP server's requests. */
   readonly shutdownTimeoutMs: number;
   readonly worker: { concurrency: number; lockDurationMs: number; stalledIntervalMs: number };
-  readonly uploads: {
-    concurrency: number;
-    queueTimeoutMs: number;
-    slotsPerOrganization: number;
-    idleTimeoutMs: number;
-    bodyTimeoutMs: number;
-  };
   readonly http: { headersTimeoutMs: number; jsonBodyTimeoutMs: number };
   readonly generation: {
     generator: GeneratorKind;
@@ -112,13 +105,6 @@ export class AppConfig {
       concurrency: v.WORKER_CONCURRENCY,
       lockDurationMs: v.WORKER_LOCK_DURATION_MS,
       stalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
-    };
-    this.uploads = {
-      concurrency: v.UPLOAD_CONCURRENCY,
-      queueTimeoutMs: v.UPLOAD_QUEUE_TIMEOUT_SECONDS * 1000,
-      slotsPerOrganization: Math.min(v.UPLOAD_CONCURRENCY, v.UPLOAD_SLOTS_PER_ORGANIZATION ?? Math.ceil(v.UPLOAD_CONCURRENCY / 2)),
-      idleTimeoutMs: v.UPLOAD_IDLE_TIMEOUT_SECONDS * 1000,
-      bodyTimeoutMs: v.UPLOAD_BODY_TIMEOUT_SECONDS * 1000,
     };
     this.http = { headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_SECONDS * 1000, jsonBodyTimeoutMs: v.JSON_BODY_TIMEOUT_SECONDS * 1000 };
     this.generation = {

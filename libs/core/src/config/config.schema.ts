@@ -185,42 +185,6 @@ export class EnvironmentVariables {
   @Max(600_000)
   WORKER_STALLED_INTERVAL_MS: number;
 
-  /** Uploads handled at once per api process; the rest wait unread, which bounds memory. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(256)
-  UPLOAD_CONCURRENCY: number;
-
-  /** How long an upload may wait for a slot before it is answered 503. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(600)
-  UPLOAD_QUEUE_TIMEOUT_SECONDS: number;
-
-  /** Uploads one organization may have in flight in one api process; empty: half of UPLOAD_CONCURRENCY, rounded up. */
-  @IsOptional()
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(64)
-  UPLOAD_SLOTS_PER_ORGANIZATION?: number;
-
-  /** An upload whose body stops arriving for this long is answered 408 and frees its slot. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(600)
-  UPLOAD_IDLE_TIMEOUT_SECONDS: number;
-
-  /** The longest an upload's body may take to arrive once it has a slot. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(3600)
-  UPLOAD_BODY_TIMEOUT_SECONDS: number;
-
   /** The longest a request's line and headers may take to arrive. */
   @Transform(toInt)
   @IsInt()
@@ -445,11 +409,6 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   SHUTDOWN_TIMEOUT_SECONDS: '25',
   WORKER_LOCK_DURATION_MS: '30000',
   WORKER_STALLED_INTERVAL_MS: '15000',
-  UPLOAD_CONCURRENCY: '4',
-  UPLOAD_QUEUE_TIMEOUT_SECONDS: '30',
-  UPLOAD_SLOTS_PER_ORGANIZATION: undefined,
-  UPLOAD_IDLE_TIMEOUT_SECONDS: '10',
-  UPLOAD_BODY_TIMEOUT_SECONDS: '120',
   HTTP_HEADERS_TIMEOUT_SECONDS: '10',
   JSON_BODY_TIMEOUT_SECONDS: '10',
   GENERATOR: 'procedural',

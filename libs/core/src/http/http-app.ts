@@ -38,6 +38,12 @@ const UNLOGGED_ROUTES = new Set(['/healthz', '/readyz']);
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 /**
+ * A whole request's backstop where the process names none (the studio, the ops ports): 150 s, as
+ * long as the api's at its default upload settings (a 30 s wait for a slot, a 120 s body).
+ */
+const DEFAULT_REQUEST_TIMEOUT_MS = 150_000;
+
+/**
  * An Express application with the settings every HTTP process shares. They must be set before
  * the first middleware is added: Express builds its router with them then.
  */
@@ -176,6 +182,11 @@ export interface HttpAppOptions {
   beforeBody?: RequestHandler[];
   /** Static files, served before the body parser and the routes. */
   staticFiles?: Array<{ path: string; label: string; handler: RequestHandler }>;
+  /**
+   * The backstop for receiving a whole request (`server.requestTimeout`): longer than any route's
+   * own limits (the api's uploads: their wait for a slot plus their body), which answer first.
+   */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -215,7 +226,7 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
   // names the proxies whose X-Forwarded-For may be believed.
   instance.set('trust proxy', config.trustProxy);
   const server: Server = app.getHttpServer();
-  configureServerTimeouts(server, config);
+  configureServerTimeouts(server, config, options.requestTimeoutMs);
   const problems = problemSettings(app);
   answerParserErrors(server, problems);
   // A connection the server never lets go shows here (the hostile-upload campaigns check it).
@@ -287,15 +298,15 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
 
 /**
  * The timeouts of every phase of a request that routes do not handle themselves: the request line
- * and headers (`HTTP_HEADERS_TIMEOUT_SECONDS`), and a backstop for a whole request (an upload's
- * wait for a slot plus its body, with room to spare: routes answer their own timeouts first),
- * both answered `408` by the parser-error handler; idle keep-alive connections close after 72 s.
- * JSON bodies and uploads have their own, shorter limits (json-body.ts, the upload route).
+ * and headers (`HTTP_HEADERS_TIMEOUT_SECONDS`), and a backstop for a whole request (the process's
+ * `requestTimeoutMs`, with room to spare: routes answer their own timeouts first), both answered
+ * `408` by the parser-error handler; idle keep-alive connections close after 72 s. JSON bodies
+ * and uploads have their own, shorter limits (json-body.ts, the upload route).
  */
-export function configureServerTimeouts(server: Server, config: AppConfig): void {
+export function configureServerTimeouts(server: Server, config: AppConfig, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS): void {
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = config.http.headersTimeoutMs;
-  server.requestTimeout = config.uploads.queueTimeoutMs + config.uploads.bodyTimeoutMs + 10_000;
+  server.requestTimeout = requestTimeoutMs + 10_000;
 }
 
 /** The route template, never the raw path, so metrics and logs have bounded cardinality. */
