@@ -8,7 +8,7 @@ import { WorldLabsSceneGenerator } from './providers/worldlabs/worldlabs-scene.g
 import { SceneGenerator } from './scene-generator';
 import { SplatPreviewingGenerator } from './splat-previews';
 import { SPZ_MAX_INFLATION } from '@scene-studio/world-engine';
-import { PROVIDERS_CONFIG } from './generation.config';
+import { GENERATION_CONFIG } from './generation.config';
 
 /**
  * The generator named by `GENERATOR`. Config validation already refused a provider without its
@@ -16,11 +16,11 @@ import { PROVIDERS_CONFIG } from './generation.config';
  */
 export function createSceneGenerator(config: AppConfig, media: ImageMedia, resolver: HostResolver): SceneGenerator {
   const generator = createProviderGenerator(config, media, resolver);
-  const preview = config.generation.splatPreview;
+  const { splatPreview: preview, maxArtifactBytes } = config.slice(GENERATION_CONFIG);
   if (!preview) return generator;
   return new SplatPreviewingGenerator(generator, {
     count: preview.count,
-    maxInflatedBytes: config.generation.maxArtifactBytes * SPZ_MAX_INFLATION,
+    maxInflatedBytes: maxArtifactBytes * SPZ_MAX_INFLATION,
     maxSourceSplats: MAX_PREVIEW_SOURCE_SPLATS,
   });
 }
@@ -32,7 +32,7 @@ export function createSceneGenerator(config: AppConfig, media: ImageMedia, resol
 const MAX_PREVIEW_SOURCE_SPLATS = 4_000_000;
 
 function createProviderGenerator(config: AppConfig, media: ImageMedia, resolver: HostResolver): SceneGenerator {
-  const g = config.generation;
+  const g = config.slice(GENERATION_CONFIG);
   const shared = { timeoutMs: g.providerTimeoutMs, maxArtifactBytes: g.maxArtifactBytes, resolver };
   switch (g.generator) {
     case 'procedural':
@@ -41,12 +41,12 @@ function createProviderGenerator(config: AppConfig, media: ImageMedia, resolver:
       if (!g.providerUrl) throw new Error('GENERATION_PROVIDER_URL must be set when GENERATOR is "http"');
       return new HttpSceneGenerator({ baseUrl: g.providerUrl, apiKey: g.providerApiKey, ...shared });
     case 'meshy': {
-      const { meshy } = config.slice(PROVIDERS_CONFIG);
+      const { meshy } = g;
       if (!meshy.apiKey) throw new Error('MESHY_API_KEY must be set when GENERATOR is "meshy"');
       return new MeshySceneGenerator({ ...meshy, apiKey: meshy.apiKey, ...shared }, media);
     }
     case 'worldlabs': {
-      const { worldLabs } = config.slice(PROVIDERS_CONFIG);
+      const { worldLabs } = g;
       if (!worldLabs.apiKey) throw new Error('WORLDLABS_API_KEY must be set when GENERATOR is "worldlabs"');
       return new WorldLabsSceneGenerator({ ...worldLabs, apiKey: worldLabs.apiKey, ...shared });
     }

@@ -1,4 +1,5 @@
 import { AppConfig, InjectRedis, SlidingWindowLimiter } from '@app/core';
+import { GENERATION_CONFIG } from '@app/generation';
 import { Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 
@@ -21,7 +22,7 @@ export class ProviderStarts {
   private readonly limiter: SlidingWindowLimiter;
 
   constructor(@InjectRedis() redis: Redis, config: AppConfig) {
-    const rate = config.generation.providerRate;
+    const rate = config.slice(GENERATION_CONFIG).providerRate;
     this.limiter = new SlidingWindowLimiter(redis, {
       logKey: `${config.queuePrefix}:provider-starts`,
       pauseKey: `${config.queuePrefix}:provider-paused`,

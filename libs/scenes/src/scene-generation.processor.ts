@@ -7,6 +7,7 @@ import {
   SceneGenerator,
   SceneView,
   SourceImageInput,
+  GENERATION_CONFIG,
 } from '@app/generation';
 import { ImageAssetsService } from '@app/image-assets';
 import { UsageService } from '@app/tenancy';
@@ -118,13 +119,13 @@ export class SceneGenerationProcessor {
       // minute) is waited for without spending an attempt, within the generation's deadline.
       if (e instanceof GenerationError && e.retryable && e.retryAfterMs !== undefined && !op.providerJob) {
         const waitedMs = this.clock.now().getTime() - op.createdAt.getTime();
-        if (waitedMs + e.retryAfterMs < this.config.generation.deadlineMs) {
+        if (waitedMs + e.retryAfterMs < this.config.slice(GENERATION_CONFIG).deadlineMs) {
           this.logger.warn(`operation ${op.id}: ${this.generator.name} asked for ${e.retryAfterMs} ms before the submit; the fleet waits`);
           // The provider counts starts per account: every worker holds back, not this job alone,
           // and the operation shows it waits (`queued`, its progress as it was).
           await this.starts.pause(e.retryAfterMs).catch((p: Error) => this.logger.warn(`could not pause the fleet's starts: ${p.message}`));
           await this.progress(op, 'queued', 0);
-          throw new RescheduleJob(Math.max(e.retryAfterMs, this.config.generation.pollIntervalMs));
+          throw new RescheduleJob(Math.max(e.retryAfterMs, this.config.slice(GENERATION_CONFIG).pollIntervalMs));
         }
       }
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
@@ -193,7 +194,7 @@ export class SceneGenerationProcessor {
       return { discarded: `job of generator ${op.generator}` };
     }
     const elapsedMs = this.clock.now().getTime() - (op.submittedAt ?? op.createdAt).getTime();
-    if (elapsedMs > this.config.generation.deadlineMs) {
+    if (elapsedMs > this.config.slice(GENERATION_CONFIG).deadlineMs) {
       await this.fail(op, { code: 'provider_timeout', message: 'The scene took too long to generate.', retryable: true });
       await this.cancelAtProvider({ ...op, status: 'failed' });
       return { failed: 'deadline' };
@@ -248,7 +249,7 @@ export class SceneGenerationProcessor {
    * the provider asked for. A five-minute job is polled about forty times.
    */
   private pollDelayMs(elapsedMs: number, providerAskedMs?: number): number {
-    const g = this.config.generation;
+    const g = this.config.slice(GENERATION_CONFIG);
     const base = Math.min(g.pollMaxMs, Math.max(g.pollIntervalMs, Math.round(elapsedMs / 10)));
     return Math.min(Math.max(base, providerAskedMs ?? 0), 3_600_000);
   }

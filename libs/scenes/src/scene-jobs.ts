@@ -1,4 +1,5 @@
 import { AppConfig, Clock, QueueService, RedisCircuit } from '@app/core';
+import { GENERATION_CONFIG } from '@app/generation';
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { AdmissionRepository } from './admission.repository';
@@ -38,8 +39,8 @@ export class SceneJobs {
         { operationId: op.id },
         {
           jobId: op.id,
-          attempts: this.config.generation.attempts,
-          backoff: { type: 'exponential', delay: this.config.generation.backoffMs },
+          attempts: this.config.slice(GENERATION_CONFIG).attempts,
+          backoff: { type: 'exponential', delay: this.config.slice(GENERATION_CONFIG).backoffMs },
         },
       ),
     );

@@ -57,41 +57,8 @@ describe(loadConfig.name, () => {
     expect(sut({ API_OPS_PORT: '0', STUDIO_OPS_PORT: '0' }).ports).toMatchObject({ apiOps: 0, studioOps: 0 });
   });
 
-  it('requires GENERATION_PROVIDER_URL for GENERATOR=http, naming the variable', () => {
-    expect(() => sut({ GENERATOR: 'http' })).toThrow(/GENERATION_PROVIDER_URL must be set when GENERATOR is "http"/);
-    expect(sut({ GENERATOR: 'http', GENERATION_PROVIDER_URL: 'http://127.0.0.1:9' }).generation.generator).toBe('http');
-  });
-
   it('refuses an override no schema reads: a misspelt name would test the default', () => {
     expect(() => sut({ API_PORTS: '1' })).toThrow(/API_PORTS is not a variable of this process/);
-  });
-
-  it('reads the long-running generation settings', () => {
-    expect(sut({}).generation).toMatchObject({
-      deadlineMs: 1_200_000,
-      pollIntervalMs: 2000,
-      pollMaxMs: 15_000,
-      maxArtifactBytes: 256 * 1024 * 1024,
-    });
-  });
-
-  it('turns procedural splat worlds on only when asked, with a bounded splat count', () => {
-    expect(sut({}).generation.proceduralSplats).toBeNull();
-    expect(sut({ PROCEDURAL_SPLATS: 'true' }).generation.proceduralSplats).toEqual({ count: 200_000 });
-    expect(sut({ PROCEDURAL_SPLATS: 'true', PROCEDURAL_SPLAT_COUNT: '5000' }).generation.proceduralSplats).toEqual({ count: 5000 });
-    expect(() => sut({ PROCEDURAL_SPLATS: 'yes' })).toThrow(/PROCEDURAL_SPLATS/);
-    expect(() => sut({ PROCEDURAL_SPLAT_COUNT: '10' })).toThrow(/PROCEDURAL_SPLAT_COUNT/);
-    expect(() => sut({ PROCEDURAL_SPLAT_COUNT: '5000000' })).toThrow(/PROCEDURAL_SPLAT_COUNT/);
-    expect(sut({}).generation.splatPreview).toEqual({ count: 16_000 });
-    expect(sut({ SPLAT_PREVIEW_COUNT: '0' }).generation.splatPreview).toBeNull();
-    expect(() => sut({ SPLAT_PREVIEW_COUNT: '-1' })).toThrow(/SPLAT_PREVIEW_COUNT/);
-  });
-
-  it('requires a provider URL for the http generator', () => {
-    expect(() => sut({ GENERATOR: 'http' })).toThrow(/GENERATION_PROVIDER_URL/);
-    expect(sut({ GENERATOR: 'http', GENERATION_PROVIDER_URL: 'http://gen.internal:8080' }).generation.providerUrl).toBe(
-      'http://gen.internal:8080',
-    );
   });
 
   it('reads the outbound DNS settings: the system’s servers by default, else IP addresses with optional ports', () => {

@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { isIP } from 'node:net';
-import { BlobStoreKind, ENV_DEFAULTS, EnvironmentVariables, EnvName, GeneratorKind, LogLevel } from './config.schema';
+import { BlobStoreKind, ENV_DEFAULTS, EnvironmentVariables, EnvName, LogLevel } from './config.schema';
 import { ConfigSlice, declaredConfigSlices } from './config-slice';
 
 export class ConfigError extends Error {
@@ -39,24 +39,6 @@ export class AppConfig {
   readonly shutdownTimeoutMs: number;
   readonly worker: { concurrency: number; lockDurationMs: number; stalledIntervalMs: number };
   readonly http: { headersTimeoutMs: number; jsonBodyTimeoutMs: number };
-  readonly generation: {
-    generator: GeneratorKind;
-    providerUrl: string | null;
-    providerApiKey: string | null;
-    providerTimeoutMs: number;
-    attempts: number;
-    backoffMs: number;
-    deadlineMs: number;
-    pollIntervalMs: number;
-    pollMaxMs: number;
-    maxArtifactBytes: number;
-    /** GENERATION_PROVIDER_RATE: at most `starts` generation starts per `windowMs`, fleet-wide; null: no limit. */
-    providerRate: { starts: number; windowMs: number } | null;
-    /** Procedural versions as splat worlds of this many splats; null: as meshes. */
-    proceduralSplats: { count: number } | null;
-    /** A coarse preview of this many splats beside larger splat worlds; null: none. */
-    splatPreview: { count: number } | null;
-  };
   readonly reconcile: { intervalMs: number; graceMs: number };
   /**
    * How long data is kept once it has ended (docs/operations.md, "Data we keep"): ended embed
@@ -107,21 +89,6 @@ export class AppConfig {
       stalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
     };
     this.http = { headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_SECONDS * 1000, jsonBodyTimeoutMs: v.JSON_BODY_TIMEOUT_SECONDS * 1000 };
-    this.generation = {
-      generator: v.GENERATOR,
-      providerUrl: v.GENERATION_PROVIDER_URL || null,
-      providerApiKey: v.GENERATION_PROVIDER_API_KEY || null,
-      providerTimeoutMs: v.GENERATION_PROVIDER_TIMEOUT_MS,
-      attempts: v.GENERATION_ATTEMPTS,
-      backoffMs: v.GENERATION_BACKOFF_MS,
-      deadlineMs: v.GENERATION_DEADLINE_SECONDS * 1000,
-      pollIntervalMs: v.GENERATION_POLL_INTERVAL_MS,
-      pollMaxMs: Math.max(v.GENERATION_POLL_INTERVAL_MS, v.GENERATION_POLL_MAX_MS),
-      maxArtifactBytes: v.GENERATION_MAX_ARTIFACT_BYTES,
-      providerRate: v.GENERATION_PROVIDER_RATE ? providerRate(v.GENERATION_PROVIDER_RATE) : null,
-      proceduralSplats: v.PROCEDURAL_SPLATS === 'true' ? { count: v.PROCEDURAL_SPLAT_COUNT } : null,
-      splatPreview: v.SPLAT_PREVIEW_COUNT > 0 ? { count: v.SPLAT_PREVIEW_COUNT } : null,
-    };
     this.reconcile = { intervalMs: v.RECONCILE_INTERVAL_MS, graceMs: v.RECONCILE_GRACE_MS };
     this.retention = {
       embedSessionsMs: v.EMBED_SESSION_RETENTION_DAYS * DAY_MS,
@@ -206,11 +173,6 @@ export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.Proce
     problems.push(...sliceProblems);
     if (sliceProblems.length === 0) sliceValues.set(slice, slice.build(sliceVars, vars));
   }
-  // The http provider's URL is checked where it is chosen, so a missing one stops every process at
-  // boot with the variable's name instead of failing each generation later (the other providers'
-  // keys are their slices' rule).
-  if (vars.GENERATOR === 'http' && !vars.GENERATION_PROVIDER_URL)
-    problems.push('GENERATION_PROVIDER_URL must be set when GENERATOR is "http"');
   if (vars.BLOB_STORE === 's3' && !vars.S3_BUCKET) problems.push('S3_BUCKET must be set when BLOB_STORE is "s3"');
   if (!vars.S3_ACCESS_KEY_ID !== !vars.S3_SECRET_ACCESS_KEY)
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
@@ -262,9 +224,4 @@ export function exitOnConfigError<T>(load: () => T): T {
     }
     throw e;
   }
-}
-
-function providerRate(value: string): { starts: number; windowMs: number } {
-  const [starts, seconds] = value.split('/').map(Number);
-  return { starts, windowMs: seconds * 1000 };
 }

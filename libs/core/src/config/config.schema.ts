@@ -11,9 +11,6 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const BLOB_STORES = ['postgres', 's3'] as const;
 export type BlobStoreKind = (typeof BLOB_STORES)[number];
 
-export const GENERATORS = ['procedural', 'http', 'worldlabs', 'meshy'] as const;
-export type GeneratorKind = (typeof GENERATORS)[number];
-
 /**
  * Every environment variable the processes read, with its rule. Each property name is the
  * variable name, so a validation failure names exactly the variable an operator must fix.
@@ -199,23 +196,6 @@ export class EnvironmentVariables {
   @Max(600)
   JSON_BODY_TIMEOUT_SECONDS: number;
 
-  @IsIn(GENERATORS)
-  GENERATOR: GeneratorKind;
-
-  /** Attempts per generation job before its operation is marked failed. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(20)
-  GENERATION_ATTEMPTS: number;
-
-  /** First retry delay; doubles with each attempt. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(600_000)
-  GENERATION_BACKOFF_MS: number;
-
   /** How often a worker looks for accepted operations that have no job (lost enqueue, Redis restart). */
   @Transform(toInt)
   @IsInt()
@@ -229,85 +209,6 @@ export class EnvironmentVariables {
   @Min(100)
   @Max(3_600_000)
   RECONCILE_GRACE_MS: number;
-
-  @IsOptional()
-  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
-  GENERATION_PROVIDER_URL?: string;
-
-  @IsOptional()
-  @IsString()
-  GENERATION_PROVIDER_API_KEY?: string;
-
-  /** Timeout of one request to a provider (a submit, a poll, a download's headers). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(600_000)
-  GENERATION_PROVIDER_TIMEOUT_MS: number;
-
-  /** The longest a generation may run at a provider, from its submit to its result, before it fails `provider_timeout`. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(86_400)
-  GENERATION_DEADLINE_SECONDS: number;
-
-  /**
-   * How often the whole fleet may start a generation, `<starts>/<seconds>` (World Labs allows
-   * about `3/60` per account by default); unset: no limit. Work over it waits its turn.
-   */
-  @IsOptional()
-  @Matches(/^[1-9]\d{0,5}\/[1-9]\d{0,5}$/, { message: 'must be <starts>/<seconds>, e.g. 3/60' })
-  GENERATION_PROVIDER_RATE?: string;
-
-  /** The first wait between polls of a provider job; it grows by half each poll up to GENERATION_POLL_MAX_MS. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(600_000)
-  GENERATION_POLL_INTERVAL_MS: number;
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(3_600_000)
-  GENERATION_POLL_MAX_MS: number;
-
-  /** The largest file a provider may hand back (a splat, a mesh, an image); larger downloads are cut off and fail the generation. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1024)
-  @Max(1024 * 1024 * 1024)
-  GENERATION_MAX_ARTIFACT_BYTES: number;
-
-  /**
-   * GENERATOR=procedural: emit each version as a Gaussian-splat world (an SPZ splat sampled from
-   * the scene plus its collider mesh) instead of a mesh, the shape World Labs' worlds have, so the
-   * splat path runs end to end without a network. `true` or `false`.
-   */
-  @IsIn(['true', 'false'])
-  PROCEDURAL_SPLATS: string;
-
-  /**
-   * Splats per procedural splat world (PROCEDURAL_SPLATS=true). SPZ costs ~20 bytes a splat before
-   * gzip; the sampler holds every splat as an object while it writes, hence the ceiling.
-   */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1000)
-  @Max(1_000_000)
-  PROCEDURAL_SPLAT_COUNT: number;
-
-  /**
-   * Splats in the coarse preview stored beside every splat world of more than twice as many
-   * (docs/embed.md, "Splat worlds"): the studio draws it first, so a world is on screen in about
-   * a second even where drawing all of it takes many. 0: no previews.
-   */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(200_000)
-  SPLAT_PREVIEW_COUNT: number;
 
   /**
    * DNS servers for the names of outbound connections made for others (webhook targets, hosts a
@@ -411,22 +312,8 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   WORKER_STALLED_INTERVAL_MS: '15000',
   HTTP_HEADERS_TIMEOUT_SECONDS: '10',
   JSON_BODY_TIMEOUT_SECONDS: '10',
-  GENERATOR: 'procedural',
-  GENERATION_ATTEMPTS: '3',
-  GENERATION_BACKOFF_MS: '2000',
   RECONCILE_INTERVAL_MS: '5000',
   RECONCILE_GRACE_MS: '10000',
-  GENERATION_PROVIDER_URL: undefined,
-  GENERATION_PROVIDER_API_KEY: undefined,
-  GENERATION_PROVIDER_TIMEOUT_MS: '30000',
-  GENERATION_DEADLINE_SECONDS: '1200',
-  GENERATION_PROVIDER_RATE: undefined,
-  GENERATION_POLL_INTERVAL_MS: '2000',
-  GENERATION_POLL_MAX_MS: '15000',
-  GENERATION_MAX_ARTIFACT_BYTES: String(256 * 1024 * 1024),
-  PROCEDURAL_SPLATS: 'false',
-  PROCEDURAL_SPLAT_COUNT: '200000',
-  SPLAT_PREVIEW_COUNT: '16000',
   OUTBOUND_DNS_SERVERS: undefined,
   OUTBOUND_DNS_TIMEOUT_MS: '5000',
   // Contract section 8: ended sessions and finished operations of deleted scenes, 30 days.
