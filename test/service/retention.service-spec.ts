@@ -1,7 +1,8 @@
 import { AppConfig, ManualClock } from '@app/core';
-import { EmbedSessionRetention, EmbedSessionsService } from '@app/embed-sessions';
+import { EMBED_SESSIONS_CONFIG, EmbedSessionRetention, EmbedSessionsService } from '@app/embed-sessions';
 import {
   OperationRetention,
+  SCENES_CONFIG,
   OperationsService,
   SceneGenerationProcessor,
   ScenePurge,
@@ -77,7 +78,8 @@ describe('retention of ended data on a real database', () => {
   });
 
   it('the defaults are the contract’s 30 days', () => {
-    expect(suite.app.get(AppConfig).retention).toEqual({ embedSessionsMs: 30 * DAY, operationsMs: 30 * DAY });
+    expect(suite.app.get(AppConfig).slice(EMBED_SESSIONS_CONFIG).retentionMs).toBe(30 * DAY);
+    expect(suite.app.get(AppConfig).slice(SCENES_CONFIG).operationRetentionMs).toBe(30 * DAY);
   });
 
   it('erases the finished operations of a deleted scene 30 days after they ended; a live scene keeps its operations', async () => {

@@ -2,6 +2,7 @@ import { AppConfig, Clock, inBatches, OnJob } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { EmbedSessionsRepository } from './embed-sessions.repository';
 import { EmbedSessionJob } from './embed-sessions.jobs';
+import { EMBED_SESSIONS_CONFIG } from './embed-sessions.config';
 
 /**
  * Retention (contract section 8): a session is erased EMBED_SESSION_RETENTION_DAYS (30) after it
@@ -21,7 +22,7 @@ export class EmbedSessionRetention {
 
   @OnJob(EmbedSessionJob.PurgeEnded)
   async purgeEnded(): Promise<{ sessions: number }> {
-    const before = new Date(this.clock.now().getTime() - this.config.retention.embedSessionsMs);
+    const before = new Date(this.clock.now().getTime() - this.config.slice(EMBED_SESSIONS_CONFIG).retentionMs);
     const deleted = await inBatches((limit) => this.sessions.deleteEndedBefore(before, limit));
     if (deleted > 0) this.logger.log(`erased ${deleted} embed session(s) that ended before ${before.toISOString()}`);
     return { sessions: deleted };

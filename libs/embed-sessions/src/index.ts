@@ -10,3 +10,4 @@ export * from './studio-view';
 export * from './migrations';
 export * from './embed-sessions.ids';
 export * from './embed-sessions.jobs';
+export * from './embed-sessions.config';

@@ -24,3 +24,4 @@ export * from './scenes.service';
 export * from './migrations';
 export * from './scenes.ids';
 export * from './scenes.jobs';
+export * from './scenes.config';

@@ -5,6 +5,7 @@ import { OperationOutcomes } from './operation-outcomes';
 import { OperationsRepository } from './operations.repository';
 import { SceneJobs } from './scene-jobs';
 import { SCENES_QUEUE } from './scenes.jobs';
+import { SCENES_CONFIG } from './scenes.config';
 
 const BATCH = 100;
 /** Any fixed number: the advisory lock that lets one worker replica reconcile at a time. */
@@ -38,7 +39,7 @@ export class OperationsReconciler implements OnApplicationBootstrap, OnApplicati
       this.running = this.reconcile()
         .catch((e: Error) => this.logger.warn(`reconcile failed: ${e.message}`))
         .finally(() => (this.running = null));
-    }, this.config.reconcile.intervalMs);
+    }, this.config.slice(SCENES_CONFIG).reconcile.intervalMs);
     this.timer.unref();
   }
 
@@ -54,7 +55,7 @@ export class OperationsReconciler implements OnApplicationBootstrap, OnApplicati
 
   private async pass(): Promise<number> {
     const now = this.clock.now();
-    const stale = await this.operations.stale(new Date(now.getTime() - this.config.reconcile.graceMs), BATCH);
+    const stale = await this.operations.stale(new Date(now.getTime() - this.config.slice(SCENES_CONFIG).reconcile.graceMs), BATCH);
     const queue = this.queues.queue(SCENES_QUEUE);
     let requeued = 0;
     for (const op of stale) {

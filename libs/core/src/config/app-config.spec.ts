@@ -122,18 +122,6 @@ describe(loadConfig.name, () => {
     }
   });
 
-  it('keeps ended data 30 days by default (contract section 8), each retention settable in days', () => {
-    const day = 86_400_000;
-    expect(sut({}).retention).toEqual({ embedSessionsMs: 30 * day, operationsMs: 30 * day });
-    expect(sut({ EMBED_SESSION_RETENTION_DAYS: '7', OPERATION_RETENTION_DAYS: '90' }).retention).toEqual({
-      embedSessionsMs: 7 * day,
-      operationsMs: 90 * day,
-    });
-    for (const name of ['EMBED_SESSION_RETENTION_DAYS', 'OPERATION_RETENTION_DAYS']) {
-      for (const bad of ['0', '3651', '1.5', '30d']) expect(() => sut({ [name]: bad })).toThrow(new RegExp(name));
-    }
-  });
-
   it('trusts no proxy by default; TRUSTED_PROXIES is a hop count or addresses and ranges, as Express takes them', () => {
     expect(sut({}).trustProxy).toBe(false);
     expect(sut({ TRUSTED_PROXIES: '0' }).trustProxy).toBe(false);

@@ -11,8 +11,6 @@ export class ConfigError extends Error {
   }
 }
 
-const DAY_MS = 86_400_000;
-
 /**
  * The validated configuration of a process. It is built once at boot by `loadConfig` and
  * injected everywhere by class token; nothing else in the code base reads `process.env`.
@@ -39,12 +37,6 @@ export class AppConfig {
   readonly shutdownTimeoutMs: number;
   readonly worker: { concurrency: number; lockDurationMs: number; stalledIntervalMs: number };
   readonly http: { headersTimeoutMs: number; jsonBodyTimeoutMs: number };
-  readonly reconcile: { intervalMs: number; graceMs: number };
-  /**
-   * How long data is kept once it has ended (docs/operations.md, "Data we keep"): ended embed
-   * sessions and finished operations of deleted scenes.
-   */
-  readonly retention: { embedSessionsMs: number; operationsMs: number };
   /** DNS for outbound connections made for others: webhook targets, hosts a provider hands back. */
   readonly outboundDns: { servers: string[] | null; timeoutMs: number };
   readonly blobStore: {
@@ -89,11 +81,6 @@ export class AppConfig {
       stalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
     };
     this.http = { headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_SECONDS * 1000, jsonBodyTimeoutMs: v.JSON_BODY_TIMEOUT_SECONDS * 1000 };
-    this.reconcile = { intervalMs: v.RECONCILE_INTERVAL_MS, graceMs: v.RECONCILE_GRACE_MS };
-    this.retention = {
-      embedSessionsMs: v.EMBED_SESSION_RETENTION_DAYS * DAY_MS,
-      operationsMs: v.OPERATION_RETENTION_DAYS * DAY_MS,
-    };
     this.outboundDns = { servers: v.OUTBOUND_DNS_SERVERS ? v.OUTBOUND_DNS_SERVERS.split(',') : null, timeoutMs: v.OUTBOUND_DNS_TIMEOUT_MS };
     this.blobStore = {
       kind: v.BLOB_STORE,

@@ -196,20 +196,6 @@ export class EnvironmentVariables {
   @Max(600)
   JSON_BODY_TIMEOUT_SECONDS: number;
 
-  /** How often a worker looks for accepted operations that have no job (lost enqueue, Redis restart). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(600_000)
-  RECONCILE_INTERVAL_MS: number;
-
-  /** How long an operation may sit without progress before the reconciler checks its job. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(3_600_000)
-  RECONCILE_GRACE_MS: number;
-
   /**
    * DNS servers for the names of outbound connections made for others (webhook targets, hosts a
    * generation provider hands back): comma-separated IP addresses with an optional port
@@ -225,23 +211,6 @@ export class EnvironmentVariables {
   @Min(100)
   @Max(60_000)
   OUTBOUND_DNS_TIMEOUT_MS: number;
-
-  /**
-   * Retention (docs/operations.md, "Data we keep"): days an ended embed session is kept after it
-   * ended (revoked or expired), then erased by `embed-sessions.purge-ended`.
-   */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(3650)
-  EMBED_SESSION_RETENTION_DAYS: number;
-
-  /** Days a finished operation of a deleted scene is kept after it ended, then erased by `scenes.purge-old-operations`. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(3650)
-  OPERATION_RETENTION_DAYS: number;
 
   /** Where bytes live: the `blobs` table (default) or an S3-compatible bucket (docs/operations.md). */
   @IsIn(BLOB_STORES)
@@ -312,13 +281,8 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   WORKER_STALLED_INTERVAL_MS: '15000',
   HTTP_HEADERS_TIMEOUT_SECONDS: '10',
   JSON_BODY_TIMEOUT_SECONDS: '10',
-  RECONCILE_INTERVAL_MS: '5000',
-  RECONCILE_GRACE_MS: '10000',
   OUTBOUND_DNS_SERVERS: undefined,
   OUTBOUND_DNS_TIMEOUT_MS: '5000',
-  // Contract section 8: ended sessions and finished operations of deleted scenes, 30 days.
-  EMBED_SESSION_RETENTION_DAYS: '30',
-  OPERATION_RETENTION_DAYS: '30',
   BLOB_STORE: 'postgres',
   S3_BUCKET: undefined,
   S3_REGION: 'us-east-1',
