@@ -10,7 +10,7 @@
 // live in their slices (`<lib>.config.ts`, issue 26), and the variables a slice declares core
 // names nowhere, not even in a comment.
 
-const { readdirSync, readFileSync } = require('node:fs');
+const { existsSync, readdirSync, readFileSync } = require('node:fs');
 const { join, relative } = require('node:path');
 
 const ROOT = join(__dirname, '..');
@@ -44,6 +44,16 @@ for (const lib of readdirSync(LIBS)) {
       for (const m of defaults.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)) variables.set(m[1], `setting of ${lib}`);
     }
     if (file.endsWith('.ids.ts')) for (const m of text.matchAll(/^\s+\w+: '([a-z]+)',$/gm)) prefixes.set(m[1], `id prefix of ${lib}`);
+  }
+}
+
+// An app's own slice (a setting only that process reads, e.g. the studio's limits) is no core setting either.
+for (const app of readdirSync(join(ROOT, 'apps'))) {
+  const src = join(ROOT, 'apps', app, 'src');
+  if (!existsSync(src)) continue;
+  for (const file of readdirSync(src).filter((f) => f.endsWith('.config.ts'))) {
+    const defaults = /defaults: \{([^}]*)\}/.exec(readFileSync(join(src, file), 'utf8'))?.[1] ?? '';
+    for (const m of defaults.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)) variables.set(m[1], `setting of apps/${app}`);
   }
 }
 

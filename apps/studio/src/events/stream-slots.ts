@@ -1,5 +1,6 @@
 import { AppConfig, InjectRedis, isInfrastructureError, RandomSource, RedisCircuit } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
+import { STUDIO_CONFIG } from '../studio.config';
 import { Redis } from 'ioredis';
 
 /**
@@ -51,7 +52,7 @@ export class StreamSlots {
     random: RandomSource,
   ) {
     this.keyPrefix = `${config.queuePrefix}:studio:streams:`;
-    this.limit = config.studioLimits.eventStreams;
+    this.limit = config.slice(STUDIO_CONFIG).eventStreams;
     this.processTag = random.bytes(9).toString('base64url');
   }
 

@@ -1,5 +1,6 @@
 import { AppConfig, RateLimits, RateLimitState, SharedRateLimit } from '@app/core';
 import { Injectable } from '@nestjs/common';
+import { STUDIO_CONFIG } from '../studio.config';
 
 /**
  * The studio's write budgets per embed session (contract section 7), counted in Redis so every
@@ -13,17 +14,18 @@ export class StudioBudgets {
   private readonly writes: SharedRateLimit;
 
   constructor(config: AppConfig, limits: RateLimits) {
+    const studio = config.slice(STUDIO_CONFIG);
     this.edits = limits.create({
       name: 'studio-edits',
-      limit: config.studioLimits.editsPerHour,
+      limit: studio.editsPerHour,
       windowSeconds: 3600,
-      message: `This session reached its limit of ${config.studioLimits.editsPerHour} edits per hour. Retry after the indicated delay.`,
+      message: `This session reached its limit of ${studio.editsPerHour} edits per hour. Retry after the indicated delay.`,
     });
     this.writes = limits.create({
       name: 'studio-writes',
-      limit: config.studioLimits.writesPerMinute,
+      limit: studio.writesPerMinute,
       windowSeconds: 60,
-      message: `This session reached its limit of ${config.studioLimits.writesPerMinute} changes per minute. Retry after the indicated delay.`,
+      message: `This session reached its limit of ${studio.writesPerMinute} changes per minute. Retry after the indicated delay.`,
     });
   }
 

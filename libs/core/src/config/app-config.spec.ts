@@ -104,22 +104,9 @@ describe(loadConfig.name, () => {
     expect(sut({ DATABASE_STATEMENT_TIMEOUT_MS: '0' }).database.statementTimeoutMs).toBe(0);
   });
 
-  it('reads the studio limits and the per-address lookup budget, the contract numbers by default', () => {
-    expect(sut({}).studioLimits).toEqual({ editsPerHour: 30, writesPerMinute: 120, eventStreams: 5 });
+  it('reads the per-address lookup budget, the contract number by default', () => {
     expect(sut({}).unknownCredentialLookupsPerMinute).toBe(300);
-    expect(sut({ STUDIO_EDITS_PER_HOUR: '3', STUDIO_WRITES_PER_MINUTE: '7', STUDIO_EVENT_STREAMS_PER_SESSION: '2' }).studioLimits).toEqual({
-      editsPerHour: 3,
-      writesPerMinute: 7,
-      eventStreams: 2,
-    });
-    for (const name of [
-      'STUDIO_EDITS_PER_HOUR',
-      'STUDIO_WRITES_PER_MINUTE',
-      'STUDIO_EVENT_STREAMS_PER_SESSION',
-      'UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE',
-    ]) {
-      expect(() => sut({ [name]: '0' })).toThrow(new RegExp(name));
-    }
+    expect(() => sut({ UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE: '0' })).toThrow(/UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE/);
   });
 
   it('trusts no proxy by default; TRUSTED_PROXIES is a hop count or addresses and ranges, as Express takes them', () => {

@@ -31,8 +31,6 @@ export class AppConfig {
   readonly unknownCredentialLookupsPerMinute: number;
   /** Express's `trust proxy`: false (the socket's address), a hop count, or the trusted addresses and ranges. */
   readonly trustProxy: false | number | string[];
-  /** Per embed session (contract section 7): edits per hour, other writes per minute, open event streams. */
-  readonly studioLimits: { editsPerHour: number; writesPerMinute: number; eventStreams: number };
   /** How long a stopping process lets running work finish: a worker's jobs, an HTTP server's requests. */
   readonly shutdownTimeoutMs: number;
   readonly worker: { concurrency: number; lockDurationMs: number; stalledIntervalMs: number };
@@ -69,11 +67,6 @@ export class AppConfig {
     this.apiKeyCacheTtlMs = v.API_KEY_CACHE_TTL_SECONDS * 1000;
     this.unknownCredentialLookupsPerMinute = v.UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE;
     this.trustProxy = trustProxyOf(v.TRUSTED_PROXIES);
-    this.studioLimits = {
-      editsPerHour: v.STUDIO_EDITS_PER_HOUR,
-      writesPerMinute: v.STUDIO_WRITES_PER_MINUTE,
-      eventStreams: v.STUDIO_EVENT_STREAMS_PER_SESSION,
-    };
     this.shutdownTimeoutMs = v.SHUTDOWN_TIMEOUT_SECONDS * 1000;
     this.worker = {
       concurrency: v.WORKER_CONCURRENCY,

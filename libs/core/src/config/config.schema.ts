@@ -136,27 +136,6 @@ export class EnvironmentVariables {
   })
   TRUSTED_PROXIES?: string;
 
-  /** Edits (and reverts) one embed session may start per hour (docs/embed.md, "The studio's limits"). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
-  STUDIO_EDITS_PER_HOUR: number;
-
-  /** Other studio API writes (camera paths, saved views) one embed session may make per minute. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
-  STUDIO_WRITES_PER_MINUTE: number;
-
-  /** Event streams one embed session may hold open at once, across studio replicas. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  STUDIO_EVENT_STREAMS_PER_SESSION: number;
-
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -271,10 +250,6 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   API_KEY_CACHE_TTL_SECONDS: '5',
   UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE: '300',
   TRUSTED_PROXIES: undefined,
-  // The contract's studio limits (section 7).
-  STUDIO_EDITS_PER_HOUR: '30',
-  STUDIO_WRITES_PER_MINUTE: '120',
-  STUDIO_EVENT_STREAMS_PER_SESSION: '5',
   WORKER_CONCURRENCY: '4',
   SHUTDOWN_TIMEOUT_SECONDS: '25',
   WORKER_LOCK_DURATION_MS: '30000',

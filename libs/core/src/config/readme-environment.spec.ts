@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { declaredConfigSlices } from './config-slice';
 import { ENV_DEFAULTS } from './config.schema';
@@ -6,13 +6,17 @@ import { ENV_DEFAULTS } from './config.schema';
 const ROOT = join(__dirname, '../../../..');
 
 /**
- * Every variable a process may read: core's, and those of each lib's slice (`<lib>.config.ts`).
+ * Every variable a process may read: core's, and those of each lib's or app's slice (`<name>.config.ts`).
  * Core imports no lib, so the slices are loaded here by file, as each process's imports load them.
  */
 function allDefaults(): Record<string, string | undefined> {
-  for (const lib of readdirSync(join(ROOT, 'libs'))) {
-    const src = join(ROOT, 'libs', lib, 'src');
-    for (const file of readdirSync(src)) if (file.endsWith('.config.ts')) require(join(src, file));
+  // The libs' slices, and an app's own (a setting only that process reads, e.g. the studio's limits).
+  for (const root of ['libs', 'apps']) {
+    for (const name of readdirSync(join(ROOT, root))) {
+      const src = join(ROOT, root, name, 'src');
+      if (!existsSync(src)) continue;
+      for (const file of readdirSync(src)) if (file.endsWith('.config.ts')) require(join(src, file));
+    }
   }
   return Object.assign({}, ENV_DEFAULTS, ...declaredConfigSlices().map((s) => s.defaults));
 }

@@ -1,0 +1,24 @@
+import { loadConfig } from '@app/core';
+import { STUDIO_CONFIG } from './studio.config';
+
+describe('STUDIO_CONFIG', () => {
+  const sut = (overrides: Record<string, string | undefined>) => loadConfig(overrides, {});
+
+  it('reads the studio limits, the contract numbers by default', () => {
+    expect(sut({}).slice(STUDIO_CONFIG)).toEqual({ editsPerHour: 30, writesPerMinute: 120, eventStreams: 5 });
+    expect(
+      sut({ STUDIO_EDITS_PER_HOUR: '3', STUDIO_WRITES_PER_MINUTE: '7', STUDIO_EVENT_STREAMS_PER_SESSION: '2' }).slice(STUDIO_CONFIG),
+    ).toEqual({
+      editsPerHour: 3,
+      writesPerMinute: 7,
+      eventStreams: 2,
+    });
+  });
+
+  it.each(['STUDIO_EDITS_PER_HOUR', 'STUDIO_WRITES_PER_MINUTE', 'STUDIO_EVENT_STREAMS_PER_SESSION'])(
+    'stops the process naming %s',
+    (name) => {
+      expect(() => sut({ [name]: '0' })).toThrow(new RegExp(`${name} must`));
+    },
+  );
+});
