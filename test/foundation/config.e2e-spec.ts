@@ -10,9 +10,11 @@ describe('configuration at boot', () => {
     ['studio', 'LOG_LEVEL', 'loud'],
     ['api', 'REDIS_URL', 'http://127.0.0.1:6379'],
     ['api', 'API_KEY_CACHE_TTL_SECONDS', '6'],
-    // A lib's slice (libs/webhooks/src/webhooks.config.ts), validated with core's variables.
+    // Libs' and apps' slices (`<name>.config.ts`), validated with core's variables.
     ['worker', 'WEBHOOK_RETRY_SCHEDULE_MS', '5s,10s'],
     ['api', 'UPLOAD_CONCURRENCY', '0'],
+    ['worker', 'OPERATION_RETENTION_DAYS', '0'],
+    ['studio', 'STUDIO_EDITS_PER_HOUR', '0'],
   ] as const)('%s refuses %s=%s with a message naming it, and exits 1', async (app, name, value) => {
     const r = await run(process.execPath, [join(ROOT, `dist/apps/${app}/src/main.js`)], {
       env: { ...process.env, [name]: value },
