@@ -1,8 +1,8 @@
-import { ErrorCode } from '@app/core';
 import { ARTIFACT_KINDS } from '@app/generation';
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { CAMERA_PATH_KINDS, CAMERA_PATH_LIMITS, cameraPathDocumentJsonSchema } from '@scene-studio/camera-path';
+import { STUDIO_ERROR_TABLE } from '../studio-errors';
 
 type Schema = Record<string, unknown>;
 
@@ -151,7 +151,8 @@ export const STUDIO_SCHEMAS = {
       type: { type: 'string' },
       title: { type: 'string' },
       status: { type: 'integer' },
-      code: { type: 'string', enum: Object.values(ErrorCode) },
+      // Every code the studio can answer: core's and those of the libs it serves (studio-errors.ts).
+      code: { type: 'string', enum: STUDIO_ERROR_TABLE.codes() },
       detail: { type: 'string' },
       reason: { type: 'string', enum: ['expired', 'revoked'] },
       errors: {

@@ -330,7 +330,7 @@ export interface components {
         /** @description RFC 9457 problem details; `reason` says why a session ended (`expired`, `revoked`). */
         Problem: {
             /** @enum {string} */
-            code: "bad_request" | "invalid_json" | "invalid_id" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthenticated" | "session_ended" | "forbidden" | "method_not_allowed" | "request_timeout" | "not_found" | "idempotency_request_in_progress" | "external_ref_conflict" | "scene_not_ready" | "edit_in_progress" | "limit_exceeded" | "payload_too_large" | "expectation_failed" | "headers_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "unsupported_image_format" | "image_corrupt" | "image_dimensions_exceeded" | "source_asset_not_found" | "source_image_too_small" | "source_image_aspect_ratio" | "origin_not_allowed" | "rate_limited" | "quota_exceeded" | "unavailable" | "internal_error";
+            code: "bad_request" | "invalid_json" | "invalid_id" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_request_in_progress" | "payload_too_large" | "expectation_failed" | "headers_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "unavailable" | "internal_error" | "origin_not_allowed" | "session_ended" | "external_ref_conflict" | "scene_not_ready" | "edit_in_progress" | "unsupported_image_format" | "image_corrupt" | "image_dimensions_exceeded" | "source_asset_not_found" | "source_image_too_small" | "source_image_aspect_ratio" | "quota_exceeded";
             detail: string;
             errors?: {
                 code: string;
