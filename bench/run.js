@@ -1,6 +1,7 @@
 'use strict';
 // npm run bench [-- --connections 50 --duration 10 --warmup 3 --rounds 3 --scenes 30 --poll-ms 20]
 //               [-- --compare-dist /path/to/other/dist --compare-label name]
+//               [-- --api-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"]   # both api builds
 //
 // The partner API's two hot routes under autocannon, each against a baseline measured in the same
 // run (bench/baseline-server.js: node:http + pg + ioredis + BullMQ doing the same work as the
@@ -65,6 +66,9 @@ const options = h.parseArgs(process.argv.slice(2), {
   // it, as in a checkout of another revision); named --compare-label in the report. It shares the
   // database migrated by ./dist and the queue prefix, so its schema must be the same.
   compareDist: '',
+  // Arguments for node itself when it starts each api build, split on spaces (a CPU profile:
+  // `--cpu-prof --cpu-prof-dir=DIR`, written when the api stops; NODE_OPTIONS refuses --cpu-prof).
+  apiNodeArgs: '',
   compareLabel: 'compare',
 });
 if (options.compareDist && (!/^[A-Za-z0-9_.-]{1,32}$/.test(options.compareLabel) || ['baseline', 'api'].includes(options.compareLabel))) {
@@ -162,7 +166,8 @@ async function startStack() {
   // The worker starts later, for the end-to-end scenes only.
   const stack = await h.prepareStack({ apps: ['api', 'worker'], logLevel: options.logLevel });
   const logFile = requestLogFile(`scene-studio-bench-${stack.queuePrefix}.log`);
-  const api = await h.startApp(stack, 'api', { dist: options.apiDist, stdoutFile: logFile });
+  const nodeArgs = options.apiNodeArgs.split(' ').filter(Boolean);
+  const api = await h.startApp(stack, 'api', { dist: options.apiDist, stdoutFile: logFile, nodeArgs });
   const apiPort = stack.ports.api;
   log(`api on :${apiPort} (pid ${api.pid}), LOG_LEVEL=${options.logLevel}, queue prefix ${stack.queuePrefix}, request log → ${logFile}`);
   let compare = null;
@@ -175,6 +180,7 @@ async function startStack() {
       stdoutFile: compareLog,
       port,
       label: `${options.compareLabel} api`,
+      nodeArgs,
     });
     compare = { ...proc, port, logFile: compareLog };
     log(`${options.compareLabel} api (${resolve(h.ROOT, options.compareDist)}) on :${port} (pid ${proc.pid}), request log → ${compareLog}`);

@@ -216,9 +216,9 @@ function freePort() {
  * of through the bench: a process logging a line per request would otherwise spend the load
  * generator's CPU on reading its logs.
  */
-function startNode(label, script, args, env, { stdoutFile } = {}) {
+function startNode(label, script, args, env, { stdoutFile, nodeArgs = [] } = {}) {
   const stdoutFd = stdoutFile ? require('node:fs').openSync(stdoutFile, 'a') : 'pipe';
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', stdoutFd, 'pipe'],
@@ -330,13 +330,13 @@ async function prepareStack({ apps = ['api'], logLevel = 'warn', orgName = 'Benc
  * second process of the same app (another build, say) listens there instead of on the stack's
  * port; everything else in its environment stays the stack's (same database, same queue prefix,
  * same PUBLIC_API_URL, so both answer alike). `label` names it in errors and cleanup; `env` adds
- * to (or overrides) the stack's environment for this process only.
+ * to (or overrides) the stack's environment for this process only. `script` with `args` runs in
+ * place of dist's process; `nodeArgs` go to node itself (`--cpu-prof`, which NODE_OPTIONS refuses).
  */
-/** Starts one of dist's processes (or `script` with `args` in its place) and waits until it is ready. */
 async function startApp(
   stack,
   app,
-  { dist = 'dist', stdoutFile, port = stack.ports[app], label = app, env: extra = {}, script, args = [] } = {},
+  { dist = 'dist', stdoutFile, port = stack.ports[app], label = app, env: extra = {}, script, args = [], nodeArgs = [] } = {},
 ) {
   // A second process gets any free ops port (0), not the first one's.
   const env = {
@@ -345,7 +345,7 @@ async function startApp(
       : { ...stack.env, [PORT_VARIABLES[app]]: String(port), ...(OPS_PORT_VARIABLES[app] ? { [OPS_PORT_VARIABLES[app]]: '0' } : {}) }),
     ...extra,
   };
-  const proc = startNode(label, script ?? resolve(ROOT, dist, `apps/${app}/src/main.js`), args, env, { stdoutFile });
+  const proc = startNode(label, script ?? resolve(ROOT, dist, `apps/${app}/src/main.js`), args, env, { stdoutFile, nodeArgs });
   await waitFor200(proc, port, '/readyz');
   return proc;
 }
