@@ -56,13 +56,13 @@ module.exports = {
       comment: 'ui/ holds the shared widgets: it knows the API types and the model, never a workflow or the viewport.',
       severity: 'error',
       from: { path: '^apps/studio-web/src/ui/' },
-      to: { path: '^apps/studio-web/src/(perform|render|edit|studio|viewport|debug|parent)/' },
+      to: { path: '^apps/studio-web/src/(perform|render|edit|studio|scene|viewport|debug|parent)/' },
     },
     {
       name: 'web-viewport-imports-no-workflow',
       severity: 'error',
       from: { path: '^apps/studio-web/src/viewport/' },
-      to: { path: '^apps/studio-web/src/(perform|render|edit|studio|ui|debug|parent)/' },
+      to: { path: '^apps/studio-web/src/(perform|render|edit|studio|scene|ui|debug|parent)/' },
     },
     {
       name: 'web-render-imports-no-other-workflow',
@@ -75,6 +75,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^apps/studio-web/src/perform/' },
       to: { path: '^apps/studio-web/src/(edit|studio|debug)/' },
+    },
+    {
+      name: 'web-scene-imports-only-api-model-viewport',
+      comment: 'scene/ loads a version for the page and for edit/: it reaches no workflow or view.',
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/scene/' },
+      to: { path: '^apps/studio-web/', pathNot: '^apps/studio-web/src/(scene|api|model|viewport)/' },
+    },
+    {
+      name: 'web-edit-imports-no-render-or-page',
+      comment: "edit/ builds on perform/'s viewport controls (perform/ never imports edit/), not on the page above it.",
+      severity: 'error',
+      from: { path: '^apps/studio-web/src/edit/' },
+      to: { path: '^apps/studio-web/src/(render|studio|debug)/' },
     },
     {
       name: 'web-test-hooks-only-from-main',

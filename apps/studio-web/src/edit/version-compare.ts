@@ -1,5 +1,5 @@
 import type { StudioApiClient } from '../api/studio-api.client';
-import { SceneVersionLoader } from '../studio/scene-version.loader';
+import { SceneVersionLoader } from '../scene/scene-version.loader';
 import { h } from '../ui/dom';
 import type { CameraRig } from '../viewport/camera-rig';
 import { StudioViewport } from '../viewport/studio-viewport';

@@ -1,6 +1,6 @@
 import type { StudioApiClient } from '../api/studio-api.client';
 import type { SceneSpec } from '../api/studio-api.types';
-import { SceneVersionLoader, type LoadedVersion } from '../studio/scene-version.loader';
+import { SceneVersionLoader, type LoadedVersion } from '../scene/scene-version.loader';
 import { ICONS, h, icon } from '../ui/dom';
 import { disposeModel } from '../viewport/scene-loader';
 import type { StudioViewport } from '../viewport/studio-viewport';

@@ -7,8 +7,8 @@ import type { PerformWorkflow } from '../perform/perform-workflow';
 import { generatingLabel, type SceneDisplayState } from '../ui/scene-status.view';
 import type { LoadedSplat } from '../viewport/splat-layer';
 import type { StudioViewport } from '../viewport/studio-viewport';
-import { SceneVersionLoader, type LoadedVersion, type SplatLoadProgress } from './scene-version.loader';
-import { splatDetailText, splatLoadingText } from './splat-progress';
+import { SceneVersionLoader, type LoadedVersion, type SplatLoadProgress } from '../scene/scene-version.loader';
+import { splatDetailText, splatLoadingText } from '../scene/splat-progress';
 import type { StudioShell } from './studio-shell.view';
 
 export const NO_WEBGL = 'This browser cannot show the 3D view: it needs WebGL 2.';
