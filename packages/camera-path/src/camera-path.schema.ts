@@ -80,9 +80,10 @@ export type FieldSchema = (
 
 export type ObjectSchema = Readonly<Record<string, FieldSchema>>;
 
-const number = (range: NumberRange, description?: string): FieldSchema => ({ type: 'number', range, description });
-const position: FieldSchema = { type: 'tuple', length: 3, bound: POSITION_BOUND_M, description: 'Metres, glTF axes: [x, y, z].' };
-const quaternion: FieldSchema = { type: 'tuple', length: 4, description: 'The camera\u2019s rotation, [x, y, z, w], of unit length.' };
+// Typed narrowly (not as FieldSchema), so that the value types below are read off the schema.
+const number = (range: NumberRange, description?: string) => ({ type: 'number' as const, range, description });
+const position = { type: 'tuple', length: 3, bound: POSITION_BOUND_M, description: 'Metres, glTF axes: [x, y, z].' } as const;
+const quaternion = { type: 'tuple', length: 4, description: 'The camera\u2019s rotation, [x, y, z, w], of unit length.' } as const;
 
 /** What samples and keyframes share: where the camera is, where it looks, and its lens. */
 const POSE_FIELDS = {
@@ -151,67 +152,49 @@ export const CAMERA_PATH_DOCUMENT_SCHEMA = {
   },
 } as const satisfies ObjectSchema;
 
-export interface CameraPathSample {
-  t: number;
-  position: Vec3;
-  quaternion: Quaternion;
-  focalLengthMm: number;
-  focusDistanceM: number;
-  fNumber: number;
-  rollDeg: number;
-  verticalFovDeg: number;
-}
-
-/** An authored keyframe: a pose at a time, and how the move leaves it. */
-export interface CameraPathKeyframe {
-  t: number;
-  position: Vec3;
-  quaternion: Quaternion;
-  focalLengthMm: number;
-  focusDistanceM: number;
-  fNumber: number;
-  rollDeg: number;
-  easing: KeyframeEasing;
-}
-
-export interface CameraPathMarker {
-  t: number;
-  label: string;
-  position: Vec3;
-  quaternion: Quaternion;
-}
-
-/** The camera path file: enough to re-create the move elsewhere. */
-export interface CameraPathDocument {
-  format: typeof CAMERA_PATH_FORMAT;
-  formatVersion: typeof CAMERA_PATH_FORMAT_VERSION;
-  sceneVersion: number | null;
-  recordedAt: string;
-  durationMs: number;
-  video: { mimeType: string; aspect: number };
-  /** glTF conventions: metres, +Y up, right-handed; the camera looks down its local −Z. */
-  coordinateSystem: 'gltf';
-  sensor: { widthMm: number; heightMm: number; filmGaugeMm: number };
-  samples: CameraPathSample[];
-  markers: CameraPathMarker[];
-  /** An authored move's keyframes: when present they are the move (samples are a baked copy). */
-  keyframes?: CameraPathKeyframe[];
-  /** 0 (straight lines between keyframes) to 1 (a smooth curve through them). */
-  smoothing?: number;
-}
+/** The value a field holds, read off its schema. */
+type FieldValue<F> = F extends { type: 'number' | 'integer' }
+  ? number
+  : F extends { type: 'tuple'; length: 3 }
+    ? Vec3
+    : F extends { type: 'tuple'; length: 4 }
+      ? Quaternion
+      : F extends { type: 'literal'; value: infer V }
+        ? V
+        : F extends { type: 'oneOf'; values: readonly (infer V)[] }
+          ? V
+          : F extends { type: 'text' | 'ascii' | 'dateTime' }
+            ? string
+            : F extends { type: 'object'; fields: infer O }
+              ? SchemaValue<O>
+              : F extends { type: 'list'; items: infer O }
+                ? SchemaValue<O>[]
+                : never;
+type NullableValue<F> = F extends { nullable: true } ? FieldValue<F> | null : FieldValue<F>;
+type Flatten<T> = { [K in keyof T]: T[K] };
 
 /**
- * The interfaces above name exactly the schema's fields: a field added to one and not the other
- * fails the type-check here (`npm run typecheck`, the studio page's build).
+ * The object a schema describes: each field's value, `?` where it is optional. The format's types
+ * are read off its schema this way, so neither can gain a field or change a type alone.
  */
-type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
-const sameFields: [
-  SameKeys<CameraPathDocument, typeof CAMERA_PATH_DOCUMENT_SCHEMA>,
-  SameKeys<CameraPathSample, typeof SAMPLE_SCHEMA>,
-  SameKeys<CameraPathKeyframe, typeof KEYFRAME_SCHEMA>,
-  SameKeys<CameraPathMarker, typeof MARKER_SCHEMA>,
-] = [true, true, true, true];
-void sameFields;
+export type SchemaValue<S> = Flatten<
+  { -readonly [K in keyof S as S[K] extends { optional: true } ? never : K]: NullableValue<S[K]> } & {
+    -readonly [K in keyof S as S[K] extends { optional: true } ? K : never]?: NullableValue<S[K]>;
+  }
+>;
+
+/** One recorded frame of a take: a pose, its lens and the frame's vertical angle. */
+export type CameraPathSample = SchemaValue<typeof SAMPLE_SCHEMA>;
+/** An authored keyframe: a pose at a time, and how the move leaves it. */
+export type CameraPathKeyframe = SchemaValue<typeof KEYFRAME_SCHEMA>;
+export type CameraPathMarker = SchemaValue<typeof MARKER_SCHEMA>;
+/**
+ * The camera path file: enough to re-create the move elsewhere. `coordinateSystem`: glTF
+ * conventions (metres, +Y up, right-handed; the camera looks down its local −Z); `keyframes`, when
+ * present, are the move (samples are a baked copy); `smoothing` 0 (straight lines between
+ * keyframes) to 1 (a smooth curve through them).
+ */
+export type CameraPathDocument = SchemaValue<typeof CAMERA_PATH_DOCUMENT_SCHEMA>;
 
 type JsonSchema = Record<string, unknown>;
 
