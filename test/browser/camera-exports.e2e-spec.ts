@@ -2,7 +2,6 @@ import { Frame, Page } from 'playwright-core';
 import { authorThreeKeyframes, chooseRender } from '../support/camera-moves';
 import { readGltfCameraWithBlender, readUsdCameraWithTinyUsdz } from '../support/camera-readers';
 import { setUpEmbedStack } from '../support/embed-stack';
-import { PartnerApp } from '../support/partner-app';
 import { openPerformStudioOnPartnerPage, postedBlob, studioEvents, type ReceivedStudioEvent, waitForEvent } from '../support/studio-frame';
 
 /** Software WebGL draws 5–7 frames a second at 720p. */
@@ -51,14 +50,7 @@ const MAX_FOCAL_MM = 0.01;
  */
 describe('camera exports read by Blender (glTF) and TinyUSDZ (USD)', () => {
   const stack = setUpEmbedStack();
-  let partner: PartnerApp;
-
-  beforeAll(async () => {
-    partner = await PartnerApp.start({ apiKey: stack.org.apiKey, apiUrl: stack.api.url, embedOrigin: stack.embedOrigin });
-  });
-  afterAll(() => partner?.stop());
-
-  const openStudio = async (page: Page): Promise<Frame> => (await openPerformStudioOnPartnerPage(page, partner.origin)).frame;
+  const openStudio = async (page: Page): Promise<Frame> => (await openPerformStudioOnPartnerPage(page, stack.partner.origin)).frame;
 
   /** Exports the chosen source's camera in `format` and waits until the parent page received that file. */
   async function exportCamera(page: Page, frame: Frame, format: string): Promise<{ event: ReceivedStudioEvent; file: Buffer }> {

@@ -1,7 +1,6 @@
 import { Page } from 'playwright-core';
 import { authorThreeKeyframes, chooseRender } from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
-import { PartnerApp } from '../support/partner-app';
 import { openPerformStudioOnPartnerPage, postedBlob, startShortTake, studioEvents, waitForEvent } from '../support/studio-frame';
 import { probeVideo } from '../support/video-probe';
 
@@ -16,14 +15,7 @@ const RENDER_TIMEOUT = 180_000;
  */
 describe('the partner page: an authored move rendered to MP4, and a take that outlives its session', () => {
   const stack = setUpEmbedStack();
-  let partner: PartnerApp;
-
-  beforeAll(async () => {
-    partner = await PartnerApp.start({ apiKey: stack.org.apiKey, apiUrl: stack.api.url, embedOrigin: stack.embedOrigin });
-  });
-  afterAll(() => partner?.stop());
-
-  const openStudio = (page: Page) => openPerformStudioOnPartnerPage(page, partner.origin);
+  const openStudio = (page: Page) => openPerformStudioOnPartnerPage(page, stack.partner.origin);
 
   // A 1080p30 render in SwiftShader takes most of a minute on two busy cores.
   it('authors a three-keyframe move, renders it to MP4 at 1080p30, and the parent page receives and offers it', async () => {

@@ -2,7 +2,6 @@ import { Frame, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { timeline } from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
-import { PartnerApp } from '../support/partner-app';
 import { imageStats, openPerformStudioOnPartnerPage, postedBlob, waitForEvent } from '../support/studio-frame';
 
 /** Software WebGL (SwiftShader) draws and encodes a 1080p still in a few seconds on two busy cores. */
@@ -28,14 +27,7 @@ async function keyframeCount(frame: Frame, n: number): Promise<void> {
  */
 describe('undo and redo, and stills, by keyboard in the partner page', () => {
   const stack = setUpEmbedStack();
-  let partner: PartnerApp;
-
-  beforeAll(async () => {
-    partner = await PartnerApp.start({ apiKey: stack.org.apiKey, apiUrl: stack.api.url, embedOrigin: stack.embedOrigin });
-  });
-  afterAll(() => partner?.stop());
-
-  const openStudio = async (page: Page): Promise<Frame> => (await openPerformStudioOnPartnerPage(page, partner.origin)).frame;
+  const openStudio = async (page: Page): Promise<Frame> => (await openPerformStudioOnPartnerPage(page, stack.partner.origin)).frame;
 
   it('undoes and redoes keyframes and a lens change, asks before unsaved keyframes are replaced, and hands over a PNG still', async () => {
     const context = await stack.browser.newContext({ viewport: { width: 1400, height: 1000 } });
