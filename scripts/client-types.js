@@ -45,7 +45,62 @@ async function render(document) {
   return astToString(ast);
 }
 
-module.exports = { CLIENT_TYPES_PATH, STUDIO_API_TYPES_PATH, renderClientTypes, renderStudioApiTypes };
+/**
+ * What `generateTypes` builds for each app: its compiled module, the document builder in its
+ * dist, the renderer and the file it writes. The document is built in Nest's preview mode: the
+ * controllers' metadata without instantiating a provider, so no database or Redis is needed.
+ */
+const GENERATORS = {
+  api: {
+    script: 'client:generate',
+    module: ['api.module.js', 'ApiModule'],
+    document: ['openapi/openapi.js', 'buildOpenApiDocument'],
+    render: renderClientTypes,
+    path: CLIENT_TYPES_PATH,
+  },
+  studio: {
+    script: 'studio-api:generate',
+    module: ['studio.module.js', 'StudioModule'],
+    document: ['openapi/studio-openapi.js', 'buildStudioOpenApiDocument'],
+    render: renderStudioApiTypes,
+    path: STUDIO_API_TYPES_PATH,
+  },
+};
+
+/**
+ * Renders `app`'s types from its compiled OpenAPI document and writes them to their file;
+ * `--print` writes the types to stdout instead, `--document` the document. Exits 1 on failure.
+ * @param {'api' | 'studio'} app
+ */
+function generateTypes(app) {
+  const { existsSync, writeFileSync } = require('node:fs');
+  const g = GENERATORS[app];
+  const dist = join(__dirname, '..', 'dist', 'apps', app, 'src');
+  const main = async () => {
+    if (!existsSync(join(dist, g.module[0]))) throw new Error(`dist/apps/${app} is missing: run \`npx nest build ${app}\` first`);
+    const { NestFactory } = require('@nestjs/core');
+    const root = require(join(dist, g.module[0]))[g.module[1]];
+    const build = require(join(dist, g.document[0]))[g.document[1]];
+    const nest = await NestFactory.create(root.forRoot({}), { preview: true, abortOnError: false, logger: false });
+    try {
+      const document = build(nest);
+      if (process.argv.includes('--document')) return void process.stdout.write(JSON.stringify(document));
+      const types = await g.render(document);
+      if (process.argv.includes('--print')) return void process.stdout.write(types);
+      const before = existsSync(g.path) ? readFileSync(g.path, 'utf8') : '';
+      writeFileSync(g.path, types);
+      process.stdout.write(`${before === types ? 'unchanged' : 'updated'}: ${g.path}\n`);
+    } finally {
+      await nest.close();
+    }
+  };
+  main().catch((e) => {
+    process.stderr.write(`${g.script} failed: ${e.message}\n`);
+    process.exit(1);
+  });
+}
+
+module.exports = { CLIENT_TYPES_PATH, STUDIO_API_TYPES_PATH, renderClientTypes, renderStudioApiTypes, generateTypes };
 
 if (require.main === module) {
   const file = process.argv[2];
