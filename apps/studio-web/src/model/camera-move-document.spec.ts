@@ -4,18 +4,7 @@ import type { CameraPathDocument, CameraPathKeyframe, CameraPathSample, Keyframe
 import { parseCameraPathFile } from './camera-path-file';
 import { documentForMove, keyframeOf, moveFromDocument } from './camera-move-document';
 import { moveFromKeyframes } from './keyframe-move';
-
-const key = (t: number, overrides: Partial<CameraPathKeyframe> = {}): CameraPathKeyframe => ({
-  t,
-  position: [0, 1.6, 8],
-  quaternion: [0, 0, 0, 1],
-  focalLengthMm: 35,
-  focusDistanceM: 8,
-  fNumber: 2.8,
-  rollDeg: 0,
-  easing: 'ease-in-out',
-  ...overrides,
-});
+import { keyframeAt as key } from './camera-path.fixtures';
 
 const sample = (t: number, x: number): CameraPathSample => ({
   t,

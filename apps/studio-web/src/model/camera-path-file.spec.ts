@@ -1,17 +1,6 @@
-import { CameraPathRecorder, type CameraPathDocument, type CameraPathKeyframe } from './camera-path';
+import { CameraPathRecorder, type CameraPathDocument } from './camera-path';
 import { MAX_KEYFRAMES, parseCameraPathFile } from './camera-path-file';
-
-const key = (t: number, overrides: Partial<CameraPathKeyframe> = {}): CameraPathKeyframe => ({
-  t,
-  position: [0, 1.6, 8],
-  quaternion: [0, 0, 0, 1],
-  focalLengthMm: 35,
-  focusDistanceM: 8,
-  fNumber: 2.8,
-  rollDeg: 0,
-  easing: 'ease-in-out',
-  ...overrides,
-});
+import { keyframeAt as key } from './camera-path.fixtures';
 
 const authored = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
   format: 'scene-studio.camera-path',
