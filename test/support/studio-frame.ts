@@ -145,16 +145,35 @@ export async function recordShortTake(page: Page, frame: Frame, options: ShortTa
   return waitForEvent(page, 'recording.completed', options.timeoutMs, options.list);
 }
 
-/** Waits until the studio shows scene `version` (its first frame drawn), with a deadline for software WebGL. */
+/**
+ * Waits until the studio shows scene `version` (its first frame drawn), with a deadline for
+ * software WebGL. A missed deadline says what the studio showed instead (its scene state, the
+ * stream, the frames drawn and its last events to the parent), so a failure on CI can be read
+ * from its log.
+ */
 export async function waitForVersion(frame: Frame, version: number, timeoutMs = 30_000): Promise<void> {
-  await frame.waitForFunction(
-    (v) => {
-      const s = (window as any).__studio;
-      return s.state().loadedVersion === v && s.firstFrameAt !== null;
-    },
-    version,
-    { timeout: timeoutMs },
-  );
+  try {
+    await frame.waitForFunction(
+      (v) => {
+        const s = (window as any).__studio;
+        return s.state().loadedVersion === v && s.firstFrameAt !== null;
+      },
+      version,
+      { timeout: timeoutMs },
+    );
+  } catch (e) {
+    const seen = await frame
+      .evaluate(() => {
+        const s = (window as any).__studio;
+        const { phase, scene, streamConnected, edits } = s.state();
+        const events = (s.events() as ReceivedStudioEvent[]).slice(-8);
+        return { phase, scene, streamConnected, edits, firstFrameAt: s.firstFrameAt, renderedFrames: s.renderedFrames(), events };
+      })
+      .catch((err: Error) => `unreadable: ${err.message}`);
+    throw new Error(`version ${version} was not on screen within ${timeoutMs} ms; the studio showed ${JSON.stringify(seen)}`, {
+      cause: e,
+    });
+  }
 }
 
 /**
