@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ManualClock } from '@app/core';
+import { EmbedSessionsService } from '@app/embed-sessions';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { awaitOperation, uploadImage } from '../factories/scene.factory';
@@ -295,6 +296,53 @@ describe('the studio origin: page, studio API and server push', () => {
         expect(stream.closed).toBe(true);
       } finally {
         stream.close();
+      }
+    });
+
+    it('a stream opened while the hub reads the open sessions is not taken for a revoked one', async () => {
+      // The hub reads the sessions of its open streams once a second. A page that opens its
+      // stream while that read is in flight was not asked about: it must wait for the next
+      // read, not be ended as if its session had gone (CI saw pages ended at once this way).
+      const sessions = suite.studio.app.get(EmbedSessionsService);
+      const first = await session('perform');
+      const firstStream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, first.bearer);
+      let hold = (): void => undefined;
+      let reads = 0;
+      const held = new Promise<void>((inRead) => {
+        const watch = sessions.watch.bind(sessions);
+        jest.spyOn(sessions, 'watch').mockImplementation(async (ids) => {
+          if (reads++ === 0) {
+            inRead();
+            await new Promise<void>((release) => (hold = release));
+          }
+          return watch(ids);
+        });
+      });
+      const late = await session('perform');
+      let lateStream: SseClient | null = null;
+      try {
+        await firstStream.next('scene.status');
+        await held;
+        lateStream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, late.bearer);
+        await lateStream.next('scene.status');
+        hold();
+        // Two more reads after the held one: the late stream has been watched since.
+        await pollUntil(
+          async () => reads,
+          (n) => n >= 3,
+          { what: 'two more watch reads', timeoutMs: 10_000 },
+        );
+        expect(lateStream.events.map((e) => e.event)).not.toContain('session.ended');
+        expect(lateStream.closed).toBe(false);
+        // And it is watched: its revocation still reaches it.
+        await suite.api.http().delete(`/v1/embed-sessions/${late.id}`).set(suite.org.auth);
+        expect((await lateStream.next('session.ended', 3000)).data).toEqual({ reason: 'revoked' });
+        expect(firstStream.events.map((e) => e.event)).not.toContain('session.ended');
+      } finally {
+        hold();
+        jest.restoreAllMocks();
+        firstStream.close();
+        lateStream?.close();
       }
     });
 

@@ -153,9 +153,12 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
     }
     this.ticking = true;
     try {
-      const states = new Map((await this.sessions.watch([...new Set([...this.streams].map((s) => s.sessionId))])).map((s) => [s.id, s]));
+      // The streams open now, and only those: one opened while the read is in flight was not
+      // asked about, so it waits for the next tick instead of being taken for a revoked session.
+      const watched = [...this.streams];
+      const states = new Map((await this.sessions.watch([...new Set(watched.map((s) => s.sessionId))])).map((s) => [s.id, s]));
       const now = this.sessions.now();
-      for (const stream of this.streams) await this.update(stream, states.get(stream.sessionId), now);
+      for (const stream of watched) if (this.streams.has(stream)) await this.update(stream, states.get(stream.sessionId), now);
     } catch (e) {
       this.logger.warn(`watching open sessions failed: ${(e as Error).message}`);
     } finally {
