@@ -22,27 +22,15 @@ export type ClaimedDelivery = Pick<WebhookDeliveryEntity, 'endpointId' | 'messag
 
 export type DeliveryOutcome = { status: 'succeeded' } | { status: 'pending'; nextAttemptAt: Date } | { status: 'failed' };
 
-/** Every endpoint column but its deletion time (deleted endpoints are never shown). */
-const ENDPOINT = [
-  'id',
-  'organizationId',
-  'url',
-  'allowLoopback',
-  'events',
-  'enabled',
-  'disabledReason',
-  'secretSealed',
-  'previousSecretSealed',
-  'previousSecretExpiresAt',
-  'failingSince',
-  'createdAt',
-  'updatedAt',
-] as const satisfies readonly (keyof WebhookEndpointEntity)[];
-
 /** The webhooks lib's tables: endpoints, the outbox of messages, and their deliveries. */
 @Injectable()
 export class WebhooksRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Every endpoint column but its deletion time (deleted endpoints are never shown). */
+  private get endpointColumns() {
+    return entityColumns(this.db, WebhookEndpointEntity, { except: ['deletedAt'] });
+  }
 
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
@@ -69,7 +57,7 @@ export class WebhooksRepository {
   /** By id; `after` is an endpoint id for the next page. */
   listEndpoints(organizationId: string, limit: number, after: string | null): Promise<WebhookEndpoint[]> {
     const page = this.endpoints()
-      .select(ENDPOINT.map((p) => `e.${p}`))
+      .select(this.endpointColumns.properties.map((p) => `e.${p}`))
       .where('e.organization_id = :organizationId AND e.deleted_at IS NULL', { organizationId });
     if (after !== null) page.andWhere('e.id > :after', { after });
     return page.orderBy('e.id').limit(limit).getMany();
@@ -77,7 +65,7 @@ export class WebhooksRepository {
 
   async findEndpoint(organizationId: string, id: string): Promise<WebhookEndpoint | null> {
     return this.endpoints()
-      .select(ENDPOINT.map((p) => `e.${p}`))
+      .select(this.endpointColumns.properties.map((p) => `e.${p}`))
       .where('e.id = :id AND e.organization_id = :organizationId AND e.deleted_at IS NULL', { id, organizationId })
       .getOne();
   }
@@ -89,7 +77,7 @@ export class WebhooksRepository {
     change: { url?: string; events?: WebhookEventType[]; enabled?: boolean },
     at: Date,
   ): Promise<WebhookEndpoint | null> {
-    const endpoint = entityColumns(this.db, WebhookEndpointEntity, { only: ENDPOINT });
+    const endpoint = this.endpointColumns;
     const [updated] = await endpoint.rows(
       this.db,
       `UPDATE webhook_endpoints
@@ -107,7 +95,7 @@ export class WebhooksRepository {
   }
 
   async rotateSecret(organizationId: string, id: string, sealed: string, previousUntil: Date, at: Date): Promise<WebhookEndpoint | null> {
-    const endpoint = entityColumns(this.db, WebhookEndpointEntity, { only: ENDPOINT });
+    const endpoint = this.endpointColumns;
     const [updated] = await endpoint.rows(
       this.db,
       `UPDATE webhook_endpoints

@@ -51,6 +51,16 @@ describe('raw SQL through entity metadata', () => {
     expect(entityColumns(sut, WidgetEntity, { alias: 'w', only: ['createdAt', 'ownerId'] }).sql).toBe('w.created_at, w.owner_id');
   });
 
+  it('leaves out the columns named in `except`, of all or of `only`, and names their properties', () => {
+    const live = entityColumns(sut, WidgetEntity, { except: ['spec', 'createdAt'] });
+    expect(live.sql).toBe('id, owner_id, bytes');
+    expect(live.properties).toEqual(['id', 'ownerId', 'bytes']);
+    expect(entityColumns(sut, WidgetEntity, { only: ['bytes', 'id', 'spec'], except: ['spec'] }).names).toEqual(['bytes', 'id']);
+    expect(() => entityColumns(sut, WidgetEntity, { except: ['nope' as keyof WidgetEntity] })).toThrow(
+      'WidgetEntity has no column property nope',
+    );
+  });
+
   it('refuses a property that is not a column', () => {
     expect(() => entityColumns(sut, WidgetEntity, { only: ['nope' as keyof WidgetEntity] })).toThrow(
       'WidgetEntity has no column property nope',

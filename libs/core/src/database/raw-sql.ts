@@ -15,11 +15,13 @@ type EntityClass<T> = new () => T;
 /** A result row as node-postgres returns it: column (or `AS`) name to value. */
 export type ResultRow = Record<string, unknown>;
 
-export interface ColumnsOptions<K> {
+export interface ColumnsOptions<K, E = never> {
   /** The table's alias in the statement (`o` renders `o.scene_id`); none by default. */
   alias?: string;
   /** These properties only, in this order; every column by default. */
   only?: readonly K[];
+  /** Every column (of `only`, if given) but these: a projection that leaves out a few columns names only those. */
+  except?: readonly E[];
 }
 
 /** Some of an entity's columns, rendered for SQL and read back from its result rows. */
@@ -28,6 +30,8 @@ export interface EntityColumns<T> {
   readonly sql: string;
   /** The column names alone, in the same order (an INSERT's list). */
   readonly names: readonly string[];
+  /** Their entity property names, in the same order (a query builder's `select`). */
+  readonly properties: readonly string[];
   /** An entity instance holding the selected properties of one result row. */
   toEntity(row: ResultRow): T;
   toEntities(rows: readonly ResultRow[]): T[];
@@ -45,15 +49,15 @@ function dataSourceOf(db: Db): DataSource {
 /** Per entity, the compiled column sets already asked for (a few per repository). */
 const compiled = new WeakMap<EntityMetadata, Map<string, EntityColumns<unknown>>>();
 
-function compile<T>(ds: DataSource, metadata: EntityMetadata, options: ColumnsOptions<string>): EntityColumns<T> {
+function compile<T>(ds: DataSource, metadata: EntityMetadata, options: ColumnsOptions<string, string>): EntityColumns<T> {
   const byProperty = new Map(metadata.columns.map((c) => [c.propertyName, c]));
-  const columns: ColumnMetadata[] = options.only
-    ? options.only.map((p) => {
-        const column = byProperty.get(p);
-        if (!column) throw new Error(`${metadata.name} has no column property ${p}`);
-        return column;
-      })
-    : metadata.columns;
+  const column = (p: string): ColumnMetadata => {
+    const found = byProperty.get(p);
+    if (!found) throw new Error(`${metadata.name} has no column property ${p}`);
+    return found;
+  };
+  const left = new Set((options.except ?? []).map(column));
+  const columns = (options.only ? options.only.map(column) : metadata.columns).filter((c) => !left.has(c));
   const alias = options.alias ? `${options.alias}.` : '';
   const fields = columns.map((c) => ({ property: c.propertyName, key: c.databaseName, column: c }));
   const driver = ds.driver;
@@ -66,6 +70,7 @@ function compile<T>(ds: DataSource, metadata: EntityMetadata, options: ColumnsOp
   return {
     sql: columns.map((c) => `${alias}${c.databaseName}`).join(', '),
     names: columns.map((c) => c.databaseName),
+    properties: columns.map((c) => c.propertyName),
     toEntity,
     toEntities: (rows) => rows.map(toEntity),
     rows: async (db, sql, params) => (await rawQuery(db, sql, params)).rows.map(toEntity),
@@ -73,22 +78,22 @@ function compile<T>(ds: DataSource, metadata: EntityMetadata, options: ColumnsOp
 }
 
 /**
- * The entity's columns (all, or `only` these properties) for raw SQL, compiled once per entity
- * and options.
+ * The entity's columns (all, or `only` these properties, less any `except`) for raw SQL,
+ * compiled once per entity and options.
  */
-export function entityColumns<T, K extends keyof T & string = keyof T & string>(
+export function entityColumns<T, K extends keyof T & string = keyof T & string, E extends K = never>(
   db: Db,
   entity: EntityClass<T>,
-  options: ColumnsOptions<K> = {},
-): EntityColumns<Pick<T, K>> {
+  options: ColumnsOptions<K, E> = {},
+): EntityColumns<Omit<Pick<T, K>, E>> {
   const ds = dataSourceOf(db);
   const metadata = ds.getMetadata(entity);
   let forEntity = compiled.get(metadata);
   if (!forEntity) compiled.set(metadata, (forEntity = new Map<string, EntityColumns<unknown>>()));
-  const key = `${options.alias ?? ''}|${options.only?.join(',') ?? '*'}`;
+  const key = `${options.alias ?? ''}|${options.only?.join(',') ?? '*'}|${options.except?.join(',') ?? ''}`;
   let columns = forEntity.get(key);
   if (!columns) forEntity.set(key, (columns = compile(ds, metadata, options)));
-  return columns as EntityColumns<Pick<T, K>>;
+  return columns as EntityColumns<Omit<Pick<T, K>, E>>;
 }
 
 /**
