@@ -153,6 +153,17 @@ export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.Proce
     problems.push(...sliceProblems);
     if (sliceProblems.length === 0) sliceValues.set(slice, slice.build(sliceVars, vars));
   }
+  problems.push(...checkCore(vars));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return new AppConfig(vars, sliceValues);
+}
+
+/**
+ * Core's own rules across its variables, past their one-by-one validation: what a lib's slice
+ * says in its `check` (config-slice.ts), for the variables core itself reads.
+ */
+function checkCore(vars: EnvironmentVariables): string[] {
+  const problems: string[] = [];
   if (vars.BLOB_STORE === 's3' && !vars.S3_BUCKET) problems.push('S3_BUCKET must be set when BLOB_STORE is "s3"');
   if (!vars.S3_ACCESS_KEY_ID !== !vars.S3_SECRET_ACCESS_KEY)
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
@@ -172,8 +183,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, source: NodeJS.Proce
       'TRUSTED_PROXIES must be a hop count or addresses and CIDR ranges (10.0.0.0/8, fd00::/8) or loopback, linklocal, uniquelocal',
     );
   }
-  if (problems.length > 0) throw new ConfigError(problems);
-  return new AppConfig(vars, sliceValues);
+  return problems;
 }
 
 /** `1.2.3.4`, `1.2.3.4:53`, `fd00::53`, `[fd00::53]` or `[fd00::53]:53`. */
