@@ -17,21 +17,6 @@ export type EndedSession = Pick<EmbedSessionEntity, 'id' | 'organizationId' | 's
 /** What an ending session's statements return: an announcement and, to decide on it, the expiry. */
 const ENDING = ['id', 'organizationId', 'sceneId', 'expiresAt'] as const satisfies readonly (keyof EmbedSessionEntity)[];
 
-/** Every session column the studio reads (not the bookkeeping of its end's announcement). */
-const SESSION = [
-  'id',
-  'organizationId',
-  'sceneId',
-  'origin',
-  'mode',
-  'theme',
-  'secretHash',
-  'createdAt',
-  'expiresAt',
-  'revokedAt',
-  'revokedReason',
-] as const satisfies readonly (keyof EmbedSessionEntity)[];
-
 type Ending = Pick<EmbedSessionEntity, (typeof ENDING)[number]>;
 
 function toEnded({ id, organizationId, sceneId }: Ending): EndedSession {
@@ -170,7 +155,8 @@ export class EmbedSessionsRepository {
   }
 
   private async findOne(where: string, params: unknown[]): Promise<SessionWithScene | null> {
-    const session = entityColumns(this.db, EmbedSessionEntity, { alias: 'es', only: SESSION });
+    // Every session column the studio reads: all but the bookkeeping of its end's announcement.
+    const session = entityColumns(this.db, EmbedSessionEntity, { alias: 'es', except: ['endReportedAt'] });
     const { rows } = await rawQuery<ResultRow & SceneStateRow>(
       this.db,
       `SELECT ${session.sql}, ${sceneStateColumns('st')}
