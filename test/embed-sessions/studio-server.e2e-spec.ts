@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { ManualClock } from '@app/core';
 import { EmbedSessionsService } from '@app/embed-sessions';
+import { StudioEventsHub } from '@apps/studio/events/studio-events.hub';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { awaitOperation, uploadImage } from '../factories/scene.factory';
@@ -345,6 +347,57 @@ describe('the studio origin: page, studio API and server push', () => {
         lateStream?.close();
       }
     });
+
+    it.each([11, 29, 47])(
+      'streams opening in bursts while the watch reads are slow all stay open, and all end on revocation (seed %i)',
+      async (seed) => {
+        const hub = suite.studio.app.get(StudioEventsHub);
+        const sessionsService = suite.studio.app.get(EmbedSessionsService);
+        // Drawn from the seed: burst sizes (1 to 6), the pauses after them (0 to 400 ms), and how
+        // long each watch read lingers (0 to 300 ms, a slow database), so bursts land inside reads.
+        const bursts = fc.sample(fc.tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 400 })), { seed, numRuns: 24 });
+        const lags = fc.sample(fc.integer({ min: 0, max: 300 }), { seed, numRuns: 16 });
+        const watch = sessionsService.watch.bind(sessionsService);
+        let reads = 0;
+        jest.spyOn(sessionsService, 'watch').mockImplementation(async (ids) => {
+          const lag = lags[reads++ % lags.length];
+          await new Promise((resolve) => setTimeout(resolve, lag));
+          return watch(ids);
+        });
+        const sessions = await Promise.all(Array.from({ length: 24 }, () => session('perform')));
+        const open = (s: (typeof sessions)[number]) => SseClient.open(`${suite.studio.url}/studio-api/v1/events`, s.bearer);
+        const streams: SseClient[] = [];
+        try {
+          for (let i = 0, b = 0; i < sessions.length; b++) {
+            const [size, pauseMs] = bursts[b];
+            streams.push(...(await Promise.all(sessions.slice(i, (i += size)).map(open))));
+            await new Promise((resolve) => setTimeout(resolve, pauseMs));
+          }
+          for (const stream of streams) await stream.next('scene.status');
+          expect(hub.openStreams).toBe(sessions.length);
+          // Two reads begun after the last open: every stream has been watched since it opened.
+          const after = reads;
+          await pollUntil(
+            async () => reads,
+            (n) => n >= after + 2,
+            { what: 'two more watch reads', timeoutMs: 10_000 },
+          );
+          expect(streams.filter((st) => st.closed || st.events.some((e) => e.event === 'session.ended'))).toEqual([]);
+          await Promise.all(sessions.map((s) => suite.api.http().delete(`/v1/embed-sessions/${s.id}`).set(suite.org.auth)));
+          for (const stream of streams) expect((await stream.next('session.ended', 3000)).data).toEqual({ reason: 'revoked' });
+          await Promise.all(streams.map((st) => st.done));
+          // Every stream the hub held is gone: nothing is kept for a closed one.
+          await pollUntil(
+            async () => hub.openStreams,
+            (n) => n === 0,
+            { what: 'the hub to hold no stream', timeoutMs: 5000 },
+          );
+        } finally {
+          jest.restoreAllMocks();
+          for (const stream of streams) stream.close();
+        }
+      },
+    );
 
     it('ends the stream when the scene is deleted, and when the session expires', async () => {
       const doomed = await readyScene(suite.api, suite.org);
