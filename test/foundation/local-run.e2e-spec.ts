@@ -1,4 +1,5 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import IORedis from 'ioredis';
@@ -184,6 +185,65 @@ describe('npm start supervision (scripts/supervise.js)', () => {
       .slice(1)
       .map(Number);
     expect(pids.filter(alive)).toEqual([]);
+  });
+});
+
+/** Every process below `pid` (children, theirs, …), as `ps` lists them now. */
+async function descendants(pid: number): Promise<number[]> {
+  const found: number[] = [];
+  for (let level = [pid]; level.length > 0;) {
+    const r = await run('ps', ['-o', 'pid=', '--ppid', level.join(',')]);
+    level = r.stdout.split(/\s+/).filter(Boolean).map(Number);
+    found.push(...level);
+  }
+  return found;
+}
+
+describe('npm start stopped through npm', () => {
+  let scratch: string;
+  beforeAll(() => (scratch = mkdtempSync(join(tmpdir(), 'ss-npm-start-'))));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it("SIGTERM to npm's own pid reaches scripts/start.js, which stops, leaving nothing behind", async () => {
+    // A redis-server that never answers keeps start.js waiting at its first step, before the
+    // build (a blocking call that would hold the signal back until it ends).
+    const bin = join(scratch, 'bin');
+    mkdirSync(bin, { recursive: true });
+    const marker = join(scratch, 'redis-server.pid');
+    writeFileSync(join(bin, 'redis-server'), `#!/bin/sh\necho $$ > '${marker}'\nexec sleep 60\n`, { mode: 0o755 });
+    const { spawn } = await import('node:child_process');
+    const { REDIS_URL: _redis, ...env } = process.env;
+    const npm = spawn('npm', ['start'], {
+      cwd: ROOT,
+      env: { ...env, PATH: `${bin}:${process.env.PATH}`, LOCAL_REDIS_PROBE_PORT: String(await freePort()) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    npm.stdout.on('data', (d) => (out += d));
+    npm.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<void>((resolve) => npm.on('close', () => resolve()));
+    let fakeRedis = 0;
+    try {
+      fakeRedis = await pollUntil(
+        async () => Number(await readFile(marker, 'utf8').catch(() => '0')),
+        (pid) => pid > 0,
+        { timeoutMs: 20_000, what: 'start.js to start the redis-server on PATH' },
+      );
+      const below = (await descendants(npm.pid!)).filter((pid) => pid !== fakeRedis);
+      expect(below.length).toBeGreaterThan(0);
+      npm.kill('SIGTERM');
+      await exited;
+      // start.js heard it (its early handler says so), and no process of the run is left.
+      expect(out).toContain('Interrupted.');
+      await pollUntil(
+        async () => below.filter(alive),
+        (left) => left.length === 0,
+        { timeoutMs: 5000, what: 'every process below npm to stop' },
+      );
+    } finally {
+      if (fakeRedis > 0 && alive(fakeRedis)) process.kill(fakeRedis, 'SIGKILL');
+      if (npm.exitCode === null) npm.kill('SIGKILL');
+    }
   });
 });
 
