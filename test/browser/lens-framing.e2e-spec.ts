@@ -318,6 +318,16 @@ describe('lens and framing, in a real browser', () => {
     expect((await framing(frame)).activeView).toBeNull();
     await go.click();
     await frame.waitForFunction((name) => (window as any).__studio.state().perform.framing.activeView === name, 'Over the lake');
+    // The view is named at once; the camera on screen takes the pose at the next frame drawn
+    // (`__studio.camera()` is the drawn camera), which a slow machine may not have drawn yet.
+    await frame.waitForFunction(
+      (p) => {
+        const c = (window as any).__studio.camera().position as number[];
+        return Math.hypot(c[0] - p[0], c[1] - p[1], c[2] - p[2]) < 1e-4;
+      },
+      saved.position,
+      { timeout: RENDER_TIMEOUT },
+    );
     const back = await camera(frame);
     back.position.forEach((v, i) => expect(v).toBeCloseTo(saved.position[i], 4));
     expect(back.focalLengthMm).toBeCloseTo(saved.focalLengthMm, 6);
