@@ -1,5 +1,5 @@
 import { Clock, MetricsService } from '@app/core';
-import { DEFAULT_LIMITS, LimitsService } from '@app/tenancy';
+import { DEFAULT_LIMITS, LimitsService, OrganizationLimits } from '@app/tenancy';
 import { Injectable, Logger } from '@nestjs/common';
 import { BacklogGroup, GenerationBacklogRepository } from './generation-backlog.repository';
 import { OperationStage } from './operation.entity';
@@ -84,7 +84,7 @@ export class GenerationBacklogMetrics {
     const take = async (): Promise<BacklogSnapshot> => {
       const groups = await repository.inProgress();
       const waitingOrgs = [...new Set(groups.filter((g) => g.stage === 'queued').map((g) => g.organizationId))];
-      const known = waitingOrgs.length ? await limits.ofMany(waitingOrgs) : new Map();
+      const known = waitingOrgs.length ? await limits.ofMany(waitingOrgs) : new Map<string, OrganizationLimits>();
       const max = (id: string) => known.get(id)?.maxConcurrentGenerations ?? DEFAULT_LIMITS.maxConcurrentGenerations;
       return backlogSnapshot(groups, max, clock.now());
     };

@@ -31,13 +31,13 @@ export class HealthService {
   ) {
     // Readiness as a number Prometheus keeps: /readyz only answers whoever asks at that moment.
     // Checked at scrape time, the same checks /readyz runs (a scrape waits at most their 1 s).
-    const health = this;
+    const readiness = () => this.readiness();
     metrics.gauge(
       'dependency_up',
       'Whether PostgreSQL (database) and Redis answer this process within 1 s, as /readyz checks: 1 up, 0 down',
       ['dependency'] as const,
       async function () {
-        const { checks } = await health.readiness();
+        const { checks } = await readiness();
         this.set({ dependency: 'database' }, checks.database === 'up' ? 1 : 0);
         this.set({ dependency: 'redis' }, checks.redis === 'up' ? 1 : 0);
       },
