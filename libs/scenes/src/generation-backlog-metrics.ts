@@ -90,7 +90,8 @@ export class GenerationBacklogMetrics {
     };
     // One read serves the three gauges of a scrape.
     const read = () =>
-      (snapshot ??= take()
+      (snapshot ??= metrics
+        .oneAtATime(take)
         .catch((e: unknown) => {
           this.logger.warn(`Generation backlog gauges left empty this scrape: ${e instanceof Error ? e.constructor.name : 'error'}`);
           return null;

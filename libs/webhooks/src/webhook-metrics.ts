@@ -42,7 +42,7 @@ export class WebhookMetrics {
       });
     metrics.gauge('webhook_endpoints', 'Live webhook endpoints by health', ['state'] as const, async function () {
       this.reset();
-      const groups = await quietly(repository.endpointHealth());
+      const groups = await quietly(metrics.oneAtATime(() => repository.endpointHealth()));
       if (groups) for (const [state, n] of endpointStates(groups)) this.set({ state }, n);
     });
     metrics.gauge(
@@ -51,7 +51,7 @@ export class WebhookMetrics {
       [] as const,
       async function () {
         const now = clock.now();
-        const due = await quietly(repository.oldestDue(now).then((at) => ({ at })));
+        const due = await quietly(metrics.oneAtATime(() => repository.oldestDue(now)).then((at) => ({ at })));
         // Unknown while the database is away (a gauge without labels cannot be left out).
         this.set(!due ? NaN : due.at ? Math.max(0, (now.getTime() - due.at.getTime()) / 1000) : 0);
       },

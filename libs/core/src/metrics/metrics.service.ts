@@ -41,6 +41,19 @@ export class MetricsService {
     return (this.registry.getSingleMetric(name) as Gauge<L>) ?? new Gauge({ name, help, labelNames, collect, registers: [this.registry] });
   }
 
+  private reading: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Runs `read` once the reads queued before it have ended. Gauges that read PostgreSQL at scrape
+   * time go through here, so that a scrape (prom-client collects every metric at once) holds one
+   * pooled connection at a time rather than one per gauge: a worker's pool is sized for its jobs.
+   */
+  oneAtATime<T>(read: () => Promise<T>): Promise<T> {
+    const run = this.reading.then(read, read);
+    this.reading = run.catch(() => undefined);
+    return run;
+  }
+
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
