@@ -174,7 +174,7 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
     const reason: EndedReason | null = state ? endedReason(state, state.scene.deleted, now) : 'revoked';
     if (reason) {
       this.send(stream, { type: 'session.ended', data: { reason } });
-      if (state) this.metrics.ended(reason, state, this.sessions.now());
+      if (state) this.metrics.ended(reason, reason === 'revoked' ? state.revokedAt : state.expiresAt, this.sessions.now());
       // The connection is not reused after a stream: close it rather than leave it open.
       stream.raw.end(() => stream.raw.socket?.destroySoon());
       this.forget(stream);

@@ -7,10 +7,12 @@ describe(StudioStreamMetrics.name, () => {
   it('measures a revocation from its commit, an expiry from the expiry, to the session.ended write', async () => {
     const metrics = new MetricsService();
     const sut = new StudioStreamMetrics(metrics);
-    sut.ended('revoked', { revokedAt: at(10), expiresAt: at(3600) }, new Date(at(10).getTime() + 400));
-    sut.ended('expired', { revokedAt: null, expiresAt: at(20) }, at(23));
+    sut.ended('revoked', at(10), new Date(at(10).getTime() + 400));
+    sut.ended('expired', at(20), at(23));
     // A studio clock behind the revoking process's: no negative lag.
-    sut.ended('revoked', { revokedAt: at(30), expiresAt: at(3600) }, at(29));
+    sut.ended('revoked', at(30), at(29));
+    // A session already erased: when it ended is unknown, nothing is observed.
+    sut.ended('revoked', null, at(40));
     const { body } = await metrics.render();
     expect(body).toContain('studio_session_end_lag_seconds_bucket{le="0.5",reason="revoked"} 2');
     expect(body).toContain('studio_session_end_lag_seconds_sum{reason="revoked"} 0.4');

@@ -44,9 +44,12 @@ export class StudioStreamMetrics {
     this.sentTotal.inc({ type });
   }
 
-  /** A `session.ended` was written at `writtenAt` to a stream of the session `session`. */
-  ended(reason: EndedReason, session: { revokedAt: Date | null; expiresAt: Date }, writtenAt: Date): void {
-    const endedAt = reason === 'revoked' ? session.revokedAt : session.expiresAt;
+  /**
+   * A `session.ended` was written at `writtenAt`, for a session that ended at `endedAt`: its
+   * `revoked_at` (a revocation, the scene's deletion included) or its `expires_at`. Null when the
+   * writer does not know it (a session already erased): nothing is observed.
+   */
+  ended(reason: EndedReason, endedAt: Date | null, writtenAt: Date): void {
     if (!endedAt) return;
     this.endLag.observe({ reason }, Math.max(0, (writtenAt.getTime() - endedAt.getTime()) / 1000));
   }
