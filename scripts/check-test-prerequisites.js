@@ -37,6 +37,17 @@ async function main() {
       ].join('\n'),
     );
   }
+  // promtool checks and unit-tests the alerting rules; a real Prometheus scrapes running processes
+  // and answers every dashboard query (test/deploy/monitoring*.e2e-spec.ts).
+  const missingPrometheus = ['prometheus', 'promtool'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
+  if (missingPrometheus.length) {
+    problems.push(
+      [
+        `No ${missingPrometheus.join(' or ')} on the PATH: the monitoring suites run the rules' unit tests with promtool and query a real Prometheus.`,
+        'Install it (Debian/Ubuntu: sudo apt-get install prometheus, which brings promtool; macOS: brew install prometheus).',
+      ].join('\n'),
+    );
+  }
   const redisProbe = Number(process.env.LOCAL_REDIS_PROBE_PORT || 6379);
   if (!process.env.REDIS_URL && !(await answers(redisProbe)) && !redisServerOnPath(process.env))
     problems.push(new MissingRedisError().message);

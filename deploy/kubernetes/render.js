@@ -8,7 +8,7 @@
 // prometheus-operator schemas). The output is plain YAML that kubectl, kustomize, Argo CD or a
 // Helm chart of one's own can take. docs/operations.md ("Kubernetes") explains every choice.
 'use strict';
-const { readFileSync } = require('node:fs');
+const { readdirSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const YAML = require('yaml');
 
@@ -17,6 +17,17 @@ const PORTS = { api: 3000, studio: 3001, worker: 3002, apiOps: 3003, studioOps: 
 const SURGE = 1;
 /** Worker connections beyond its job slots: the reconciler's and admission's lock transactions, and a sweep. */
 const WORKER_EXTRA_CONNECTIONS = 3;
+
+/** The recording and alerting rules, shared with plain Prometheus (deploy/monitoring/rules). */
+const RULES_DIR = join(__dirname, '..', 'monitoring', 'rules');
+
+/** Every rule group of deploy/monitoring/rules, in file order. */
+function ruleGroups() {
+  return readdirSync(RULES_DIR)
+    .filter((f) => f.endsWith('.yml'))
+    .sort()
+    .flatMap((f) => YAML.parse(readFileSync(join(RULES_DIR, f), 'utf8')).groups);
+}
 
 /** Generations accepted and waiting for their organization's turn (libs/scenes, GenerationAdmission). */
 const WAITING_FOR_ADMISSION = "SELECT count(*) FROM operations WHERE status = 'processing' AND admitted_at IS NULL";
@@ -335,16 +346,65 @@ function render(v) {
     },
   });
 
+  // Prometheus Operator: scrape every ops port, through the Services (ServiceMonitor) or the pods
+  // (PodMonitor), one or the other. Each target gets `component` (api, studio, worker), which the
+  // rules and the dashboard read (deploy/monitoring, docs/operations.md "Monitoring").
+  if (v.serviceMonitor.enabled && v.podMonitor.enabled) {
+    throw new Error('serviceMonitor and podMonitor would scrape every process twice: enable one of them');
+  }
+  const monitorMeta = (labels) => ({
+    ...meta(v.name, 'shared'),
+    labels: { ...labels(), ...part, 'app.kubernetes.io/component': 'shared' },
+  });
+  const component = (source) => [{ sourceLabels: [source], targetLabel: 'component', action: 'replace' }];
   if (v.serviceMonitor.enabled) {
     docs.push({
       apiVersion: 'monitoring.coreos.com/v1',
       kind: 'ServiceMonitor',
-      metadata: meta(v.name, 'shared'),
+      metadata: monitorMeta(() => v.serviceMonitor.labels ?? {}),
       spec: {
         selector: { matchLabels: { 'app.kubernetes.io/part-of': v.name } },
         namespaceSelector: { matchNames: [ns] },
-        endpoints: [{ port: 'ops', path: '/metrics', interval: v.serviceMonitor.interval }],
+        endpoints: [
+          {
+            port: 'ops',
+            path: '/metrics',
+            interval: v.serviceMonitor.interval,
+            relabelings: component('__meta_kubernetes_service_label_app_kubernetes_io_component'),
+          },
+        ],
       },
+    });
+  }
+  if (v.podMonitor.enabled) {
+    docs.push({
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'PodMonitor',
+      metadata: monitorMeta(() => v.podMonitor.labels ?? {}),
+      spec: {
+        selector: {
+          matchLabels: { 'app.kubernetes.io/part-of': v.name },
+          matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: ['api', 'studio', 'worker'] }],
+        },
+        namespaceSelector: { matchNames: [ns] },
+        podMetricsEndpoints: [
+          {
+            port: 'ops',
+            path: '/metrics',
+            interval: v.podMonitor.interval,
+            relabelings: component('__meta_kubernetes_pod_label_app_kubernetes_io_component'),
+          },
+        ],
+      },
+    });
+  }
+  // The same rules as plain Prometheus loads from deploy/monitoring/rules.
+  if (v.prometheusRule.enabled) {
+    docs.push({
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'PrometheusRule',
+      metadata: monitorMeta(() => v.prometheusRule.labels ?? {}),
+      spec: { groups: ruleGroups() },
     });
   }
 
@@ -357,7 +417,7 @@ function render(v) {
   return `${header}\n${docs.map((d) => YAML.stringify(d, { lineWidth: 0 })).join('---\n')}`;
 }
 
-module.exports = { render, loadValues, connectionPlan, merge };
+module.exports = { render, loadValues, connectionPlan, merge, ruleGroups };
 
 if (require.main === module) {
   try {

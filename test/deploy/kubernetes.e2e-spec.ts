@@ -10,6 +10,8 @@ import { SCENES_QUEUE } from '@app/scenes';
 
 type Doc = Record<string, any>;
 interface Values {
+  name: string;
+  namespace: string;
   queuePrefix: string;
   existingSecret: string;
   postgres: { connectionBudget: number; reservedConnections: number };
@@ -21,6 +23,7 @@ const renderer = require('../../deploy/kubernetes/render.js') as {
   render(v: Values): string;
   loadValues(path?: string): Values;
   merge(a: unknown, b: unknown): Values;
+  ruleGroups(): Doc[];
   connectionPlan(v: Values): {
     pools: Record<'api' | 'studio' | 'worker', number>;
     pods: Record<'api' | 'studio' | 'worker', number>;
@@ -75,6 +78,7 @@ describe('the Kubernetes manifests (deploy/kubernetes)', () => {
         'PodDisruptionBudget',
         'PodDisruptionBudget',
         'PodDisruptionBudget',
+        'PrometheusRule',
         'ScaledObject',
         'Service',
         'Service',
@@ -94,6 +98,82 @@ describe('the Kubernetes manifests (deploy/kubernetes)', () => {
     const scaled = structuredClone(find('ScaledObject', 'scene-studio-worker'));
     scaled.spec.minReplicaCount = 'one';
     expect(() => validate(scaled)).toThrow();
+    const rule = structuredClone(find('PrometheusRule', 'scene-studio'));
+    rule.spec.groups[0].rules[0].for = 5;
+    expect(() => validate(rule)).toThrow();
+  });
+
+  describe('monitoring with the Prometheus Operator', () => {
+    const ops = (component: string) => find('Deployment', `scene-studio-${component}`).spec.template.spec.containers[0].ports;
+
+    it("a ServiceMonitor scrapes /metrics on every Service's ops port and labels each target with its component", () => {
+      const monitor = find('ServiceMonitor', 'scene-studio');
+      expect(monitor.spec.selector.matchLabels).toEqual({ 'app.kubernetes.io/part-of': values.name });
+      expect(monitor.spec.namespaceSelector).toEqual({ matchNames: [values.namespace] });
+      expect(monitor.spec.endpoints).toEqual([
+        {
+          port: 'ops',
+          path: '/metrics',
+          interval: '30s',
+          relabelings: [
+            { sourceLabels: ['__meta_kubernetes_service_label_app_kubernetes_io_component'], targetLabel: 'component', action: 'replace' },
+          ],
+        },
+      ]);
+      // Every Service it selects has the ops port, and carries the component the relabeling reads.
+      for (const c of ['api', 'studio', 'worker']) {
+        const svc = find('Service', `scene-studio-${c}`);
+        expect(svc.metadata.labels['app.kubernetes.io/part-of']).toBe(values.name);
+        expect(svc.metadata.labels['app.kubernetes.io/component']).toBe(c);
+        expect(svc.spec.ports.find((p: Doc) => p.name === 'ops')?.targetPort).toBe('ops');
+        expect(ops(c).find((p: Doc) => p.name === 'ops')).toBeDefined();
+      }
+    });
+
+    it('or a PodMonitor, which scrapes the pods directly (never both: every process would be scraped twice)', () => {
+      const podDocs = parse(renderer.render(renderer.merge(values, { serviceMonitor: { enabled: false }, podMonitor: { enabled: true } })));
+      expect(podDocs.filter((d) => d.kind === 'ServiceMonitor')).toEqual([]);
+      const monitor = podDocs.find((d) => d.kind === 'PodMonitor')!;
+      expect(() => validate(monitor)).not.toThrow();
+      expect(monitor.spec.podMetricsEndpoints).toEqual([
+        {
+          port: 'ops',
+          path: '/metrics',
+          interval: '30s',
+          relabelings: [
+            { sourceLabels: ['__meta_kubernetes_pod_label_app_kubernetes_io_component'], targetLabel: 'component', action: 'replace' },
+          ],
+        },
+      ]);
+      // The pods it selects: the three long-running processes, not the migration Job's.
+      const selects = (labels: Record<string, string>) =>
+        Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => labels[k] === v) &&
+        monitor.spec.selector.matchExpressions.every((e: Doc) => e.values.includes(labels[e.key]));
+      const pods = podDocs.filter((d) => d.spec?.template?.metadata?.labels).map((d) => [d.kind, selects(d.spec.template.metadata.labels)]);
+      expect(pods).toEqual([
+        ['Job', false],
+        ['Deployment', true],
+        ['Deployment', true],
+        ['Deployment', true],
+      ]);
+      expect(() => renderer.render(renderer.merge(values, { podMonitor: { enabled: true } }))).toThrow(/twice/);
+    });
+
+    it('a PrometheusRule carries the rules of deploy/monitoring/rules, and the labels a Prometheus selects rules by', () => {
+      const rule = find('PrometheusRule', 'scene-studio');
+      expect(rule.spec.groups).toEqual(renderer.ruleGroups());
+      const names = rule.spec.groups.flatMap((g: Doc) => g.rules.map((r: Doc) => r.alert ?? r.record));
+      expect(names).toEqual(expect.arrayContaining(['SceneStudioApiErrorBudgetBurnFast', 'scene_studio:api_request_errors:ratio_rate5m']));
+      const labelled = parse(renderer.render(renderer.merge(values, { prometheusRule: { labels: { release: 'kube-prometheus-stack' } } })));
+      expect(labelled.find((d) => d.kind === 'PrometheusRule')!.metadata.labels).toMatchObject({
+        release: 'kube-prometheus-stack',
+        'app.kubernetes.io/part-of': values.name,
+      });
+      const off = parse(
+        renderer.render(renderer.merge(values, { prometheusRule: { enabled: false }, serviceMonitor: { enabled: false } })),
+      );
+      expect(off.filter((d) => d.apiVersion.startsWith('monitoring.coreos.com/'))).toEqual([]);
+    });
   });
 
   it('probe readiness on /readyz and liveness on /healthz, on the ops port, with requests and limits', () => {

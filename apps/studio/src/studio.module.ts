@@ -8,6 +8,7 @@ import { CameraPathsController } from './api/camera-paths.controller';
 import { StudioApiController } from './api/studio-api.controller';
 import { StudioEventsHub } from './events/studio-events.hub';
 import { StreamSlots } from './events/stream-slots';
+import { StudioStreamMetrics } from './events/studio-stream-metrics';
 import { StudioBudgets } from './limits/studio-budgets';
 import { EmbedPageController } from './page/embed-page.controller';
 import { WEB_BUNDLE_DIR, WebBundle } from './page/web-bundle';
@@ -40,6 +41,7 @@ export class StudioModule {
         WebBundle,
         StudioEventsHub,
         StreamSlots,
+        StudioStreamMetrics,
         StudioBudgets,
       ],
     };

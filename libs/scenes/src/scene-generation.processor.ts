@@ -15,6 +15,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { EntityManager } from 'typeorm';
 import { AdmissionSignal } from './admission-signal';
+import { GenerationMetrics } from './generation-metrics';
 import { OperationError, OperationFailures } from './operation-error';
 import { OperationEntity, OperationStage } from './operation.entity';
 import { OperationOutcomes } from './operation-outcomes';
@@ -79,6 +80,7 @@ export class SceneGenerationProcessor {
     private readonly usage: UsageService,
     private readonly starts: ProviderStarts,
     private readonly admission: AdmissionSignal,
+    private readonly metrics: GenerationMetrics,
   ) {}
 
   @OnJob(SceneJob.Generate)
@@ -121,6 +123,7 @@ export class SceneGenerationProcessor {
         const waitedMs = this.clock.now().getTime() - op.createdAt.getTime();
         if (waitedMs + e.retryAfterMs < this.config.slice(GENERATION_CONFIG).deadlineMs) {
           this.logger.warn(`operation ${op.id}: ${this.generator.name} asked for ${e.retryAfterMs} ms before the submit; the fleet waits`);
+          this.metrics.throttled('provider');
           // The provider counts starts per account: every worker holds back, not this job alone,
           // and the operation shows it waits (`queued`, its progress as it was).
           await this.starts.pause(e.retryAfterMs).catch((p: Error) => this.logger.warn(`could not pause the fleet's starts: ${p.message}`));
@@ -159,6 +162,7 @@ export class SceneGenerationProcessor {
       // now, as the submit goes out. Without one the job waits, queued, spending no attempt.
       const waitMs = await this.starts.take();
       if (waitMs > 0) {
+        this.metrics.throttled('start_limit');
         await this.progress(op, 'queued', 0);
         throw new RescheduleJob(waitMs);
       }
@@ -277,7 +281,11 @@ export class SceneGenerationProcessor {
   private async store(op: OperationEntity, request: GenerationRequest, generated: GeneratedScene, costUnits = 0): Promise<unknown> {
     await this.progress(op, 'storing', PROGRESS.storing);
     const base = request.edit ? request.version - 1 : null;
-    return this.scenes.transaction((tx) => this.commit(tx, op, request.sceneId, base, request.version, generated, costUnits));
+    const committed = await this.scenes.transaction((tx) =>
+      this.commit(tx, op, request.sceneId, base, request.version, generated, costUnits),
+    );
+    if ('version' in committed) this.metrics.succeeded(op.kind);
+    return committed;
   }
 
   private async commit(
@@ -288,7 +296,7 @@ export class SceneGenerationProcessor {
     version: number,
     generated: GeneratedScene,
     costUnits: number,
-  ): Promise<unknown> {
+  ): Promise<{ version: number } | { skipped: string } | { discarded: string }> {
     const scene = await this.scenes.lockById(tx, sceneId);
     const current = await this.operations.lockById(tx, op.id);
     if (!current || current.status !== 'processing') return { skipped: 'already finished' };
@@ -336,15 +344,16 @@ export class SceneGenerationProcessor {
   }
 
   private async fail(op: OperationEntity, error: OperationError, costUnits = 0): Promise<void> {
-    await this.scenes.transaction(async (tx) => {
+    const ended = await this.scenes.transaction(async (tx) => {
       const now = this.clock.now();
       // Scene before operation, as everywhere (see OperationsService.cancel).
       await this.scenes.lockById(tx, op.sceneId);
-      if (await this.outcomes.failed(tx, op.id, error, now)) {
-        if (op.kind === 'scene.create') await this.scenes.markCreationFailed(tx, op.sceneId, now);
-        await this.usage.providerCost(tx, op.organizationId, costUnits, now);
-      }
+      if (!(await this.outcomes.failed(tx, op.id, error, now))) return false;
+      if (op.kind === 'scene.create') await this.scenes.markCreationFailed(tx, op.sceneId, now);
+      await this.usage.providerCost(tx, op.organizationId, costUnits, now);
+      return true;
     });
+    if (ended) this.metrics.failed(op.kind, error.code);
   }
 
   /** Cancels a finished operation's provider job, once, where this generator started it. */

@@ -17,6 +17,9 @@ import { SceneReverts } from './scene-reverts';
 import { ScenesDataModule } from './scenes-data.module';
 import { ScenesService } from './scenes.service';
 import { ProviderStarts } from './provider-starts';
+import { GenerationBacklogMetrics } from './generation-backlog-metrics';
+import { GenerationBacklogRepository } from './generation-backlog.repository';
+import { GenerationMetrics } from './generation-metrics';
 
 /** Scenes and their operations for every process: creation, lookup, polling, deletion, edits. */
 @Module({
@@ -39,7 +42,17 @@ export class ScenesModule {}
 /** What only the worker runs: admission, the generation jobs and the reconciler. */
 @Module({
   imports: [ScenesModule, ScenesDataModule, ImageAssetsModule, GenerationModule, TenancyModule],
-  providers: [SceneGenerationProcessor, SceneReverts, OperationsReconciler, ProviderStarts, GenerationAdmission],
+  providers: [
+    SceneGenerationProcessor,
+    SceneReverts,
+    OperationsReconciler,
+    ProviderStarts,
+    GenerationAdmission,
+    // The generation metrics on /metrics (docs/operations.md, "Monitoring"): the worker's alone.
+    GenerationMetrics,
+    GenerationBacklogRepository,
+    GenerationBacklogMetrics,
+  ],
   exports: [OperationsReconciler, GenerationAdmission],
 })
 export class ScenesWorkerModule {}

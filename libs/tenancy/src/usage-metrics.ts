@@ -22,8 +22,8 @@ export class UsageMetrics {
     // One query serves both gauges of a scrape. A scrape during a database outage must still
     // answer with every other metric (the ones that show the outage): these two are left empty.
     const read = () =>
-      (snapshot ??= repository
-        .busiest(utcDay(clock.now()), METRICS_TOP_ORGANIZATIONS)
+      (snapshot ??= metrics
+        .oneAtATime(() => repository.busiest(utcDay(clock.now()), METRICS_TOP_ORGANIZATIONS))
         .catch((e: unknown) => {
           this.logger.warn(`Usage gauges left empty this scrape: ${e instanceof Error ? e.constructor.name : 'error'}`);
           return [];

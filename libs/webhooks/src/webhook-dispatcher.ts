@@ -36,6 +36,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     'https:': new https.Agent({ keepAlive: true, keepAliveMsecs: 1000, timeout: 4000 }),
   };
   private readonly results;
+  private readonly disabled;
   private loop: Promise<void> | null = null;
   private stopping = false;
   private wake: (() => void) | null = null;
@@ -49,6 +50,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     metrics: MetricsService,
   ) {
     this.results = metrics.counter('webhook_delivery_attempts_total', 'Webhook delivery attempts by result', ['result'] as const);
+    this.disabled = metrics.counter(
+      'webhook_endpoints_disabled_total',
+      'Webhook endpoints this worker disabled after failing too long',
+      [],
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -137,6 +143,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     await this.webhooks.recordAttempt(d.endpointId, d.messageId, attempt, this.next(d.attempts + 1, now), now, keep);
     const disableBefore = new Date(now.getTime() - this.config.slice(WEBHOOKS_CONFIG).disableAfterMs);
     if (await this.webhooks.markEndpointFailing(d.endpointId, now, disableBefore)) {
+      this.disabled.inc();
       this.logger.warn(
         `webhook endpoint ${d.endpointId} disabled: no delivery succeeded for ${this.config.slice(WEBHOOKS_CONFIG).disableAfterMs / 1000} s`,
       );

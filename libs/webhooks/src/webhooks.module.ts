@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookHealthRepository } from './webhook-health.repository';
+import { WebhookMetrics } from './webhook-metrics';
 import { WebhookReplayBudget } from './webhook-limits';
 import { WebhookOutbox } from './webhook-outbox';
 import { WebhookRetention } from './webhook-retention';
@@ -19,7 +21,8 @@ export class WebhooksModule {}
 /** Delivery and retention, which only the worker runs. */
 @Module({
   imports: [WebhooksModule, WebhooksDataModule],
-  providers: [WebhookDispatcher, WebhookRetention],
+  // WebhookMetrics: endpoint health and the dispatchers' lag on /metrics, the worker's alone.
+  providers: [WebhookDispatcher, WebhookRetention, WebhookHealthRepository, WebhookMetrics],
   exports: [WebhookDispatcher, WebhookRetention],
 })
 export class WebhooksWorkerModule {}

@@ -12,6 +12,7 @@ import { ScenesService } from '@app/scenes';
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { STREAM_LEASE_MS, StreamSlot, StreamSlots } from './stream-slots';
+import { StudioStreamMetrics } from './studio-stream-metrics';
 
 /** How often open streams are checked: revocation and expiry reach the studio within 2 s. */
 const WATCH_INTERVAL_MS = 1000;
@@ -53,7 +54,10 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
     private readonly sessions: EmbedSessionsService,
     private readonly scenes: ScenesService,
     private readonly slots: StreamSlots,
-  ) {}
+    private readonly metrics: StudioStreamMetrics,
+  ) {
+    metrics.countOpenStreams(() => this.streams.size);
+  }
 
   get openStreams(): number {
     return this.streams.size;
@@ -170,6 +174,7 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
     const reason: EndedReason | null = state ? endedReason(state, state.scene.deleted, now) : 'revoked';
     if (reason) {
       this.send(stream, { type: 'session.ended', data: { reason } });
+      if (state) this.metrics.ended(reason, reason === 'revoked' ? state.revokedAt : state.expiresAt, this.sessions.now());
       // The connection is not reused after a stream: close it rather than leave it open.
       stream.raw.end(() => stream.raw.socket?.destroySoon());
       this.forget(stream);
@@ -205,6 +210,7 @@ export class StudioEventsHub implements BeforeApplicationShutdown {
     const shown = stream.view.event(event);
     if (!shown) return;
     stream.raw.write(`event: ${shown.type}\ndata: ${JSON.stringify(shown.data)}\n\n`);
+    this.metrics.sent(shown.type);
     stream.lastWriteAt = Date.now();
   }
 

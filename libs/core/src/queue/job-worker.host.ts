@@ -92,7 +92,8 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
     this.jobDuration = metrics.histogram(
       'job_duration_seconds',
       'Job processing time by queue, job name and outcome',
-      ['queue', 'job', 'outcome'] as const,
+      // `name`, not `job`: Prometheus gives every target a `job` label and renames a metric's own.
+      ['queue', 'name', 'outcome'] as const,
       [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     );
     const producers = this.queues;
@@ -185,7 +186,7 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
       this.logger.warn(`skipping job ${job.id} with unknown name "${job.name}" on ${queue}`);
       return { skipped: true };
     }
-    const end = this.jobDuration.startTimer({ queue, job: job.name });
+    const end = this.jobDuration.startTimer({ queue, name: job.name });
     try {
       const result = await handler(job.data, job);
       this.deferrals.delete(job.id!);
