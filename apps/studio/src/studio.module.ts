@@ -9,6 +9,8 @@ import { StudioApiController } from './api/studio-api.controller';
 import { StudioEventsHub } from './events/studio-events.hub';
 import { StreamSlots } from './events/stream-slots';
 import { StudioBudgets } from './limits/studio-budgets';
+import { StudioSlots } from './limits/studio-slots';
+import { CameraPathBodyReader } from './api/camera-path-body';
 import { EmbedPageController } from './page/embed-page.controller';
 import { WEB_BUNDLE_DIR, WebBundle } from './page/web-bundle';
 import { STUDIO_ERRORS } from './studio-errors';
@@ -41,6 +43,8 @@ export class StudioModule {
         StudioEventsHub,
         StreamSlots,
         StudioBudgets,
+        StudioSlots,
+        CameraPathBodyReader,
       ],
     };
   }

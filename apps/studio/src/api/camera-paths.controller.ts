@@ -10,10 +10,11 @@ import {
 } from '@app/camera-paths';
 import { JsonBodyGuard, ParseIdPipe } from '@app/core';
 import { SessionWithScene } from '@app/embed-sessions';
-import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { CAMERA_PATH_KINDS } from '@scene-studio/camera-path';
 import { studioSchema } from '../openapi/studio-openapi';
+import { CameraPathBodyReader } from './camera-path-body';
 import { CameraPathBody } from './camera-path-body.pipe';
 import { RequiresCapability, StudioSession, StudioSessionGuard } from './studio-session.guard';
 import { StudioWriteBudgetGuard } from './studio-write-budget.guard';
@@ -25,9 +26,9 @@ const scopeOf = ({ session }: SessionWithScene): CameraPathScope => ({ organizat
 
 /**
  * Camera paths saved per scene (docs/camera-paths.md): every perform session of the scene sees
- * the same list. Writes take bodies up to 8 MiB (camera-path-body.middleware.ts), validated by their DTOs
- * (camera-path-body.pipe.ts); answers are never cached. Writes spend the session's
- * STUDIO_WRITES_PER_MINUTE (StudioWriteBudgetGuard).
+ * the same list. Writes spend the session's STUDIO_WRITES_PER_MINUTE (StudioWriteBudgetGuard),
+ * then take a write slot and read their bodies, up to 8 MiB (camera-path-body.ts), validated by
+ * their DTOs (camera-path-body.pipe.ts); answers are never cached.
  */
 @ApiTags('studio')
 @Controller('studio-api/v1/camera-paths')
@@ -52,6 +53,7 @@ export class CameraPathsController {
   @ApiCreatedResponse({ schema: studioSchema('SavedCameraPath') })
   @RequiresCapability('perform')
   @UseGuards(JsonBodyGuard)
+  @UseInterceptors(CameraPathBodyReader)
   create(@StudioSession() found: SessionWithScene, @CameraPathBody() dto: CreateCameraPathDto): Promise<SavedCameraPath> {
     return this.paths.create(scopeOf(found), dto);
   }
@@ -68,6 +70,7 @@ export class CameraPathsController {
   @ApiOkResponse({ schema: studioSchema('SavedCameraPath') })
   @RequiresCapability('perform')
   @UseGuards(JsonBodyGuard)
+  @UseInterceptors(CameraPathBodyReader)
   update(
     @StudioSession() found: SessionWithScene,
     @Param('cameraPathId', CAMERA_PATH_ID) id: string,
