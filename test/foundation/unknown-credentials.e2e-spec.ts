@@ -2,6 +2,7 @@ import { TcpProxy } from '@app/core/testing';
 import { randomBytes } from 'node:crypto';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
 import { viewDocument } from '../factories/camera-path.factory';
+import { OrganizationsService } from '@app/organizations';
 import { RunningHttpApp, startApi, startStudio } from '../support/apps';
 import { PgStatementCounter } from '../support/pg-statements';
 import { expectProblem } from '../support/problems';
@@ -46,11 +47,13 @@ describe('the per-address limit for unknown credentials, on both public ports', 
   const proxy = new TcpProxy('127.0.0.1', PG_PORT, statements.feed);
   let api: RunningHttpApp;
   let studio: RunningHttpApp;
+  /** The database through the counting proxy. */
+  let DATABASE_URL: string;
 
   beforeAll(async () => {
     const url = new URL(suite.env.databaseUrl);
     url.port = String(await proxy.start());
-    const DATABASE_URL = url.toString();
+    DATABASE_URL = url.toString();
     // The api believes X-Forwarded-For from a proxy on loopback (the test client); the studio trusts none (the default).
     api = await startApi(suite.env, { config: { DATABASE_URL, TRUSTED_PROXIES: 'loopback' } });
     studio = await startStudio(suite.env, { config: { DATABASE_URL } });
@@ -190,5 +193,150 @@ describe('the per-address limit for unknown credentials, on both public ports', 
     expect(statements.count).toBe(after);
     expect((await studio.http().get(`/embed/${sessionId}`)).status).toBe(200);
     expect((await studio.http().get('/studio-api/v1/session').set(valid)).status).toBe(200);
+  });
+
+  /**
+   * Only misses are charged: a crowd behind one address (an office, a school, a carrier's NAT)
+   * opening its own studios or calling with its own keys is never refused, while unknown
+   * credentials from the same address still stop at the budget. 299 misses are mixed into the
+   * valid ones; had the valid ones been charged, the address would have been refused long before.
+   */
+  describe('valid credentials are never charged', () => {
+    const VALID = 1000;
+    let crowdStudio: RunningHttpApp;
+
+    beforeAll(async () => {
+      // Its own studio believes X-Forwarded-For from loopback, so the crowd has an address of its own.
+      crowdStudio = await startStudio(suite.env, { config: { DATABASE_URL, TRUSTED_PROXIES: 'loopback' } });
+    });
+
+    afterAll(async () => {
+      await crowdStudio?.close();
+    });
+
+    /** `VALID` requests of `valid(i)` with BUDGET − 1 of `unknown()` spread among them. */
+    function mixed<T>(valid: (i: number) => () => PromiseLike<T>, unknown: () => () => PromiseLike<T>) {
+      const plan: Array<{ valid: boolean; run: () => PromiseLike<T> }> = [];
+      for (let i = 0, m = 0; i < VALID; i++) {
+        plan.push({ valid: true, run: valid(i) });
+        while (m < Math.floor(((i + 1) * (BUDGET - 1)) / VALID)) {
+          plan.push({ valid: false, run: unknown() });
+          m++;
+        }
+      }
+      return plan;
+    }
+
+    it(`studio: ${VALID} sessions from one address all open their studio; its ${BUDGET + 1}st unknown secret is 429`, async () => {
+      const crowd = { 'X-Forwarded-For': '198.51.100.77' };
+      const sceneId = await readyScene(suite.api, suite.org);
+      const issued = await flood(
+        Array.from({ length: VALID }, () => async () => {
+          const res = await createEmbedSession(suite.api, suite.org, { sceneId, origin: 'http://localhost:5173', mode: 'perform' });
+          expect(res.status).toBe(201);
+          return parseEmbedUrl(res.body.url);
+        }),
+        8,
+      );
+      const plan = mixed(
+        (i) => async () => {
+          // What a studio does first: its page by id, then the session with its secret.
+          const page = await crowdStudio.http().get(`/embed/${issued[i].sessionId}`).set(crowd);
+          const api = await crowdStudio
+            .http()
+            .get('/studio-api/v1/session')
+            .set(crowd)
+            .set({ Authorization: `Bearer ${issued[i].secret}` });
+          return [page.status, api.status];
+        },
+        () => async () => {
+          const res = await crowdStudio
+            .http()
+            .get('/studio-api/v1/session')
+            .set(crowd)
+            .set({ Authorization: `Bearer ${unknownSecret()}` });
+          return [res.status];
+        },
+      );
+      const answers = await flood(plan.map((p) => p.run));
+      expect(answers.filter((_, i) => plan[i].valid)).toEqual(Array(VALID).fill([200, 200]));
+      expect(answers.filter((_, i) => !plan[i].valid)).toEqual(Array(BUDGET - 1).fill([401]));
+
+      const last = await crowdStudio
+        .http()
+        .get('/studio-api/v1/session')
+        .set(crowd)
+        .set({ Authorization: `Bearer ${unknownSecret()}` });
+      expectProblem(last, 401, 'unauthenticated');
+      const before = statements.count;
+      const refused = await crowdStudio
+        .http()
+        .get('/studio-api/v1/session')
+        .set(crowd)
+        .set({ Authorization: `Bearer ${unknownSecret()}` });
+      expectProblem(refused, 429, 'rate_limited');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expectProblem(await crowdStudio.http().get(`/embed/${unknownSessionId()}`).set(crowd), 429, 'rate_limited');
+      expect(statements.count).toBe(before);
+      // The crowd's studios keep working.
+      expect(
+        (
+          await crowdStudio
+            .http()
+            .get('/studio-api/v1/session')
+            .set(crowd)
+            .set({ Authorization: `Bearer ${issued[0].secret}` })
+        ).status,
+      ).toBe(200);
+    });
+
+    it(`api: ${VALID} keys from one address all authenticate; its ${BUDGET + 1}st unknown key is 429`, async () => {
+      const crowd = { 'X-Forwarded-For': '198.51.100.78' };
+      const organizations = suite.api.app.get(OrganizationsService);
+      const keys: string[] = [];
+      for (let i = 0; i < VALID; i++) keys.push((await organizations.createApiKey(suite.org.organizationId)).apiKey);
+      const plan = mixed(
+        (i) => async () =>
+          (
+            await api
+              .http()
+              .get('/v1/anything')
+              .set(crowd)
+              .set({ Authorization: `Bearer ${keys[i]}` })
+          ).status,
+        () => async () =>
+          (
+            await api
+              .http()
+              .get('/v1/anything')
+              .set(crowd)
+              .set({ Authorization: `Bearer ${unknownKey()}` })
+          ).status,
+      );
+      const answers = await flood(plan.map((p) => p.run));
+      // 404: authenticated, and no such route.
+      expect(answers.filter((_, i) => plan[i].valid)).toEqual(Array(VALID).fill(404));
+      expect(answers.filter((_, i) => !plan[i].valid)).toEqual(Array(BUDGET - 1).fill(401));
+
+      expectProblem(
+        await api
+          .http()
+          .get('/v1/anything')
+          .set(crowd)
+          .set({ Authorization: `Bearer ${unknownKey()}` }),
+        401,
+        'unauthenticated',
+      );
+      const before = statements.count;
+      const refused = await api
+        .http()
+        .get('/v1/anything')
+        .set(crowd)
+        .set({ Authorization: `Bearer ${unknownKey()}` });
+      expectProblem(refused, 429, 'rate_limited');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(statements.count).toBe(before);
+    });
   });
 });
