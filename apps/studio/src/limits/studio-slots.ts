@@ -40,7 +40,7 @@ export class ConcurrencySlots {
   /** Takes one slot of `sessionId` until `res` closes; throws the refusal when none is free. */
   holdUntilClosed(sessionId: string, res: Response): void {
     // A response already closed would never give the slot back.
-    if (res.destroyed || res.writableFinished) throw new DomainError(ErrorCode.BadRequest, 'The client went away.');
+    if (res.destroyed || res.writableFinished) throw new DomainError(ErrorCode.BadRequest, 'The client closed the request before its end.');
     const mine = this.heldBy(sessionId);
     if (mine >= this.limits.perSession) {
       throw new DomainError(

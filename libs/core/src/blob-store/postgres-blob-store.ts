@@ -2,13 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Readable } from 'node:stream';
+import { poolQuery } from '../database/pool-query';
 import { entityColumns, rawInsert, rawQuery } from '../database/raw-sql';
 import { BlobEntity } from './blob.entity';
 import { BlobStore, BlobStream } from './blob-store';
 
 /**
  * Bytes of a blob read per query when streaming: a chunk in flight and one buffered per
- * download (hex on the wire, so about 2 MiB of a string and 1 MiB of a Buffer at most at once).
+ * download. node-postgres reads a bytea as hex text (its binary result format decodes values as
+ * UTF-8, which corrupts bytes), so a chunk in flight also costs a string of twice its size.
  */
 export const BLOB_CHUNK_BYTES = 512 * 1024;
 
@@ -55,13 +57,13 @@ export class PostgresBlobStore extends BlobStore {
     const [blob] = await stored.rows(this.db, `SELECT ${stored.sql} FROM blobs WHERE key = $1`, [key]);
     if (!blob) return null;
     const read = async (offset: number, length: number): Promise<Buffer | null> => {
-      const { rows } = await rawQuery<{ chunk: Buffer }>(
+      // Positions in SQL count from 1. Straight on the pool: one statement, no transaction.
+      const [row] = await poolQuery<{ chunk: Buffer }>(
         this.db,
-        // Positions in SQL count from 1.
         `SELECT substring(content FROM $2 FOR $3) AS chunk FROM blobs WHERE key = $1`,
         [key, offset + 1, length],
       );
-      return rows[0]?.chunk ?? null;
+      return row?.chunk ?? null;
     };
     return { stream: new ChunkedBlobReader(read, blob.sizeBytes), contentType: blob.contentType, sizeBytes: blob.sizeBytes };
   }
