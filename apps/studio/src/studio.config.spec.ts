@@ -9,7 +9,7 @@ describe('STUDIO_CONFIG', () => {
       editsPerHour: 30,
       writesPerMinute: 120,
       eventStreams: 5,
-      writes: { perSession: 2, perProcess: 4 },
+      writes: { perSession: 1, perProcess: 3 },
       reads: { perSession: 8, perProcess: 32 },
     });
     expect(
@@ -32,7 +32,7 @@ describe('STUDIO_CONFIG', () => {
   });
 
   it('refuses a share per session larger than the whole process', () => {
-    expect(() => sut({ STUDIO_CONCURRENT_WRITES_PER_SESSION: '5', STUDIO_CONCURRENT_WRITES: '4' })).toThrow(
+    expect(() => sut({ STUDIO_CONCURRENT_WRITES_PER_SESSION: '4' })).toThrow(
       /STUDIO_CONCURRENT_WRITES_PER_SESSION must not exceed STUDIO_CONCURRENT_WRITES/,
     );
     expect(() => sut({ STUDIO_CONCURRENT_READS_PER_SESSION: '40' })).toThrow(

@@ -70,11 +70,12 @@ export const STUDIO_CONFIG = defineConfigSlice({
     STUDIO_EDITS_PER_HOUR: '30',
     STUDIO_WRITES_PER_MINUTE: '120',
     STUDIO_EVENT_STREAMS_PER_SESSION: '5',
-    // A page saves one take at a time; two leave room for a retry while the first still runs.
-    STUDIO_CONCURRENT_WRITES_PER_SESSION: '2',
-    // Each costs up to about 90 MiB at 8 MiB (docs/embed.md, "The studio's limits"): four keep a
-    // studio within its 512 Mi (deploy/kubernetes).
-    STUDIO_CONCURRENT_WRITES: '4',
+    // A page saves one take at a time (it waits for the answer before the next).
+    STUDIO_CONCURRENT_WRITES_PER_SESSION: '1',
+    // Measured: a write of 8 MiB costs up to about 60 MiB of resident memory while it is checked
+    // and stored (docs/performance.md); three keep a studio, whose base is about 250 MiB, within
+    // its 512 Mi (deploy/kubernetes) with room for its downloads.
+    STUDIO_CONCURRENT_WRITES: '3',
     // A page loads a version's mesh, collider, splat and its preview at once; the version
     // inspector may load a second version meanwhile.
     STUDIO_CONCURRENT_READS_PER_SESSION: '8',
