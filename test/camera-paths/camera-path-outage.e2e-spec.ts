@@ -9,9 +9,9 @@ import { postgresPort } from '../support/server-ports';
 const PG_PORT = postgresPort();
 
 /**
- * A take's body is allowed past 64 KiB only once its session is known, which needs the database:
- * with the database away, the studio says so (503, Retry-After) instead of "too large", so the
- * studio page retries the save rather than giving the take up.
+ * A take's body is read only once its session is known, which needs the database: with the
+ * database away, the studio says so (503, Retry-After) before reading it, rather than anything
+ * final, so the studio page retries the save rather than giving the take up.
  */
 describe('a camera-path write during a database outage', () => {
   const suite = setUpSuite({ api: {}, worker: {}, org: { test: true } });

@@ -248,10 +248,11 @@ describe('saved camera paths: what the studio API accepts', () => {
     expectProblem(put, 413, 'payload_too_large');
   });
 
-  it('keeps 64 KiB for everything else: other routes, sessions that may not perform; no session is 401 before any body', async () => {
+  it('keeps 64 KiB for every other route; a session that may not perform is 403 and no session 401, before any body', async () => {
     const big = JSON.stringify(view()) + ' '.repeat(70 * 1024);
     expect((await post(big)).status).toBe(201);
-    expectProblem(await post(big, edit), 413, 'payload_too_large');
+    // The mode is checked before the body is read, whatever its size.
+    expectProblem(await post(big, edit), 403, 'forbidden');
     // Answered before the body is read, as the partner API answers an unknown key.
     expectProblem(await post(big, { Authorization: `Bearer ${'A'.repeat(43)}` }), 401, 'unauthenticated');
     const edits = await suite.studio

@@ -1,7 +1,9 @@
+import { MetricsService } from '@app/core';
 import { TcpProxy } from '@app/core/testing';
 import { randomBytes } from 'node:crypto';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
 import { viewDocument } from '../factories/camera-path.factory';
+import { OrganizationsService } from '@app/organizations';
 import { RunningHttpApp, startApi, startStudio } from '../support/apps';
 import { PgStatementCounter } from '../support/pg-statements';
 import { expectProblem } from '../support/problems';
@@ -18,6 +20,16 @@ const unknownKey = () => `sk_live_${randomBytes(32).toString('base64url')}`;
 const unknownSecret = () => randomBytes(32).toString('base64url');
 /** A syntactically valid embed session id (a Crockford base32 ULID) that names no session. */
 const unknownSessionId = () => `es_${Array.from(randomBytes(26), (b) => '0123456789ABCDEFGHJKMNPQRSTVWXYZ'[b % 32]).join('')}`;
+
+/**
+ * Lookups of credentials found lately (`credential_lookups_total{outcome="known"}`): a valid key
+ * whose cache entry (5 s at most) ran out is looked up again, free of the budget but a statement
+ * on the wire, so a flood slower than the cache counts them too.
+ */
+async function knownLookups(app: RunningHttpApp): Promise<number> {
+  const { body } = await app.app.get(MetricsService).render();
+  return Number(/^credential_lookups_total\{outcome="known"\} (\d+)$/m.exec(body)?.[1] ?? 0);
+}
 
 /** Runs `requests` with `concurrency` at once; their answers in order. */
 async function flood<T>(requests: Array<() => PromiseLike<T>>, concurrency = 12): Promise<T[]> {
@@ -46,11 +58,13 @@ describe('the per-address limit for unknown credentials, on both public ports', 
   const proxy = new TcpProxy('127.0.0.1', PG_PORT, statements.feed);
   let api: RunningHttpApp;
   let studio: RunningHttpApp;
+  /** The database through the counting proxy. */
+  let DATABASE_URL: string;
 
   beforeAll(async () => {
     const url = new URL(suite.env.databaseUrl);
     url.port = String(await proxy.start());
-    const DATABASE_URL = url.toString();
+    DATABASE_URL = url.toString();
     // The api believes X-Forwarded-For from a proxy on loopback (the test client); the studio trusts none (the default).
     api = await startApi(suite.env, { config: { DATABASE_URL, TRUSTED_PROXIES: 'loopback' } });
     studio = await startStudio(suite.env, { config: { DATABASE_URL } });
@@ -68,6 +82,7 @@ describe('the per-address limit for unknown credentials, on both public ports', 
     expect((await api.http().get('/v1/anything').set(suite.org.auth).set(flooder)).status).toBe(404);
 
     const before = statements.count;
+    const knownBefore = await knownLookups(api);
     const answers = await flood(
       Array.from({ length: BUDGET + 120 }, (_, i) =>
         i % 10 === 0
@@ -79,7 +94,7 @@ describe('the per-address limit for unknown credentials, on both public ports', 
                 .set({ Authorization: `Bearer ${unknownKey()}`, ...flooder }),
       ),
     );
-    const lookups = statements.count - before;
+    const lookups = statements.count - before - ((await knownLookups(api)) - knownBefore);
     const unknown = answers.filter((_, i) => i % 10 !== 0);
     const refused = unknown.filter((a) => a.status === 429);
     expect(unknown.filter((a) => a.status === 401).length).toBeGreaterThanOrEqual(BUDGET - BATCH);
@@ -190,5 +205,145 @@ describe('the per-address limit for unknown credentials, on both public ports', 
     expect(statements.count).toBe(after);
     expect((await studio.http().get(`/embed/${sessionId}`)).status).toBe(200);
     expect((await studio.http().get('/studio-api/v1/session').set(valid)).status).toBe(200);
+  });
+
+  /**
+   * Only misses are charged: a crowd behind one address (an office, a school, a carrier's NAT)
+   * opening its own studios or calling with its own keys is never refused nor charged (the
+   * lookups' own counter says so, whatever the time it took), and the same address then still has
+   * its whole budget for unknown credentials: 300 looked up, the 301st refused without a query.
+   */
+  describe('valid credentials are never charged', () => {
+    const VALID = 1000;
+    /** A thousand sessions issued and opened, or a thousand keys: work, not waiting, that takes this long on a loaded 2-core machine. */
+    const TIMEOUT_MS = 240_000;
+    let crowdStudio: RunningHttpApp;
+
+    beforeAll(async () => {
+      // Its own studio believes X-Forwarded-For from loopback, so the crowd has an address of its own.
+      crowdStudio = await startStudio(suite.env, { config: { DATABASE_URL, TRUSTED_PROXIES: 'loopback' } });
+    });
+
+    afterAll(async () => {
+      await crowdStudio?.close();
+    });
+
+    /** The studio's or api's `credential_lookups_total` by outcome. */
+    async function outcomes(app: RunningHttpApp): Promise<Record<string, number>> {
+      const { body } = await app.app.get(MetricsService).render();
+      return Object.fromEntries(
+        ['known', 'found', 'counted', 'refused'].map((o) => [
+          o,
+          Number(new RegExp(`^credential_lookups_total\\{outcome="${o}"\\} (\\d+)$`, 'm').exec(body)?.[1] ?? 0),
+        ]),
+      );
+    }
+
+    const delta = (after: Record<string, number>, before: Record<string, number>) =>
+      Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - before[k]]));
+
+    /**
+     * BUDGET unknown credentials from the address, all answered after a lookup, then one more,
+     * refused without one. Quick (seconds), so all within the minute its first miss opens.
+     */
+    async function spendTheBudget(request: () => PromiseLike<Parameters<typeof expectProblem>[0]>) {
+      const answers = await flood(Array.from({ length: BUDGET }, () => request));
+      expect(answers.map((a) => a.status)).toEqual(Array(BUDGET).fill(401));
+      const before = statements.count;
+      const refused = await request();
+      expectProblem(refused, 429, 'rate_limited');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(statements.count).toBe(before);
+    }
+
+    it(
+      `studio: ${VALID} sessions from one address all open their studio; its ${BUDGET + 1}st unknown secret is 429`,
+      async () => {
+        const crowd = { 'X-Forwarded-For': '198.51.100.77' };
+        const sceneId = await readyScene(suite.api, suite.org);
+        const issued = await flood(
+          Array.from({ length: VALID }, () => async () => {
+            const res = await createEmbedSession(suite.api, suite.org, { sceneId, origin: 'http://localhost:5173', mode: 'perform' });
+            expect(res.status).toBe(201);
+            return parseEmbedUrl(res.body.url);
+          }),
+          8,
+        );
+        const before = await outcomes(crowdStudio);
+        // What each studio does first: its page by id, then the session with its secret.
+        const opened = await flood(
+          issued.map((session) => async () => {
+            const page = await crowdStudio.http().get(`/embed/${session.sessionId}`).set(crowd);
+            const api = await crowdStudio
+              .http()
+              .get('/studio-api/v1/session')
+              .set(crowd)
+              .set({ Authorization: `Bearer ${session.secret}` });
+            return [page.status, api.status];
+          }),
+        );
+        expect(opened).toEqual(Array(VALID).fill([200, 200]));
+        // Two thousand lookups, each found: none charged, none refused.
+        expect(delta(await outcomes(crowdStudio), before)).toEqual({ known: 0, found: 2 * VALID, counted: 0, refused: 0 });
+
+        // The address's budget is whole: 300 unknown secrets are looked up, the 301st is 429.
+        await spendTheBudget(() =>
+          crowdStudio
+            .http()
+            .get('/studio-api/v1/session')
+            .set(crowd)
+            .set({ Authorization: `Bearer ${unknownSecret()}` }),
+        );
+        expectProblem(await crowdStudio.http().get(`/embed/${unknownSessionId()}`).set(crowd), 429, 'rate_limited');
+        // The crowd's studios keep working.
+        expect(
+          (
+            await crowdStudio
+              .http()
+              .get('/studio-api/v1/session')
+              .set(crowd)
+              .set({ Authorization: `Bearer ${issued[0].secret}` })
+          ).status,
+        ).toBe(200);
+      },
+      TIMEOUT_MS,
+    );
+
+    it(
+      `api: ${VALID} keys from one address all authenticate; its ${BUDGET + 1}st unknown key is 429`,
+      async () => {
+        const crowd = { 'X-Forwarded-For': '198.51.100.78' };
+        const organizations = suite.api.app.get(OrganizationsService);
+        const keys: string[] = [];
+        for (let i = 0; i < VALID; i++) keys.push((await organizations.createApiKey(suite.org.organizationId)).apiKey);
+        const before = await outcomes(api);
+        const answers = await flood(
+          keys.map(
+            (key) => async () =>
+              (
+                await api
+                  .http()
+                  .get('/v1/anything')
+                  .set(crowd)
+                  .set({ Authorization: `Bearer ${key}` })
+              ).status,
+          ),
+        );
+        // 404: authenticated, and no such route.
+        expect(answers).toEqual(Array(VALID).fill(404));
+        // A thousand lookups, each found (a key whose 5 s cache entry ran out meanwhile is looked up again, known): none charged.
+        const spent = delta(await outcomes(api), before);
+        expect(spent).toMatchObject({ found: VALID, counted: 0, refused: 0 });
+
+        await spendTheBudget(() =>
+          api
+            .http()
+            .get('/v1/anything')
+            .set(crowd)
+            .set({ Authorization: `Bearer ${unknownKey()}` }),
+        );
+      },
+      TIMEOUT_MS,
+    );
   });
 });

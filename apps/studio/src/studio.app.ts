@@ -1,16 +1,16 @@
-import { configureHttpApp, problemSettings } from '@app/core';
-import { EmbedSessionsService } from '@app/embed-sessions';
+import { configureHttpApp } from '@app/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import expressStaticGzip from 'express-static-gzip';
-import { cameraPathBodyAllowance } from './api/camera-path-body.middleware';
+import { deferCameraPathBodies } from './api/camera-path-body';
 import { WebBundle } from './page/web-bundle';
 
 /** Everything main.ts and the e2e tests both do to a studio application before `init()`. */
 export async function configureStudioApp(app: NestExpressApplication): Promise<NestExpressApplication> {
   const assets = app.get(WebBundle).assetsDir;
   configureHttpApp(app, {
-    // Camera paths' larger bodies, for authenticated perform sessions only.
-    beforeBody: [cameraPathBodyAllowance(app.get(EmbedSessionsService), problemSettings(app))],
+    // Camera paths' bodies are read by their routes, once the session, its budget and a slot
+    // admitted them (camera-path-body.ts).
+    beforeBody: [deferCameraPathBodies()],
     staticFiles: assets
       ? [
           {

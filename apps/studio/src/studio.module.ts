@@ -10,6 +10,8 @@ import { StudioEventsHub } from './events/studio-events.hub';
 import { StreamSlots } from './events/stream-slots';
 import { StudioStreamMetrics } from './events/studio-stream-metrics';
 import { StudioBudgets } from './limits/studio-budgets';
+import { StudioSlots } from './limits/studio-slots';
+import { CameraPathBodyReader } from './api/camera-path-body';
 import { EmbedPageController } from './page/embed-page.controller';
 import { WEB_BUNDLE_DIR, WebBundle } from './page/web-bundle';
 import { STUDIO_ERRORS } from './studio-errors';
@@ -43,6 +45,8 @@ export class StudioModule {
         StreamSlots,
         StudioStreamMetrics,
         StudioBudgets,
+        StudioSlots,
+        CameraPathBodyReader,
       ],
     };
   }

@@ -15,6 +15,8 @@ export interface CameraPathScope {
 export interface CameraPathChange {
   name: string;
   document: CameraPathDocument;
+  /** The document as JSON text, written once (a take is megabytes): what the column receives. */
+  documentJson: string;
   durationMs: number;
   keyframeCount: number;
   sampleCount: number;
@@ -45,8 +47,15 @@ export class CameraPathsRepository {
     return this.db.transaction(work);
   }
 
-  async insert(tx: EntityManager, path: CameraPathEntity): Promise<void> {
-    await tx.getRepository(CameraPathEntity).insert(path);
+  /** The document goes in as the JSON text already made, not serialised again by TypeORM. */
+  async insert(tx: EntityManager, path: CameraPathEntity, documentJson: string): Promise<void> {
+    await tx
+      .createQueryBuilder()
+      .insert()
+      .into(CameraPathEntity)
+      .values({ ...path, document: () => 'CAST(:documentJson AS jsonb)' })
+      .setParameter('documentJson', documentJson)
+      .execute();
   }
 
   /** How many paths the scene keeps, in the caller's transaction (which holds the scene's lock). */
@@ -90,7 +99,7 @@ export class CameraPathsRepository {
         scope.organizationId,
         scope.sceneId,
         change.name,
-        JSON.stringify(change.document),
+        change.documentJson,
         change.durationMs,
         change.keyframeCount,
         change.sampleCount,
@@ -98,7 +107,8 @@ export class CameraPathsRepository {
       ],
     );
     if (!path) return null;
-    return { ...inScope(scope, id), kind: path.kind, ...change, createdAt: path.createdAt, updatedAt: at };
+    const { documentJson: _, ...columns } = change;
+    return { ...inScope(scope, id), kind: path.kind, ...columns, createdAt: path.createdAt, updatedAt: at };
   }
 
   /** Silent when nothing matches: unknown, another scene's or another organization's. */

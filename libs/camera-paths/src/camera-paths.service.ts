@@ -1,4 +1,4 @@
-import { Clock, DomainError, IdGenerator } from '@app/core';
+import { Clock, DomainError, IdGenerator, stringifyYielding } from '@app/core';
 import { SceneDeletionHooks, ScenesService } from '@app/scenes';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { CAMERA_PATH_LIMITS } from '@scene-studio/camera-path';
@@ -51,7 +51,7 @@ export class CameraPathsService implements OnModuleInit {
    * run already), and two saves cannot both take the last place under the per-scene limit.
    */
   async create(scope: CameraPathScope, dto: CreateCameraPathDto): Promise<SavedCameraPath> {
-    const change = checkedChange(dto.kind, dto);
+    const { documentJson, ...change } = await checkedChange(dto.kind, dto);
     const now = this.clock.now();
     const path: CameraPathEntity = {
       id: this.ids.generate(CameraPathIdPrefix.CameraPath),
@@ -65,7 +65,7 @@ export class CameraPathsService implements OnModuleInit {
     await this.paths.transaction(async (tx) => {
       if (!(await this.scenes.lockForWrite(tx, scope))) throw DomainError.notFound();
       if ((await this.paths.countForScene(tx, scope)) >= CAMERA_PATH_LIMITS.perScene) throw CameraPathErrors.tooMany();
-      await this.paths.insert(tx, path);
+      await this.paths.insert(tx, path, documentJson);
     });
     return toSaved(path);
   }
@@ -74,7 +74,7 @@ export class CameraPathsService implements OnModuleInit {
   async update(scope: CameraPathScope, id: string, dto: UpdateCameraPathDto): Promise<SavedCameraPath> {
     const kind = await this.paths.kindOf(scope, id);
     if (!kind) throw DomainError.notFound();
-    const saved = await this.paths.update(scope, id, checkedChange(kind, dto), this.clock.now());
+    const saved = await this.paths.update(scope, id, await checkedChange(kind, dto), this.clock.now());
     if (!saved) throw DomainError.notFound();
     return toSaved(saved);
   }
@@ -85,10 +85,14 @@ export class CameraPathsService implements OnModuleInit {
   }
 }
 
-function checkedChange(kind: CameraPathKind, dto: UpdateCameraPathDto): CameraPathChange {
+/**
+ * The change a valid document makes. Its JSON text is made here, once, a slice of its samples at a
+ * time (a take's megabytes would otherwise hold the event loop while TypeORM serialised them).
+ */
+async function checkedChange(kind: CameraPathKind, dto: UpdateCameraPathDto): Promise<CameraPathChange> {
   const errors = documentErrors(kind, dto.document);
   if (errors.length > 0) throw CameraPathErrors.invalidDocument(errors);
-  return { name: dto.name, document: dto.document, ...summaryOf(dto.document) };
+  return { name: dto.name, document: dto.document, documentJson: await stringifyYielding(dto.document), ...summaryOf(dto.document) };
 }
 
 function toSummary(p: CameraPathListed): CameraPathSummary {

@@ -168,27 +168,23 @@ export class EmbedSessionsService implements OnModuleInit {
 
   /**
    * The session a studio page may be shown for (by id, no secret), or null when it is not active.
-   * An id not found lately costs `caller` one lookup of its budget (`RateLimitExceeded` when spent).
+   * An id not found costs `caller` one lookup of its budget (`RateLimitExceeded` when spent).
    */
   async activeById(id: string, caller: LookupCaller): Promise<SessionWithScene | null> {
-    await this.lookups.admit(caller, id);
-    const found = await this.sessions.findById(id);
-    if (found) this.lookups.remember(id);
+    const found = await this.lookups.lookup(caller, id, () => this.sessions.findById(id));
     if (!found || endedReason(found.session, found.scene.deleted, this.clock.now())) return null;
     return found;
   }
 
   /**
    * The studio API's check on every call: the secret names an active session. A secret not found
-   * lately costs `caller` one lookup of its budget (`RateLimitExceeded` when spent).
+   * costs `caller` one lookup of its budget (`RateLimitExceeded` when spent).
    */
   async authenticate(secret: string | null, caller: LookupCaller): Promise<SessionWithScene> {
     if (!secret || !isWellFormedEmbedSecret(secret)) throw EmbedSessionErrors.unauthenticated();
     const hash = hashEmbedSecret(secret);
-    await this.lookups.admit(caller, hash);
-    const found = await this.sessions.findBySecretHash(hash);
+    const found = await this.lookups.lookup(caller, hash, () => this.sessions.findBySecretHash(hash));
     if (!found) throw EmbedSessionErrors.unauthenticated();
-    this.lookups.remember(hash);
     const reason = endedReason(found.session, found.scene.deleted, this.clock.now());
     if (reason) throw EmbedSessionErrors.ended(reason);
     return found;

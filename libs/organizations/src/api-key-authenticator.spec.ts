@@ -12,8 +12,8 @@ describe(ApiKeyAuthenticator.name, () => {
   let sut: ApiKeyAuthenticator;
   let config: AppConfig;
   const published: string[] = [];
-  /** What the address budget was asked for, and whether it is spent. */
-  let admitted: Array<[string | null, string]>;
+  /** The misses charged to an address budget, what was found (free from then on), and whether the budget is spent. */
+  let charged: Array<[string | null, string]>;
   let remembered: Set<string>;
   let budgetSpent: boolean;
 
@@ -28,17 +28,20 @@ describe(ApiKeyAuthenticator.name, () => {
       },
     } as unknown as ApiKeysRepository;
     const redis = { publish: async (_c: string, m: string) => void published.push(m) } as unknown as Redis;
-    admitted = [];
+    charged = [];
     remembered = new Set();
     budgetSpent = false;
+    // As CredentialLookups: found lately is free; otherwise refused once the budget is spent, and
+    // only a miss is charged.
     const credentialLookups = {
-      admit: async (caller: string | null, credential: string) => {
-        if (remembered.has(credential)) return null;
+      lookup: async <T>(caller: string | null, credential: string, find: () => Promise<T | null>) => {
+        if (remembered.has(credential)) return find();
         if (budgetSpent) throw new RateLimitExceeded({ limit: 1, remaining: 0, resetSeconds: 30, windowSeconds: 60 });
-        admitted.push([caller, credential]);
-        return null;
+        const found = await find();
+        if (found !== null) remembered.add(credential);
+        else charged.push([caller, credential]);
+        return found;
       },
-      remember: (credential: string) => void remembered.add(credential),
     } as unknown as CredentialLookups;
     sut = new ApiKeyAuthenticator(repo, credentialLookups, config, redis);
     // No real subscriber in a unit test.
@@ -71,15 +74,12 @@ describe(ApiKeyAuthenticator.name, () => {
     expect(published).toContain('key_1');
   });
 
-  it("spends the caller's address budget on a lookup of a key not found lately, never on a cached one", async () => {
+  it("charges the caller's address budget for a key not found, never for a valid or a cached one", async () => {
     const unknown = formatApiKey('live', Buffer.alloc(32, 3));
     await sut.authenticate(`Bearer ${unknown}`, '203.0.113.7');
     await sut.authenticate(`Bearer ${key}`, '203.0.113.7');
     await sut.authenticate(`Bearer ${key}`, '203.0.113.7');
-    expect(admitted).toEqual([
-      ['203.0.113.7', hashApiKey(unknown)],
-      ['203.0.113.7', hashApiKey(key)],
-    ]);
+    expect(charged).toEqual([['203.0.113.7', hashApiKey(unknown)]]);
     expect([...remembered]).toEqual([hashApiKey(key)]);
   });
 

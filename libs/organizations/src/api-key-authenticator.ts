@@ -21,8 +21,9 @@ type Entry = Principal | typeof MISS;
  * ones, so repeating one bad key cannot hammer Postgres) are cached for at most
  * API_KEY_CACHE_TTL_SECONDS. Revocation is broadcast on Redis so every process drops the key at
  * once; the TTL bounds the delay to 5 seconds even when that broadcast is missed. A lookup of a
- * key not found lately spends one of its caller's address budget first (CredentialLookups), so a
- * flood of ever new keys from one address stops short of the database.
+ * key not found lately needs room in its caller's address budget, and a miss spends one of it
+ * (CredentialLookups), so a flood of ever new keys from one address stops short of the database
+ * while valid keys behind the same address are never charged.
  */
 @Injectable()
 export class ApiKeyAuthenticator implements OnApplicationShutdown {
@@ -44,7 +45,7 @@ export class ApiKeyAuthenticator implements OnApplicationShutdown {
   /**
    * The principal for an Authorization header value, or null for a missing, malformed, unknown or
    * revoked key. Throws `RateLimitExceeded` when the key needs a lookup and `caller` has spent its
-   * budget for lookups of unknown keys.
+   * budget for lookups that find nothing, or this lookup found nothing past it.
    */
   async authenticate(authorization: string | string[] | undefined, caller: LookupCaller): Promise<Principal | null> {
     const key = bearerToken(authorization);
@@ -52,11 +53,9 @@ export class ApiKeyAuthenticator implements OnApplicationShutdown {
     const hash = hashApiKey(key);
     const cached = this.cache?.get(hash);
     if (cached) return cached.entry === MISS ? null : cached.entry;
-    await this.lookups.admit(caller, hash);
     this.listen();
-    const found = await this.keys.findActiveByHash(hash);
+    const found = await this.lookups.lookup(caller, hash, () => this.keys.findActiveByHash(hash));
     this.cache?.set(hash, { entry: found ?? MISS });
-    if (found) this.lookups.remember(hash);
     return found;
   }
 

@@ -50,6 +50,31 @@ export function isUnitQuaternion(q: readonly number[]): boolean {
  * what a kind holds) is `cameraPathRuleErrors`, once these pass.
  */
 export function cameraPathDocumentErrors(value: unknown, options: ValidationOptions = {}): CameraPathFieldError[] {
+  const steps = documentErrorSteps(value, options);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
+
+/**
+ * The same, letting the event loop run every LIST_ITEMS_PER_STEP items of a list (the studio
+ * server checks takes of megabytes while it serves other requests). Same errors, same order.
+ */
+export async function cameraPathDocumentErrorsYielding(value: unknown, options: ValidationOptions = {}): Promise<CameraPathFieldError[]> {
+  const steps = documentErrorSteps(value, options);
+  let step = steps.next();
+  while (!step.done) {
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    step = steps.next();
+  }
+  return step.value;
+}
+
+/** Items of a list checked between two steps: a few milliseconds' work for a take's samples. */
+const LIST_ITEMS_PER_STEP = 1000;
+
+/** The check as steps: lists pause every LIST_ITEMS_PER_STEP items (a generator, run by the two above). */
+function* documentErrorSteps(value: unknown, options: ValidationOptions): Generator<void, CameraPathFieldError[], void> {
   const errors: CameraPathFieldError[] = [];
   const max = options.max ?? Infinity;
   const refuseUnknown = (options.unknownFields ?? 'refuse') === 'refuse';
@@ -58,7 +83,9 @@ export function cameraPathDocumentErrors(value: unknown, options: ValidationOpti
   };
   const full = () => errors.length >= max;
 
-  const checkObject = (obj: Json, schema: ObjectSchema, at: string): void => {
+  let sinceStep = 0;
+
+  function* checkObject(obj: Json, schema: ObjectSchema, at: string): Generator<void, void, void> {
     if (refuseUnknown) {
       for (const key of Object.keys(obj)) {
         if (!Object.hasOwn(schema, key)) add(fieldPath(at, key), 'unknown_field', `${fieldPath(at, key)} is not a known field`);
@@ -66,9 +93,28 @@ export function cameraPathDocumentErrors(value: unknown, options: ValidationOpti
     }
     for (const [key, field] of Object.entries(schema)) {
       if (full()) return;
-      checkField(obj[key], key, field, fieldPath(at, key));
+      const v = obj[key];
+      // Only objects and lists nest: every other field is checked at once.
+      if ((field.type === 'object' && isPlainObject(v)) || (field.type === 'list' && Array.isArray(v) && v.length <= field.max)) {
+        yield* checkNested(v, key, field, fieldPath(at, key));
+      } else checkField(v, key, field, fieldPath(at, key));
     }
-  };
+  }
+
+  function* checkNested(v: Json | unknown[], name: string, field: FieldSchema, at: string): Generator<void, void, void> {
+    if (field.type === 'object') return yield* checkObject(v as Json, field.fields, at);
+    if (field.type !== 'list') return;
+    const items = v as unknown[];
+    for (let i = 0; i < items.length && !full(); i++) {
+      if (++sinceStep >= LIST_ITEMS_PER_STEP) {
+        sinceStep = 0;
+        yield;
+      }
+      const item: unknown = items[i];
+      if (isPlainObject(item)) yield* checkObject(item, field.items, fieldPath(at, i));
+      else add(fieldPath(at, i), 'invalid_type', `each item of ${name} must be an object`);
+    }
+  }
 
   const checkField = (v: unknown, name: string, field: FieldSchema, at: string): void => {
     if (v === undefined && field.optional) return;
@@ -126,24 +172,18 @@ export function cameraPathDocumentErrors(value: unknown, options: ValidationOpti
         if (!isDateTime(v))
           add(at, 'invalid_format', `${name} must be an ISO 8601 date-time with its offset, like 2026-11-26T10:00:00.000Z`);
         return;
+      // An object or a list of the right type and size is checkNested's.
       case 'object':
-        if (!isPlainObject(v)) return add(at, 'invalid_type', `${name} must be an object`);
-        return checkObject(v, field.fields, at);
+        return add(at, 'invalid_type', `${name} must be an object`);
       case 'list':
         if (!Array.isArray(v)) return add(at, 'invalid_type', `${name} must be an array`);
         // Over the limit, the list is refused whole, unread: its size bounds the work.
-        if (v.length > field.max) return add(at, 'too_many', `${name} must hold at most ${field.max} items`);
-        for (let i = 0; i < v.length && !full(); i++) {
-          const item: unknown = v[i];
-          if (isPlainObject(item)) checkObject(item, field.items, fieldPath(at, i));
-          else add(fieldPath(at, i), 'invalid_type', `each item of ${name} must be an object`);
-        }
-        return;
+        return add(at, 'too_many', `${name} must hold at most ${field.max} items`);
     }
   };
 
   if (!isPlainObject(value)) add(options.at ?? '', 'invalid_type', 'the camera path must be an object');
-  else checkObject(value, CAMERA_PATH_DOCUMENT_SCHEMA, options.at ?? '');
+  else yield* checkObject(value, CAMERA_PATH_DOCUMENT_SCHEMA, options.at ?? '');
   return errors;
 }
 

@@ -4,16 +4,18 @@ import {
   CameraPathSummary,
   CreateCameraPathDto,
   ListCameraPathsQuery,
-  SavedCameraPath,
   UpdateCameraPathDto,
   CameraPathIdPrefix,
 } from '@app/camera-paths';
-import { JsonBodyGuard, ParseIdPipe } from '@app/core';
+import { JsonBodyGuard, ParseIdPipe, sendJsonYielding } from '@app/core';
 import { SessionWithScene } from '@app/embed-sessions';
-import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { CAMERA_PATH_KINDS } from '@scene-studio/camera-path';
+import type { Response } from 'express';
+import { StudioSlots } from '../limits/studio-slots';
 import { studioSchema } from '../openapi/studio-openapi';
+import { CameraPathBodyReader } from './camera-path-body';
 import { CameraPathBody } from './camera-path-body.pipe';
 import { RequiresCapability, StudioSession, StudioSessionGuard } from './studio-session.guard';
 import { StudioWriteBudgetGuard } from './studio-write-budget.guard';
@@ -25,15 +27,20 @@ const scopeOf = ({ session }: SessionWithScene): CameraPathScope => ({ organizat
 
 /**
  * Camera paths saved per scene (docs/camera-paths.md): every perform session of the scene sees
- * the same list. Writes take bodies up to 8 MiB (camera-path-body.middleware.ts), validated by their DTOs
- * (camera-path-body.pipe.ts); answers are never cached. Writes spend the session's
- * STUDIO_WRITES_PER_MINUTE (StudioWriteBudgetGuard).
+ * the same list. Writes spend the session's STUDIO_WRITES_PER_MINUTE (StudioWriteBudgetGuard),
+ * then take a write slot and read their bodies, up to 8 MiB (camera-path-body.ts), validated by
+ * their DTOs (camera-path-body.pipe.ts). A saved path's answers echo its document, megabytes for a
+ * take: they are serialised a slice at a time (sendJsonYielding), and reading one takes a read
+ * slot. Answers are never cached.
  */
 @ApiTags('studio')
 @Controller('studio-api/v1/camera-paths')
 @UseGuards(StudioSessionGuard, StudioWriteBudgetGuard)
 export class CameraPathsController {
-  constructor(private readonly paths: CameraPathsService) {}
+  constructor(
+    private readonly paths: CameraPathsService,
+    private readonly slots: StudioSlots,
+  ) {}
 
   @Get()
   @ApiQuery({ name: 'kind', required: false, enum: CAMERA_PATH_KINDS })
@@ -52,15 +59,22 @@ export class CameraPathsController {
   @ApiCreatedResponse({ schema: studioSchema('SavedCameraPath') })
   @RequiresCapability('perform')
   @UseGuards(JsonBodyGuard)
-  create(@StudioSession() found: SessionWithScene, @CameraPathBody() dto: CreateCameraPathDto): Promise<SavedCameraPath> {
-    return this.paths.create(scopeOf(found), dto);
+  @UseInterceptors(CameraPathBodyReader)
+  async create(@StudioSession() found: SessionWithScene, @CameraPathBody() dto: CreateCameraPathDto, @Res() res: Response): Promise<void> {
+    await sendJsonYielding(res, 201, await this.paths.create(scopeOf(found), dto));
   }
 
   @Get(':cameraPathId')
   @ApiOkResponse({ schema: studioSchema('SavedCameraPath') })
   @RequiresCapability('perform')
-  get(@StudioSession() found: SessionWithScene, @Param('cameraPathId', CAMERA_PATH_ID) id: string): Promise<SavedCameraPath> {
-    return this.paths.get(scopeOf(found), id);
+  async get(
+    @StudioSession() found: SessionWithScene,
+    @Param('cameraPathId', CAMERA_PATH_ID) id: string,
+    @Res() res: Response,
+  ): Promise<void> {
+    // A take is megabytes once read and parsed: a read slot bounds how many are in memory at once.
+    this.slots.reads.holdUntilClosed(found.session.id, res);
+    await sendJsonYielding(res, 200, await this.paths.get(scopeOf(found), id));
   }
 
   @Put(':cameraPathId')
@@ -68,12 +82,14 @@ export class CameraPathsController {
   @ApiOkResponse({ schema: studioSchema('SavedCameraPath') })
   @RequiresCapability('perform')
   @UseGuards(JsonBodyGuard)
-  update(
+  @UseInterceptors(CameraPathBodyReader)
+  async update(
     @StudioSession() found: SessionWithScene,
     @Param('cameraPathId', CAMERA_PATH_ID) id: string,
     @CameraPathBody() dto: UpdateCameraPathDto,
-  ): Promise<SavedCameraPath> {
-    return this.paths.update(scopeOf(found), id, dto);
+    @Res() res: Response,
+  ): Promise<void> {
+    await sendJsonYielding(res, 200, await this.paths.update(scopeOf(found), id, dto));
   }
 
   @Delete(':cameraPathId')

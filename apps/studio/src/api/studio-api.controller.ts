@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StudioEventsHub } from '../events/studio-events.hub';
 import { StudioBudgets } from '../limits/studio-budgets';
+import { StudioSlots } from '../limits/studio-slots';
 import { RequiresCapability, StudioSession, StudioSessionGuard } from './studio-session.guard';
 import { CountedAsEdit, StudioWriteBudgetGuard } from './studio-write-budget.guard';
 
@@ -30,6 +31,7 @@ export class StudioApiController {
     private readonly assets: ImageAssetsService,
     private readonly events: StudioEventsHub,
     private readonly budgets: StudioBudgets,
+    private readonly slots: StudioSlots,
   ) {}
 
   @Get('session')
@@ -52,11 +54,12 @@ export class StudioApiController {
   @ApiProduces('application/octet-stream')
   @ApiOkResponse(BINARY)
   async artifact(
-    @StudioSession() { scene }: SessionWithScene,
+    @StudioSession() { session, scene }: SessionWithScene,
     @Param('version', ParseIntPipe) version: number,
     @Param('kind') kind: string,
     @Res() res: Response,
   ): Promise<void> {
+    this.slots.reads.holdUntilClosed(session.id, res);
     const file = visibleVersion(scene, version) ? await this.scenes.openArtifact(scene.id, version, kind) : null;
     if (!file) throw DomainError.notFound();
     res.set({
@@ -72,10 +75,11 @@ export class StudioApiController {
   @ApiProduces('model/gltf-binary')
   @ApiOkResponse(BINARY)
   async sceneFile(
-    @StudioSession() { scene }: SessionWithScene,
+    @StudioSession() { session, scene }: SessionWithScene,
     @Param('version', ParseIntPipe) version: number,
     @Res() res: Response,
   ): Promise<void> {
+    this.slots.reads.holdUntilClosed(session.id, res);
     const file = visibleVersion(scene, version) ? await this.scenes.openArtifact(scene.id, version, 'mesh') : null;
     if (!file) throw DomainError.notFound();
     res.set({ 'content-type': 'model/gltf-binary', 'content-length': String(file.sizeBytes), 'cache-control': 'no-store' });
@@ -99,7 +103,9 @@ export class StudioApiController {
   @Get('source-image')
   @ApiOkResponse(BINARY)
   @RequiresCapability('edit')
-  async sourceImage(@StudioSession() { scene }: SessionWithScene, @Res() res: Response): Promise<void> {
+  async sourceImage(@StudioSession() { session, scene }: SessionWithScene, @Res() res: Response): Promise<void> {
+    // Read whole (at most an upload's 20 MiB): the slot bounds how many are in memory at once.
+    this.slots.reads.holdUntilClosed(session.id, res);
     const stored = scene.sourceAssetId ? await this.assets.readBytes(scene.sourceAssetId) : null;
     if (!stored) throw DomainError.notFound();
     res.set({ 'content-type': stored.contentType, 'cache-control': 'no-store' }).send(stored.bytes);
@@ -155,9 +161,10 @@ export class StudioApiController {
 }
 
 /**
- * Streams a stored file to the page: from the bucket straight to the socket under BLOB_STORE=s3,
- * so a studio holds at most a few chunks of a large splat. A client that goes away ends the read
- * from the store too; a store error after the headers went out can only cut the response.
+ * Streams a stored file to the page, from either store, a chunk at a time as the socket takes
+ * them (BlobStore.open), so a studio holds at most a few chunks of a large splat per download; the
+ * route's read slot bounds how many run at once. A client that goes away ends the read from the
+ * store too; a store error after the headers went out can only cut the response.
  */
 async function sendStream(stream: Readable, res: Response): Promise<void> {
   try {

@@ -115,9 +115,10 @@ export class EnvironmentVariables {
   API_KEY_CACHE_TTL_SECONDS: number;
 
   /**
-   * Database lookups of credentials not seen valid lately (API keys, embed secrets, embed page
-   * ids) per client address and minute, shared by every api and studio replica: past it, requests
-   * with unknown credentials get `429 rate_limited` without reaching PostgreSQL.
+   * Database lookups that find nothing (API keys, embed secrets, embed page ids) per client
+   * address and minute, shared by every api and studio replica: past it, requests with
+   * credentials not found lately get `429 rate_limited` without reaching PostgreSQL. Lookups that
+   * find a valid one are never counted.
    */
   @Transform(toInt)
   @IsInt()

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config';
+import { DatabasePoolMetrics } from './database-pool.metrics';
 import { databaseOptions } from './database.options';
 
 @Module({})
@@ -20,6 +21,7 @@ export class DatabaseModule {
           }),
         }),
       ],
+      providers: [DatabasePoolMetrics],
       exports: [TypeOrmModule],
     };
   }

@@ -12,3 +12,9 @@ export async function poolQuery<T extends QueryResultRow>(db: DataSource, sql: s
   const pool = (db.driver as PostgresDriver).master as Pool;
   return (await pool.query<T>(sql, params)).rows;
 }
+
+/** Connections of TypeORM's pool: open, idle, and callers waiting for one. */
+export function poolConnections(db: DataSource): { total: number; idle: number; waiting: number } {
+  const pool = (db.driver as PostgresDriver).master as Pool;
+  return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}

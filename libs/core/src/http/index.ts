@@ -11,3 +11,4 @@ export * from './problem-details.filter';
 export * from './request-id';
 export * from './validation';
 export * from './unread-body';
+export * from './json-answer';

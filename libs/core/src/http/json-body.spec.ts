@@ -1,6 +1,6 @@
 import { parse as parseJsonSyntaxTree } from '@humanwhocodes/momoa';
 import fc from 'fast-check';
-import { firstRepeatedKey, parseJsonObject } from './json-body';
+import { firstRepeatedKey, MAX_JSON_DEPTH, parseJsonObject, parseJsonObjectYielding } from './json-body';
 
 /** The reference: a full JSON syntax tree, which keeps every member of an object. */
 function repeatedBySyntaxTree(text: string): string | null {
@@ -82,5 +82,41 @@ describe(firstRepeatedKey.name, () => {
 describe(parseJsonObject.name, () => {
   it('refuses a repeated key, naming it', () => {
     expect(() => parseJsonObject('{"prompt":"a","prompt":"b"}')).toThrow('repeats the key "prompt"');
+  });
+});
+
+describe(parseJsonObjectYielding.name, () => {
+  it('answers as parseJsonObject does, on any JSON object text', async () => {
+    await fc.assert(
+      fc.asyncProperty(json, async (inner) => {
+        const text = `{"a":${inner}}`;
+        const outcome = async (parse: () => unknown) => {
+          try {
+            return { value: await parse() };
+          } catch (e) {
+            return { error: (e as Error).message };
+          }
+        };
+        expect(await outcome(() => parseJsonObjectYielding(text))).toEqual(await outcome(() => parseJsonObject(text)));
+      }),
+      { numRuns: 500, seed: 20261129 },
+    );
+  });
+
+  it('refuses nesting deeper than the limit and a repeated key past its slices, and lets the event loop run between them', async () => {
+    const deep = `{"a":${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`;
+    await expect(parseJsonObjectYielding(deep)).rejects.toThrow(`nests deeper than ${MAX_JSON_DEPTH} levels`);
+    await expect(parseJsonObjectYielding(`{"a":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}`)).resolves.toEqual({
+      a: expect.any(Array),
+    });
+    const samples = JSON.stringify(Array.from({ length: 40_000 }, (_, t) => ({ t, x: [1.25, 2.5, 3.75] })));
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    try {
+      await expect(parseJsonObjectYielding(`{"samples":${samples},"t":1,"t":2}`)).rejects.toThrow('repeats the key "t"');
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(turns).toBeGreaterThan(0);
   });
 });

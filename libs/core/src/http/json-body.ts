@@ -7,12 +7,8 @@ import { DomainError, ErrorCode } from '../errors';
 /** JSON bodies are small by contract; uploads are streamed by their own route with their own cap. */
 export const JSON_BODY_LIMIT = 64 * 1024;
 
-/**
- * A larger JSON body than the default, for one request: set by an app's middleware that runs
- * before the body is read, for a route that needs it and a caller it has authenticated (the
- * studio's camera paths: a recorded take is megabytes). Never for an anonymous request.
- */
-export interface JsonBodyAllowance {
+/** How much of a JSON body is read, and for how long. */
+export interface JsonBodyLimits {
   limitBytes: number;
   timeoutMs: number;
 }
@@ -21,7 +17,12 @@ declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
-      jsonBodyAllowance?: JsonBodyAllowance;
+      /**
+       * Set by an app's middleware before the body parser runs: this request's body is left
+       * unread there, and its route reads it with `readJsonBody` once its guards admitted it (the
+       * studio's camera paths: megabytes, read only after the session's budget and a slot).
+       */
+      jsonBodyDeferred?: boolean;
     }
   }
 }
@@ -42,6 +43,38 @@ const notAnObject = () => new DomainError(ErrorCode.InvalidJson, 'The request bo
  * An empty body is `undefined`: the route's validation answers `invalid_json` if it needs one.
  */
 export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  const value = parseText(text);
+  if (value === undefined) return undefined;
+  const scan = scanJson(text);
+  let step = scan.next();
+  while (!step.done) step = scan.next();
+  return checked(value, step.value);
+}
+
+/**
+ * The same, for bodies of megabytes: `JSON.parse` runs at once (V8's parser cannot be paused),
+ * but the pass over the text that follows (depth, repeated keys) gives the event loop back every
+ * `SCAN_SLICE_CHARS` characters, so other requests are served meanwhile.
+ */
+export async function parseJsonObjectYielding(text: string): Promise<Record<string, unknown> | undefined> {
+  const value = parseText(text);
+  if (value === undefined) return undefined;
+  const scan = scanJson(text);
+  let step = scan.next();
+  while (!step.done) {
+    await yieldToEventLoop();
+    step = scan.next();
+  }
+  return checked(value, step.value);
+}
+
+/** Characters of JSON text scanned between two turns of the event loop: a few milliseconds' work. */
+const SCAN_SLICE_CHARS = 256 * 1024;
+
+/** Bodies at least this long are parsed with `parseJsonObjectYielding`. */
+const YIELDING_PARSE_CHARS = 1024 * 1024;
+
+function parseText(text: string): Record<string, unknown> | undefined {
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {
@@ -53,40 +86,57 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
     throw notAnObject();
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw notAnObject();
-  if (depthExceeds(value, MAX_JSON_DEPTH)) {
-    throw new DomainError(ErrorCode.InvalidJson, `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
-  }
-  const repeated = firstRepeatedKey(text);
-  if (repeated !== null) {
-    throw new DomainError(ErrorCode.InvalidJson, `The request body repeats the key "${repeated.slice(0, 64)}" within one object.`);
-  }
   return value as Record<string, unknown>;
 }
 
-/** Whether a parsed JSON value nests deeper than `max`, checked without recursion. */
-function depthExceeds(root: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[root, 1]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
-    if (value === null || typeof value !== 'object') continue;
-    if (depth > max) return true;
-    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+function checked(value: Record<string, unknown>, shape: JsonShape): Record<string, unknown> {
+  if (shape.tooDeep) {
+    throw new DomainError(ErrorCode.InvalidJson, `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
   }
-  return false;
+  if (shape.repeatedKey !== null) {
+    throw new DomainError(ErrorCode.InvalidJson, `The request body repeats the key "${shape.repeatedKey.slice(0, 64)}" within one object.`);
+  }
+  return value;
+}
+
+/** What the scan of a parsed JSON text found. */
+interface JsonShape {
+  /** Containers nest deeper than MAX_JSON_DEPTH. */
+  tooDeep: boolean;
+  /** The first key repeated within one object, or null. */
+  repeatedKey: string | null;
 }
 
 /**
  * `JSON.parse` silently keeps the last of two equal keys; this finds the first key repeated within
- * one object. Called only on text that already parsed, so it scans tokens without checking the
- * grammar: one pass, a set of keys per open object, a key decoded only when it holds an escape
- * (`"a\u0062"` and `"ab"` are the same key). Linear, so a camera path's megabytes cost
- * milliseconds (a syntax tree of them cost the best part of a second).
+ * one object. Called only on text that already parsed.
  */
 export function firstRepeatedKey(text: string): string | null {
+  const scan = scanJson(text);
+  let step = scan.next();
+  while (!step.done) step = scan.next();
+  return step.value.repeatedKey;
+}
+
+/**
+ * One pass over text that already parsed, without checking the grammar: how deep containers nest,
+ * and the first key repeated within one object (a set of keys per open object; a key decoded only
+ * when it holds an escape: `"a\u0062"` and `"ab"` are the same key). Linear, so a camera path's
+ * megabytes cost milliseconds (a syntax tree of them cost the best part of a second; a walk of the
+ * parsed value for its depth, as before, cost as much as this whole pass). Yields every
+ * SCAN_SLICE_CHARS characters, so a caller may let the event loop run between slices.
+ */
+function* scanJson(text: string): Generator<void, JsonShape, void> {
   // One entry per open container: an object's keys so far, or null for an array.
   const open: (Set<string> | null)[] = [];
   let expectKey = false;
+  let repeatedKey: string | null = null;
+  let sliceEnd = SCAN_SLICE_CHARS;
   for (let i = 0; i < text.length; i++) {
+    if (i >= sliceEnd) {
+      sliceEnd = i + SCAN_SLICE_CHARS;
+      yield;
+    }
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       let end = i + 1;
@@ -99,18 +149,17 @@ export function firstRepeatedKey(text: string): string | null {
         } else if (d === QUOTE) break;
       }
       const keys = open[open.length - 1];
-      if (expectKey && keys) {
+      if (expectKey && keys && repeatedKey === null) {
         const key = escaped ? (JSON.parse(text.slice(i, end + 1)) as string) : text.slice(i + 1, end);
-        if (keys.has(key)) return key;
+        if (keys.has(key)) repeatedKey = key;
         keys.add(key);
-        expectKey = false;
       }
+      expectKey = false;
       i = end;
-    } else if (c === OPEN_BRACE) {
-      open.push(new Set());
-      expectKey = true;
-    } else if (c === OPEN_BRACKET) {
-      open.push(null);
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      open.push(c === OPEN_BRACE ? new Set() : null);
+      if (open.length > MAX_JSON_DEPTH) return { tooDeep: true, repeatedKey };
+      expectKey = c === OPEN_BRACE;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       open.pop();
       expectKey = false;
@@ -118,8 +167,10 @@ export function firstRepeatedKey(text: string): string | null {
       expectKey = open.length > 0 && open[open.length - 1] !== null;
     }
   }
-  return null;
+  return { tooDeep: false, repeatedKey };
 }
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -141,49 +192,74 @@ function isUtf8(req: Request): boolean {
 
 /**
  * Reads `application/json` bodies: at most 64 KiB, UTF-8, never compressed, within `timeoutMs`,
- * then parsed with the rules above. A body over the limit is refused as soon as its declared length or its bytes pass
- * 64 KiB, and the rest is not read (body-parser would read it all first; its engine, raw-body,
- * stops). Other content types are left unread: routes that take JSON refuse them
- * (`JsonBodyGuard`), the upload route streams its own. A request's `jsonBodyAllowance`, when an
- * earlier middleware set one, replaces the limit and the timeout.
+ * then parsed with the rules above. A body over the limit is refused as soon as its declared
+ * length or its bytes pass 64 KiB, and the rest is not read (body-parser would read it all first;
+ * its engine, raw-body, stops). Other content types are left unread: routes that take JSON refuse
+ * them (`JsonBodyGuard`), the upload route streams its own. A request marked `jsonBodyDeferred`
+ * is left unread too: its route reads it (`readJsonBody`) after its guards.
  */
 export function jsonBodyParser(timeoutMs: number): RequestHandler {
+  const limits: JsonBodyLimits = { limitBytes: JSON_BODY_LIMIT, timeoutMs };
   return (req: Request, _res: Response, next: NextFunction) => {
-    if (req.headers['content-type'] === undefined || !req.is('application/json')) return next();
-    const encoding = req.headers['content-encoding'];
-    if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-      return next(new DomainError(ErrorCode.UnsupportedMediaType, 'Compressed request bodies (Content-Encoding) are not accepted.'));
-    }
-    if (!isUtf8(req)) {
-      return next(new DomainError(ErrorCode.UnsupportedMediaType, 'JSON bodies must be UTF-8.'));
-    }
-    const limit = req.jsonBodyAllowance?.limitBytes ?? JSON_BODY_LIMIT;
-    const timeout = req.jsonBodyAllowance?.timeoutMs ?? timeoutMs;
+    if (req.jsonBodyDeferred) return next();
+    readJsonBody(req, limits).then((body) => {
+      req.body = body;
+      next();
+    }, next);
+  };
+}
+
+/**
+ * Reads and parses a JSON body as the parser above does, with the caller's limits: `undefined`
+ * (nothing read) for a request with no JSON content type. Refused: compressed bodies and other
+ * charsets (`415`), a body over `limitBytes` (`413`, the rest unread), one that has not arrived
+ * within `timeoutMs` (`408`), and JSON the rules above refuse (`400 invalid_json`). A body of a
+ * megabyte or more is checked in slices that let the event loop run between them.
+ */
+export function readJsonBody(req: Request, { limitBytes, timeoutMs }: JsonBodyLimits): Promise<Record<string, unknown> | undefined> {
+  if (req.headers['content-type'] === undefined || !req.is('application/json')) return Promise.resolve(undefined);
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+    return Promise.reject(
+      new DomainError(ErrorCode.UnsupportedMediaType, 'Compressed request bodies (Content-Encoding) are not accepted.'),
+    );
+  }
+  if (!isUtf8(req)) return Promise.reject(new DomainError(ErrorCode.UnsupportedMediaType, 'JSON bodies must be UTF-8.'));
+  return new Promise((resolve, reject) => {
     // A body that has not arrived in time is answered 408; whatever raw-body says later is moot.
     let settled = false;
-    const settle = (error?: unknown) => {
+    const settle = (error: unknown, body?: Record<string, unknown>) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      next(error);
+      if (error) reject(error instanceof Error ? error : new Error('the request body could not be read'));
+      else resolve(body);
     };
     const timer = setTimeout(
-      () => settle(new DomainError(ErrorCode.RequestTimeout, `The request body did not arrive within ${timeout / 1000} s.`)),
-      timeout,
+      () => settle(new DomainError(ErrorCode.RequestTimeout, `The request body did not arrive within ${timeoutMs / 1000} s.`)),
+      timeoutMs,
     );
-    getRawBody(req, { length: req.headers['content-length'], limit, encoding: 'utf-8' }).then(
+    getRawBody(req, { length: req.headers['content-length'], limit: limitBytes, encoding: 'utf-8' }).then(
       (text) => {
         if (settled) return;
-        try {
-          req.body = parseJsonObject(text);
-        } catch (e) {
-          return settle(e);
+        // The timer stops here: what is left is our own work, not the client's slowness.
+        clearTimeout(timer);
+        if (text.length < YIELDING_PARSE_CHARS) {
+          try {
+            settle(null, parseJsonObject(text));
+          } catch (e) {
+            settle(e);
+          }
+          return;
         }
-        settle();
+        parseJsonObjectYielding(text).then(
+          (body) => settle(null, body),
+          (e: unknown) => settle(e),
+        );
       },
-      (error: unknown) => settle(isTooLarge(error) ? new DomainError(ErrorCode.PayloadTooLarge, jsonTooLargeDetail(limit)) : error),
+      (error: unknown) => settle(isTooLarge(error) ? new DomainError(ErrorCode.PayloadTooLarge, jsonTooLargeDetail(limitBytes)) : error),
     );
-  };
+  });
 }
 
 const isTooLarge = (error: unknown): boolean => (error as { type?: unknown } | null)?.type === 'entity.too.large';

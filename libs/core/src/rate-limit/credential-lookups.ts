@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { AppConfig } from '../config';
 import { MetricsService } from '../metrics';
-import { RateLimitState, RateLimits, SharedRateLimit } from './rate-limiter';
+import { RateLimitExceeded, RateLimits, SharedRateLimit } from './rate-limiter';
 
 /**
  * Credentials (hashes of API keys and embed secrets, embed page ids) a lookup found lately, per
@@ -15,23 +15,47 @@ export const KNOWN_CREDENTIALS = { max: 50_000, ttlMs: 15 * 60_000 } as const;
 const WINDOW_SECONDS = 60;
 
 /**
+ * Lookups of credentials not known here that one client address may have in flight at once in
+ * one process; more wait for one of them to end. It bounds what concurrent misses can overshoot
+ * the budget by (below), and a flood's share of the database pool.
+ */
+export const LOOKUPS_IN_FLIGHT_PER_ADDRESS = 16;
+
+/**
  * Who asks for a lookup: a client address as `clientAddress()` (libs/core/src/http) makes it,
  * or null for callers that are not network clients (the CLI, tests of the services).
  */
 export type LookupCaller = string | null;
 
+interface InFlight {
+  count: number;
+  waiting: Array<() => void>;
+}
+
 /**
  * The per-address limit for unauthenticated traffic. A request whose key or secret is not known
- * to be valid costs a PostgreSQL lookup; nothing else about such a request is bounded, since it
- * belongs to no organization or session. So before each such lookup the caller's address spends
- * one of UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE (a budget shared by every api and studio replica
- * through Redis); past it the request is refused (`429 rate_limited`, Retry-After) without
- * reaching the database. A credential a lookup found lately is never counted, so valid keys and
- * secrets are not slowed by a flood from their address.
+ * to be valid costs a PostgreSQL lookup, and nothing else bounds such a request: it belongs to no
+ * organization or session. So each client address may cause UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE
+ * lookups that find nothing (a budget shared by every api and studio replica through Redis); past
+ * it, a credential not known here is refused (`429 rate_limited`, Retry-After) without reaching
+ * the database. Only misses are charged: a lookup that finds its credential spends nothing, so
+ * any number of valid keys and secrets behind one address (an office, a school, a carrier's NAT)
+ * get through, and the ones found lately skip even the check.
+ *
+ * The budget is checked before a lookup without spending (what this process knows of it) and
+ * spent after a miss. Lookups in flight count against what is left: a lookup starts only while
+ * fewer are in flight for the address than the budget has left, and never more than
+ * LOOKUPS_IN_FLIGHT_PER_ADDRESS (the rest wait their turn). So in one process no more misses reach
+ * the database than the budget allows, however many arrive at once. Across replicas, one's
+ * knowledge of the shared window may be stale until its next spend asks Redis: each replica may
+ * overshoot by the misses it had in flight when the window ran out, so at most
+ * `budget + LOOKUPS_IN_FLIGHT_PER_ADDRESS × (replicas − 1)` misses a minute per address reach the
+ * database (docs/security.md).
  */
 @Injectable()
 export class CredentialLookups {
   private readonly known = new LRUCache<string, true>({ max: KNOWN_CREDENTIALS.max, ttl: KNOWN_CREDENTIALS.ttlMs, updateAgeOnGet: true });
+  private readonly inFlight = new Map<string, InFlight>();
   private readonly budget: SharedRateLimit;
   private readonly outcomes;
 
@@ -44,33 +68,85 @@ export class CredentialLookups {
     });
     this.outcomes = metrics.counter(
       'credential_lookups_total',
-      'Credential checks on the public ports: known (seen valid lately, not counted), counted (an address budget spent on a database lookup), refused (the budget was spent)',
+      'Credential checks on the public ports: known (found lately, no lookup budget involved), found (looked up and found: not counted), ' +
+        'counted (looked up, not found: one of the address budget spent), refused (the address spent its budget: no lookup)',
       ['outcome'] as const,
     );
   }
 
   /**
-   * Before a database lookup of `credential` for `caller`: free for a credential found lately,
-   * else one of the caller's budget. Throws `RateLimitExceeded` when that budget is spent.
+   * Looks `credential` up with `find` for `caller`: free when it was found lately; otherwise only
+   * once the caller's budget for misses has room (`RateLimitExceeded` when it has none), and a
+   * miss spends one of it (`RateLimitExceeded` if that was past the budget). Null: not found.
    */
-  async admit(caller: LookupCaller, credential: string): Promise<RateLimitState | null> {
-    if (caller === null) return null;
+  async lookup<T>(caller: LookupCaller, credential: string, find: () => Promise<T | null>): Promise<T | null> {
+    if (caller === null) return find();
     if (this.known.get(credential)) {
       this.outcomes.inc({ outcome: 'known' });
-      return null;
+      return find();
     }
+    await this.enter(caller);
     try {
-      const state = await this.budget.consume(caller);
-      this.outcomes.inc({ outcome: 'counted' });
-      return state;
-    } catch (e) {
-      this.outcomes.inc({ outcome: 'refused' });
-      throw e;
+      const found = await find();
+      if (found !== null) {
+        this.known.set(credential, true);
+        this.outcomes.inc({ outcome: 'found' });
+        return found;
+      }
+      try {
+        await this.budget.consume(caller);
+        this.outcomes.inc({ outcome: 'counted' });
+      } catch (e) {
+        this.outcomes.inc({ outcome: 'refused' });
+        throw e;
+      }
+      return null;
+    } finally {
+      this.leave(caller);
     }
   }
 
-  /** After a lookup found `credential` (valid or ended): its next lookups here are free. */
-  remember(credential: string): void {
-    this.known.set(credential, true);
+  /** Lookups of unknown credentials in flight now, for `caller` (tests). */
+  inFlightFor(caller: string): number {
+    return this.inFlight.get(caller)?.count ?? 0;
+  }
+
+  /** Waits for room to look up a credential not known here, or throws when the budget is spent. */
+  private async enter(caller: string): Promise<void> {
+    for (;;) {
+      // Fetched again after each wait: an entry left idle meanwhile may have been dropped.
+      let entry = this.inFlight.get(caller);
+      if (!entry) {
+        entry = { count: 0, waiting: [] };
+        this.inFlight.set(caller, entry);
+      }
+      const state = this.budget.peek(caller);
+      if (state.remaining === 0) {
+        this.outcomes.inc({ outcome: 'refused' });
+        // Those waiting behind learn the same at once.
+        this.wakeNext(caller, entry);
+        throw new RateLimitExceeded(state, this.budget.policy.message);
+      }
+      if (entry.count < Math.min(LOOKUPS_IN_FLIGHT_PER_ADDRESS, state.remaining)) {
+        entry.count++;
+        if (entry.count < Math.min(LOOKUPS_IN_FLIGHT_PER_ADDRESS, state.remaining)) this.wakeNext(caller, entry);
+        return;
+      }
+      const queue = entry.waiting;
+      await new Promise<void>((resolve) => queue.push(resolve));
+    }
+  }
+
+  private leave(caller: string): void {
+    const entry = this.inFlight.get(caller);
+    if (!entry) return;
+    entry.count--;
+    this.wakeNext(caller, entry);
+  }
+
+  private wakeNext(caller: string, entry: InFlight): void {
+    const next = entry.waiting.shift();
+    if (next) next();
+    else if (entry.count === 0) this.inFlight.delete(caller);
   }
 }

@@ -110,4 +110,22 @@ describe(TokenAllowances.name, () => {
     await expect(sut.consume('a')).rejects.toBeInstanceOf(RateLimitExceeded);
     await expect(sut.consume('b')).resolves.toMatchObject({ remaining: 0 });
   });
+
+  it('peeks at what this process knows of a window without spending or asking the shared counter', async () => {
+    const window = new FakeWindow(300, 60_000);
+    const sut = new TokenAllowances(300, 60, window.reserve, () => window.now);
+    // A window never seen: the whole limit.
+    expect(sut.peek('org')).toEqual({ limit: 300, remaining: 300, resetSeconds: 60, windowSeconds: 60 });
+    expect(window.calls).toBe(0);
+    await admitted(sut, 10);
+    const calls = window.calls;
+    expect(sut.peek('org').remaining).toBe(290);
+    expect(sut.peek('org').remaining).toBe(290);
+    expect(window.calls).toBe(calls);
+    // Spent: 0, and how long until the window ends.
+    await admitted(sut, 300);
+    expect(sut.peek('org')).toMatchObject({ remaining: 0, resetSeconds: 60 });
+    window.now += 60_000;
+    expect(sut.peek('org').remaining).toBe(300);
+  });
 });

@@ -94,6 +94,18 @@ export class TokenAllowances {
     }
   }
 
+  /**
+   * What this process knows of `key`'s window, without spending or asking Redis: the tokens it
+   * holds plus what the shared window had left at its last reservation, or the whole limit for a
+   * window it has not seen yet. Other processes may have spent some of it since.
+   */
+  peek(key: string): RateLimitState {
+    const allowance = this.allowances.peek(key);
+    const now = this.now();
+    if (!allowance || (now >= allowance.resetAt && !allowance.pending)) return this.state(this.limit, this.windowSeconds * 1000);
+    return this.state(allowance.remaining + allowance.tokens, allowance.resetAt - now);
+  }
+
   private async refill(key: string, allowance: Allowance): Promise<void> {
     const asked = allowance.batch;
     const r = await this.reserve(key, asked);
@@ -162,6 +174,11 @@ export class SharedRateLimit {
         return reserveFrom(local, policy.limit, key, points);
       }
     });
+  }
+
+  /** The key's budget as this process knows it, spending nothing (`TokenAllowances.peek`). */
+  peek(key: string): RateLimitState {
+    return this.allowances.peek(key);
   }
 
   /** Takes one from the key's budget; throws `RateLimitExceeded` (429 with Retry-After) when it is spent. */
