@@ -5,17 +5,23 @@ describe('STUDIO_CONFIG', () => {
   const sut = (overrides: Record<string, string | undefined>) => loadConfig(overrides, {});
 
   it('reads the studio limits, the contract numbers by default', () => {
-    expect(sut({}).slice(STUDIO_CONFIG)).toEqual({ editsPerHour: 30, writesPerMinute: 120, eventStreams: 5 });
+    expect(sut({}).slice(STUDIO_CONFIG)).toEqual({ editsPerHour: 30, writesPerMinute: 120, eventStreams: 5, eventsSweepSeconds: 30 });
     expect(
-      sut({ STUDIO_EDITS_PER_HOUR: '3', STUDIO_WRITES_PER_MINUTE: '7', STUDIO_EVENT_STREAMS_PER_SESSION: '2' }).slice(STUDIO_CONFIG),
+      sut({
+        STUDIO_EDITS_PER_HOUR: '3',
+        STUDIO_WRITES_PER_MINUTE: '7',
+        STUDIO_EVENT_STREAMS_PER_SESSION: '2',
+        STUDIO_EVENTS_SWEEP_SECONDS: '1',
+      }).slice(STUDIO_CONFIG),
     ).toEqual({
       editsPerHour: 3,
       writesPerMinute: 7,
       eventStreams: 2,
+      eventsSweepSeconds: 1,
     });
   });
 
-  it.each(['STUDIO_EDITS_PER_HOUR', 'STUDIO_WRITES_PER_MINUTE', 'STUDIO_EVENT_STREAMS_PER_SESSION'])(
+  it.each(['STUDIO_EDITS_PER_HOUR', 'STUDIO_WRITES_PER_MINUTE', 'STUDIO_EVENT_STREAMS_PER_SESSION', 'STUDIO_EVENTS_SWEEP_SECONDS'])(
     'stops the process naming %s',
     (name) => {
       expect(() => sut({ [name]: '0' })).toThrow(new RegExp(`${name} must`));
