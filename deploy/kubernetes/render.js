@@ -171,7 +171,13 @@ function render(v) {
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: `${v.name}-${component}` },
       minReplicas: s.minReplicas,
       maxReplicas: s.maxReplicas,
-      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: s.targetCpuPercent } } }],
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: s.targetCpuPercent } } },
+        // The studio's open pages cost memory, hardly any CPU (docs/operations.md, "Sizing").
+        ...(s.targetMemoryPercent
+          ? [{ type: 'Resource', resource: { name: 'memory', target: { type: 'Utilization', averageUtilization: s.targetMemoryPercent } } }]
+          : []),
+      ],
       // Scale down slowly: event streams (studio) and uploads (api) end with their pod.
       behavior: { scaleDown: { stabilizationWindowSeconds: 300, policies: [{ type: 'Pods', value: 1, periodSeconds: 60 }] } },
     },

@@ -17,7 +17,7 @@ interface Values {
   postgres: { connectionBudget: number; reservedConnections: number };
   worker: { concurrency: number; minReplicas: number; maxReplicas: number };
   api: { maxReplicas: number };
-  studio: { maxReplicas: number };
+  studio: { maxReplicas: number; targetMemoryPercent: number };
 }
 const renderer = require('../../deploy/kubernetes/render.js') as {
   render(v: Values): string;
@@ -200,6 +200,12 @@ describe('the Kubernetes manifests (deploy/kubernetes)', () => {
       expect(hpa.spec.metrics[0].resource.name).toBe('cpu');
       expect(find('Deployment', `scene-studio-${c}`).spec.replicas).toBeUndefined();
     }
+    // Open studio pages cost the studio memory and hardly any CPU: it scales on both.
+    expect(find('HorizontalPodAutoscaler', 'scene-studio-studio').spec.metrics[1]).toEqual({
+      type: 'Resource',
+      resource: { name: 'memory', target: { type: 'Utilization', averageUtilization: values.studio.targetMemoryPercent } },
+    });
+    expect(find('HorizontalPodAutoscaler', 'scene-studio-api').spec.metrics).toHaveLength(1);
     const scaled = find('ScaledObject', 'scene-studio-worker');
     expect(scaled.spec.scaleTargetRef.name).toBe('scene-studio-worker');
     expect(scaled.spec.minReplicaCount).toBeGreaterThanOrEqual(1);

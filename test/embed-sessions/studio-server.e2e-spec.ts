@@ -302,37 +302,42 @@ describe('the studio origin: page, studio API and server push', () => {
     });
 
     it('a stream opened while the hub reads the open sessions is not taken for a revoked one', async () => {
-      // The hub reads the sessions of its open streams once a second. A page that opens its
-      // stream while that read is in flight was not asked about: it must wait for the next
-      // read, not be ended as if its session had gone (CI saw pages ended at once this way).
+      // The hub reads a session when its stream opens, on news and in its sweep; each read tells
+      // only the streams open when it was asked. A page that opens its stream while a read is in
+      // flight was not asked about: it waits for its own read, and is not ended as if its session
+      // had gone (CI saw pages ended at once this way when the hub polled).
+      const hub = suite.studio.app.get(StudioEventsHub);
       const sessions = suite.studio.app.get(EmbedSessionsService);
       const first = await session('perform');
-      const firstStream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, first.bearer);
       let hold = (): void => undefined;
-      let reads = 0;
+      const asked: string[][] = [];
       const held = new Promise<void>((inRead) => {
         const watch = sessions.watch.bind(sessions);
         jest.spyOn(sessions, 'watch').mockImplementation(async (ids) => {
-          if (reads++ === 0) {
+          asked.push(ids);
+          if (asked.length === 1) {
             inRead();
             await new Promise<void>((release) => (hold = release));
           }
           return watch(ids);
         });
       });
+      // The first stream's own read is held open.
+      const firstStream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, first.bearer);
       const late = await session('perform');
       let lateStream: SseClient | null = null;
       try {
         await firstStream.next('scene.status');
         await held;
+        expect(asked[0]).toEqual([first.id]);
         lateStream = await SseClient.open(`${suite.studio.url}/studio-api/v1/events`, late.bearer);
         await lateStream.next('scene.status');
         hold();
-        // Two more reads after the held one: the late stream has been watched since.
+        // The late stream gets a read of its own once the held one is done.
         await pollUntil(
-          async () => reads,
-          (n) => n >= 3,
-          { what: 'two more watch reads', timeoutMs: 10_000 },
+          async () => ({ asked: asked.flat(), held: hub.held }),
+          (r) => r.asked.includes(late.id) && !r.held.reading && r.held.pending === 0,
+          { what: "the late stream's own read", timeoutMs: 10_000 },
         );
         expect(lateStream.events.map((e) => e.event)).not.toContain('session.ended');
         expect(lateStream.closed).toBe(false);
@@ -349,12 +354,12 @@ describe('the studio origin: page, studio API and server push', () => {
     });
 
     it.each([11, 29, 47])(
-      'streams opening in bursts while the watch reads are slow all stay open, and all end on revocation (seed %i)',
+      'streams opening in bursts while the hub reads slowly all stay open, and all end on revocation (seed %i)',
       async (seed) => {
         const hub = suite.studio.app.get(StudioEventsHub);
         const sessionsService = suite.studio.app.get(EmbedSessionsService);
         // Drawn from the seed: burst sizes (1 to 6), the pauses after them (0 to 400 ms), and how
-        // long each watch read lingers (0 to 300 ms, a slow database), so bursts land inside reads.
+        // long each read lingers (0 to 300 ms, a slow database), so bursts land inside reads.
         const bursts = fc.sample(fc.tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 400 })), { seed, numRuns: 24 });
         const lags = fc.sample(fc.integer({ min: 0, max: 300 }), { seed, numRuns: 16 });
         const watch = sessionsService.watch.bind(sessionsService);
@@ -375,21 +380,21 @@ describe('the studio origin: page, studio API and server push', () => {
           }
           for (const stream of streams) await stream.next('scene.status');
           expect(hub.openStreams).toBe(sessions.length);
-          // Two reads begun after the last open: every stream has been watched since it opened.
-          const after = reads;
+          // Every stream's own read is done: each has been read since it opened.
           await pollUntil(
-            async () => reads,
-            (n) => n >= after + 2,
-            { what: 'two more watch reads', timeoutMs: 10_000 },
+            async () => hub.held,
+            (held) => !held.reading && held.pending === 0,
+            { what: 'the reads of the opened streams', timeoutMs: 10_000 },
           );
+          expect(reads).toBeGreaterThan(0);
           expect(streams.filter((st) => st.closed || st.events.some((e) => e.event === 'session.ended'))).toEqual([]);
           await Promise.all(sessions.map((s) => suite.api.http().delete(`/v1/embed-sessions/${s.id}`).set(suite.org.auth)));
           for (const stream of streams) expect((await stream.next('session.ended', 3000)).data).toEqual({ reason: 'revoked' });
           await Promise.all(streams.map((st) => st.done));
           // Every stream the hub held is gone: nothing is kept for a closed one.
           await pollUntil(
-            async () => hub.openStreams,
-            (n) => n === 0,
+            async () => ({ open: hub.openStreams, held: hub.held }),
+            (h) => h.open === 0 && h.held.sessions === 0 && h.held.expiries === 0,
             { what: 'the hub to hold no stream', timeoutMs: 5000 },
           );
         } finally {

@@ -5,6 +5,7 @@ import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embe
 import { awaitOperation } from '../factories/scene.factory';
 import { RunningHttpApp, startStudio } from '../support/apps';
 import { pollUntil } from '../support/poll';
+import { startStudioProcess } from '../support/processes';
 import { expectProblem } from '../support/problems';
 import { SseClient } from '../support/sse';
 import { setUpSuite } from '../support/suite';
@@ -157,8 +158,8 @@ describe("the studio's limits per embed session", () => {
 
   describe('event streams', () => {
     const redis = () => suite.studio.app.get<Redis>(REDIS);
-    const places = (sessionId: string) => redis().zcard(`${suite.env.queuePrefix}:studio:streams:${sessionId}`);
-    const open = (studio: RunningHttpApp, bearer: Record<string, string>) => SseClient.open(`${studio.url}/studio-api/v1/events`, bearer);
+    const places = (sessionId: string) => redis().scard(`${suite.env.queuePrefix}:studio:streams:${sessionId}`);
+    const open = (studio: { url: string }, bearer: Record<string, string>) => SseClient.open(`${studio.url}/studio-api/v1/events`, bearer);
     const streams: SseClient[] = [];
     let sceneId: string;
 
@@ -182,7 +183,7 @@ describe("the studio's limits per embed session", () => {
       return five;
     }
 
-    async function expectRefused(studio: RunningHttpApp, bearer: Record<string, string>): Promise<void> {
+    async function expectRefused(studio: { url: string }, bearer: Record<string, string>): Promise<void> {
       const res = await fetch(`${studio.url}/studio-api/v1/events`, { headers: bearer });
       expect(res.status).toBe(429);
       expect(res.headers.get('retry-after')).toBe('10');
@@ -247,20 +248,36 @@ describe("the studio's limits per embed session", () => {
       );
     });
 
-    it('a replica that died without giving its places back loses them when their leases run out', async () => {
+    it('a replica that died without giving its places back loses them once its heartbeat is 10 s old', async () => {
       const { id, bearer } = await session(sceneId, 'perform');
-      // Five streams of a replica that crashed: their leases, last refreshed just now, are not refreshed again.
-      const key = `${suite.env.queuePrefix}:studio:streams:${id}`;
-      const leaseEnd = Date.now() + 1500;
-      for (let i = 0; i < 5; i++) await redis().zadd(key, leaseEnd, `crashed:${i}`);
-      await expectRefused(suite.studio, bearer);
-      const reopened = await pollUntil(
-        () => open(second, bearer),
-        (s) => s.status === 200,
-        { what: 'the dead replica’s leases to run out', timeoutMs: 10_000, intervalMs: 250 },
-      );
-      streams.push(reopened);
-      expect(await places(id)).toBe(1);
+      // A studio process of the build, killed (SIGKILL) with five streams open: nothing of it
+      // gives its places back; its heartbeat stops.
+      const doomed = await startStudioProcess(suite.env);
+      try {
+        for (let i = 0; i < 5; i++) {
+          const stream = await open(doomed, bearer);
+          streams.push(stream);
+          expect(stream.status).toBe(200);
+          await stream.next('scene.status');
+        }
+        await expectRefused(suite.studio, bearer);
+        const killedAt = Date.now();
+        await doomed.stop('SIGKILL');
+        expect(await places(id)).toBe(5);
+        // Still refused while the dead process's heartbeat is younger than the lease…
+        await expectRefused(second, bearer);
+        // …and free once it is older: the next claim at the limit drops the dead process's places.
+        const reopened = await pollUntil(
+          () => open(second, bearer),
+          (s) => s.status === 200,
+          { what: 'the dead replica’s places to come free', timeoutMs: 15_000, intervalMs: 250 },
+        );
+        streams.push(reopened);
+        expect(Date.now() - killedAt).toBeGreaterThanOrEqual(7_500);
+        expect(await places(id)).toBe(1);
+      } finally {
+        await doomed.stop('SIGKILL');
+      }
     });
   });
 });

@@ -108,6 +108,33 @@ export async function startWorkerProcess(
   return worker;
 }
 
+/**
+ * A studio process of the build on the test environment's database and queue prefix, on a free
+ * port; resolves once it serves its health port. `url` is its public address.
+ */
+export async function startStudioProcess(
+  env: { databaseUrl: string; queuePrefix: string },
+  extra: Record<string, string> = {},
+): Promise<ServiceProcess & { url: string }> {
+  const port = await freePort();
+  const studio = new ServiceProcess('studio', {
+    DATABASE_URL: env.databaseUrl,
+    QUEUE_PREFIX: env.queuePrefix,
+    STUDIO_PORT: String(port),
+    STUDIO_OPS_PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ...extra,
+  });
+  try {
+    await studio.waitForOutput(/studio health and metrics on/);
+  } catch (e) {
+    await studio.stop('SIGKILL');
+    throw e;
+  }
+  return Object.assign(studio, { url: `http://127.0.0.1:${port}` });
+}
+
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');

@@ -9,6 +9,7 @@ describe('STUDIO_CONFIG', () => {
       editsPerHour: 30,
       writesPerMinute: 120,
       eventStreams: 5,
+      eventsSweepSeconds: 30,
       writes: { perSession: 1, perProcess: 3 },
       reads: { perSession: 8, perProcess: 32 },
     });
@@ -21,11 +22,13 @@ describe('STUDIO_CONFIG', () => {
         STUDIO_CONCURRENT_WRITES: '3',
         STUDIO_CONCURRENT_READS_PER_SESSION: '4',
         STUDIO_CONCURRENT_READS: '9',
+        STUDIO_EVENTS_SWEEP_SECONDS: '1',
       }).slice(STUDIO_CONFIG),
     ).toEqual({
       editsPerHour: 3,
       writesPerMinute: 7,
       eventStreams: 2,
+      eventsSweepSeconds: 1,
       writes: { perSession: 1, perProcess: 3 },
       reads: { perSession: 4, perProcess: 9 },
     });
@@ -48,6 +51,7 @@ describe('STUDIO_CONFIG', () => {
     'STUDIO_CONCURRENT_WRITES',
     'STUDIO_CONCURRENT_READS_PER_SESSION',
     'STUDIO_CONCURRENT_READS',
+    'STUDIO_EVENTS_SWEEP_SECONDS',
   ])('stops the process naming %s', (name) => {
     expect(() => sut({ [name]: '0' })).toThrow(new RegExp(`${name} must`));
   });

@@ -4,8 +4,9 @@ import { IsInt, Max, Min } from 'class-validator';
 
 /**
  * The studio's limits per embed session (contract section 7; docs/embed.md, "The studio's
- * limits"), and what one studio process does at once. Only the studio process reads them, so they are declared with its wiring rather than
- * in a lib. Each property name is the variable's, so a validation failure names it.
+ * limits"), its event streams' safety sweep and what one studio process does at once. Only the
+ * studio process reads them, so they are declared with its wiring rather than in a lib. Each
+ * property name is the variable's, so a validation failure names it.
  */
 export class StudioVariables {
   /** Edits (and reverts) one embed session may start per hour. */
@@ -28,6 +29,16 @@ export class StudioVariables {
   @Min(1)
   @Max(1000)
   STUDIO_EVENT_STREAMS_PER_SESSION: number;
+
+  /**
+   * How often a studio process reads every open session again, for news of a change that never
+   * reached it (a publisher that died between its commit and its broadcast).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  STUDIO_EVENTS_SWEEP_SECONDS: number;
 
   /**
    * Camera-path writes (bodies up to 8 MiB) one embed session may have in flight at once in one
@@ -81,6 +92,9 @@ export const STUDIO_CONFIG = defineConfigSlice({
     STUDIO_CONCURRENT_READS_PER_SESSION: '8',
     // Under the S3 client's 50 sockets, so a download never waits inside the SDK for one.
     STUDIO_CONCURRENT_READS: '32',
+    // The bound on how long a lost broadcast can keep a studio open: slow enough to cost little
+    // (one query per 1000 open sessions), fast enough for a revocation (docs/embed.md).
+    STUDIO_EVENTS_SWEEP_SECONDS: '30',
   },
   check: (v) => [
     ...(v.STUDIO_CONCURRENT_WRITES_PER_SESSION > v.STUDIO_CONCURRENT_WRITES
@@ -96,5 +110,6 @@ export const STUDIO_CONFIG = defineConfigSlice({
     eventStreams: v.STUDIO_EVENT_STREAMS_PER_SESSION,
     writes: { perSession: v.STUDIO_CONCURRENT_WRITES_PER_SESSION, perProcess: v.STUDIO_CONCURRENT_WRITES },
     reads: { perSession: v.STUDIO_CONCURRENT_READS_PER_SESSION, perProcess: v.STUDIO_CONCURRENT_READS },
+    eventsSweepSeconds: v.STUDIO_EVENTS_SWEEP_SECONDS,
   }),
 });

@@ -7,10 +7,11 @@ import { EmbedSessionEntity } from './embed-session.entity';
 import { EmbedSessionRetention } from './embed-session-retention';
 import { EmbedSessionsRepository } from './embed-sessions.repository';
 import { EmbedSessionsService } from './embed-sessions.service';
+import { SessionChanges } from './session-changes';
 
 @Module({
   imports: [TypeOrmModule.forFeature([EmbedSessionEntity]), ScenesModule, OrganizationsModule, WebhooksModule],
-  providers: [EmbedSessionsRepository, EmbedSessionsService, EmbedSessionRetention],
+  providers: [EmbedSessionsRepository, EmbedSessionsService, EmbedSessionRetention, SessionChanges],
   exports: [EmbedSessionsService],
 })
 export class EmbedSessionsModule {}

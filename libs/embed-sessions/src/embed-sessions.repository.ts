@@ -28,6 +28,12 @@ function activeAt(sessions: Ending[], at: Date): EndedSession[] {
   return sessions.filter((s) => s.expiresAt > at).map(toEnded);
 }
 
+/** What the studio's event streams watch, per scene: its state and the last change to its edit history. */
+export interface WatchedScene {
+  scene: SceneState;
+  editsUpdatedAt: Date | null;
+}
+
 /** What the studio's event streams watch, per session. */
 export interface WatchedState {
   id: string;
@@ -167,7 +173,7 @@ export class EmbedSessionsRepository {
     return rows.length === 0 ? null : { session: session.toEntity(rows[0]), scene: toSceneState(rows[0]) };
   }
 
-  /** The watched state of many sessions in one query: one per studio process and tick. */
+  /** The watched state of many sessions in one query (the studio: streams opening, news, its sweep). */
   async watch(ids: string[]): Promise<WatchedState[]> {
     if (ids.length === 0) return [];
     const session = entityColumns(this.db, EmbedSessionEntity, { alias: 'es', only: ['id', 'revokedAt', 'expiresAt'] });
@@ -179,5 +185,16 @@ export class EmbedSessionsRepository {
       [ids],
     );
     return rows.map((r) => ({ ...session.toEntity(r), scene: toSceneState(r), editsUpdatedAt: r[SCENE_EDITS_UPDATED_AT] }));
+  }
+
+  /** The watched state of many scenes in one query, read from the scenes' published view. */
+  async watchScenes(sceneIds: string[]): Promise<WatchedScene[]> {
+    if (sceneIds.length === 0) return [];
+    const { rows } = await rawQuery<ResultRow & SceneStateRow & { [SCENE_EDITS_UPDATED_AT]: Date | null }>(
+      this.db,
+      `SELECT ${sceneStateColumns('st')}, st.${SCENE_EDITS_UPDATED_AT} FROM ${SCENE_STATE_VIEW} st WHERE st.scene_id = ANY($1)`,
+      [sceneIds],
+    );
+    return rows.map((r) => ({ scene: toSceneState(r), editsUpdatedAt: r[SCENE_EDITS_UPDATED_AT] }));
   }
 }

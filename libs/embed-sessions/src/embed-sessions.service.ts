@@ -9,12 +9,13 @@ import { EmbedSessionResponse } from './dto/embed-session.response';
 import { DEFAULT_THEME, EmbedSessionEntity, EmbedTheme } from './embed-session.entity';
 import { hashEmbedSecret, isWellFormedEmbedSecret, newEmbedSecret } from './embed-secret';
 import { EmbedSessionErrors, EndedReason } from './embed-sessions.errors';
-import { EmbedSessionsRepository, EndedSession, SessionWithScene, WatchedState } from './embed-sessions.repository';
+import { EmbedSessionsRepository, EndedSession, SessionWithScene, WatchedScene, WatchedState } from './embed-sessions.repository';
 import { EmbedSessionIdPrefix } from './embed-sessions.ids';
 import { EmbedSessionJob } from './embed-sessions.jobs';
+import { SessionChanges, SessionNews } from './session-changes';
 
 /** What the studio reads of a session: the session and its scene (its guard), a watched state (its events). */
-export type { SessionWithScene, WatchedState } from './embed-sessions.repository';
+export type { SessionWithScene, WatchedScene, WatchedState } from './embed-sessions.repository';
 
 const DEFAULT_LIFETIME_SECONDS = 3600;
 const EXPIRY_BATCH = 500;
@@ -42,12 +43,17 @@ export class EmbedSessionsService implements OnModuleInit {
     private readonly ids: IdGenerator,
     private readonly random: RandomSource,
     private readonly clock: Clock,
+    private readonly changes: SessionChanges,
   ) {}
 
-  /** Deleting a scene revokes its active sessions in the same transaction, and announces their end. */
+  /**
+   * Deleting a scene revokes its active sessions in the same transaction, and announces their end
+   * (webhooks; and to open studios once it commits).
+   */
   onModuleInit(): void {
     this.deletionHooks.register('embed-sessions', async (tx, scene, at) => {
-      for (const ended of await this.sessions.revokeForScene(tx, scene.id, at)) await this.announceEnd(tx, ended, 'scene_deleted', at);
+      await this.announceEnds(tx, await this.sessions.revokeForScene(tx, scene.id, at), 'scene_deleted', at);
+      this.changes.sceneEndedAfterCommit(tx, scene.id, 'revoked');
     });
     this.originRemovalHooks.register('embed-sessions', (tx, removed, at) => this.endForOrigin(tx, removed, at));
   }
@@ -55,12 +61,16 @@ export class EmbedSessionsService implements OnModuleInit {
   /**
    * An approved origin was withdrawn (`cli origin remove`): the organization's live sessions bound
    * to it end now, in the removing transaction, each announced as revoked. Open studios hear of it
-   * within 2 s, as of any revocation.
+   * once it commits, as of any revocation.
    */
   private async endForOrigin(tx: EntityManager, removed: RemovedOrigin, at: Date): Promise<void> {
-    for (const ended of await this.sessions.revokeForOrigin(tx, removed.organizationId, removed.origin, at)) {
-      await this.announceEnd(tx, ended, 'revoked', at);
-    }
+    const ended = await this.sessions.revokeForOrigin(tx, removed.organizationId, removed.origin, at);
+    await this.announceEnds(tx, ended, 'revoked', at);
+    this.changes.endedAfterCommit(
+      tx,
+      ended.map((s) => s.id),
+      'revoked',
+    );
   }
 
   async create(principal: Principal, dto: CreateEmbedSessionDto): Promise<EmbedSessionResponse> {
@@ -113,7 +123,9 @@ export class EmbedSessionsService implements OnModuleInit {
     const now = this.clock.now();
     await this.sessions.transaction(async (tx) => {
       const ended = await this.sessions.revoke(tx, organizationId, id, now);
-      if (ended) await this.announceEnd(tx, ended, 'revoked', now);
+      if (!ended) return;
+      await this.announceEnds(tx, [ended], 'revoked', now);
+      this.changes.endedAfterCommit(tx, [ended.id], 'revoked');
     });
   }
 
@@ -126,6 +138,7 @@ export class EmbedSessionsService implements OnModuleInit {
     const now = this.clock.now();
     const expiresAt = await this.sessions.extend(organizationId, id, new Date(now.getTime() + dto.expiresInSeconds * 1000), now);
     if (!expiresAt) throw DomainError.notFound();
+    this.changes.changed(id);
     return { embedSessionId: id, expiresAt: expiresAt.toISOString() };
   }
 
@@ -152,7 +165,7 @@ export class EmbedSessionsService implements OnModuleInit {
       const now = this.clock.now();
       const batch = await this.sessions.transaction(async (tx) => {
         const expired = await this.sessions.claimExpiredUnreported(tx, now, EXPIRY_BATCH);
-        for (const s of expired) await this.announceEnd(tx, s, 'expired', now);
+        await this.announceEnds(tx, expired, 'expired', now);
         return expired.length;
       });
       ended += batch;
@@ -162,8 +175,18 @@ export class EmbedSessionsService implements OnModuleInit {
     return { ended };
   }
 
-  private async announceEnd(tx: EntityManager, s: EndedSession, reason: EmbedSessionEndReason, at: Date): Promise<void> {
-    await this.outbox.emit(tx, s.organizationId, 'embed_session.ended', { embedSessionId: s.id, sceneId: s.sceneId, reason }, at);
+  /** `embed_session.ended` for each, one statement per organization (a scene's deletion may end thousands). */
+  private async announceEnds(tx: EntityManager, ended: EndedSession[], reason: EmbedSessionEndReason, at: Date): Promise<void> {
+    const byOrganization = new Map<string, EndedSession[]>();
+    for (const s of ended) {
+      const list = byOrganization.get(s.organizationId);
+      if (list) list.push(s);
+      else byOrganization.set(s.organizationId, [s]);
+    }
+    for (const [organizationId, sessions] of byOrganization) {
+      const data = sessions.map((s) => ({ embedSessionId: s.id, sceneId: s.sceneId, reason }));
+      await this.outbox.emitEach(tx, organizationId, 'embed_session.ended', data, at);
+    }
   }
 
   /**
@@ -190,8 +213,19 @@ export class EmbedSessionsService implements OnModuleInit {
     return found;
   }
 
+  /** The watched state of these sessions (those that still exist), in one query. */
   watch(ids: string[]): Promise<WatchedState[]> {
     return this.sessions.watch(ids);
+  }
+
+  /** The state and edit-history mark of these scenes (those that still exist), in one query. */
+  watchScenes(sceneIds: string[]): Promise<WatchedScene[]> {
+    return this.sessions.watchScenes(sceneIds);
+  }
+
+  /** News of sessions and their scenes from every process (SessionChanges), until the returned function is called. */
+  listen(onNews: (news: SessionNews) => void): () => void {
+    return this.changes.listen(onNews);
   }
 
   now(): Date {

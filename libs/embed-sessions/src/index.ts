@@ -7,6 +7,7 @@ export * from './embed-sessions.errors';
 export * from './embed-sessions.module';
 export * from './embed-sessions.service';
 export * from './studio-view';
+export * from './session-changes';
 export * from './migrations';
 export * from './embed-sessions.ids';
 export * from './embed-sessions.jobs';

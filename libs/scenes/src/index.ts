@@ -10,6 +10,7 @@ export * from './operation-view';
 export * from './operation.entity';
 export * from './operations-reconciler';
 export * from './operations.service';
+export * from './scene-changes';
 export * from './scene-deletion-hooks';
 export * from './scene-drawing';
 export * from './scene-generation.processor';

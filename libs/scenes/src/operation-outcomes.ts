@@ -5,13 +5,15 @@ import { EntityManager } from 'typeorm';
 import { OperationError } from './operation-error';
 import { toOperationResponse } from './operation-view';
 import { OperationsRepository } from './operations.repository';
+import { SceneChanges } from './scene-changes';
 
 /**
  * The one way an operation ends. Each end is announced in the same transaction
  * (`operation.succeeded` / `operation.failed`, the operation as GET shows it then), so a webhook
  * exists exactly when the end committed. Operations ended by their scene's deletion are not
  * announced: their scene is gone and so are they; `scene.deleted` says it. Each end is counted in
- * the organization's usage in the same transaction too.
+ * the organization's usage in the same transaction too, and broadcast once it commits (SceneChanges:
+ * open studios show the scene's new state).
  */
 @Injectable()
 export class OperationOutcomes {
@@ -19,6 +21,7 @@ export class OperationOutcomes {
     private readonly operations: OperationsRepository,
     private readonly outbox: WebhookOutbox,
     private readonly usage: UsageService,
+    private readonly changes: SceneChanges,
   ) {}
 
   /** false when the operation had already ended (nothing changes, nothing is announced). */
@@ -40,6 +43,8 @@ export class OperationOutcomes {
 
   private async announce(tx: EntityManager, id: string, type: 'operation.succeeded' | 'operation.failed', at: Date): Promise<void> {
     const op = await this.operations.findVisibleIn(tx, id);
-    if (op) await this.outbox.emit(tx, op.organizationId, type, { ...toOperationResponse(op) }, at);
+    if (!op) return;
+    await this.outbox.emit(tx, op.organizationId, type, { ...toOperationResponse(op) }, at);
+    this.changes.changedAfterCommit(tx, op.sceneId);
   }
 }

@@ -21,6 +21,7 @@ import { OperationEntity, OperationStage } from './operation.entity';
 import { OperationOutcomes } from './operation-outcomes';
 import { OperationsRepository } from './operations.repository';
 import { ProviderStarts } from './provider-starts';
+import { SceneChanges } from './scene-changes';
 import { SceneReverts } from './scene-reverts';
 import { SceneEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
@@ -81,6 +82,7 @@ export class SceneGenerationProcessor {
     private readonly starts: ProviderStarts,
     private readonly admission: AdmissionSignal,
     private readonly metrics: GenerationMetrics,
+    private readonly changes: SceneChanges,
   ) {}
 
   @OnJob(SceneJob.Generate)
@@ -258,8 +260,10 @@ export class SceneGenerationProcessor {
     return Math.min(Math.max(base, providerAskedMs ?? 0), 3_600_000);
   }
 
-  private progress(op: OperationEntity, stage: OperationStage, progress: number): Promise<void> {
-    return this.operations.setProgress(op.id, stage, progress, this.clock.now());
+  private async progress(op: OperationEntity, stage: OperationStage, progress: number): Promise<void> {
+    await this.operations.setProgress(op.id, stage, progress, this.clock.now());
+    // The studio shows a creation's progress; an edit turn's shows nowhere.
+    if (op.kind === 'scene.create') this.changes.changed(op.sceneId);
   }
 
   private async request(op: OperationEntity, scene: SceneEntity, opts: { withSource: boolean }): Promise<GenerationRequest> {

@@ -9,6 +9,7 @@ import { OperationOutcomes } from './operation-outcomes';
 import { OperationRetention } from './operation-retention';
 import { OperationsReconciler } from './operations-reconciler';
 import { OperationsService } from './operations.service';
+import { SceneChanges } from './scene-changes';
 import { SceneDeletionHooks } from './scene-deletion-hooks';
 import { SceneGenerationProcessor } from './scene-generation.processor';
 import { SceneJobs } from './scene-jobs';
@@ -31,11 +32,12 @@ import { GenerationMetrics } from './generation-metrics';
     SceneJobs,
     SceneDeletionHooks,
     AdmissionSignal,
+    SceneChanges,
     // Erasure jobs; like the other maintenance handlers they are found and run by the worker only.
     ScenePurge,
     OperationRetention,
   ],
-  exports: [ScenesService, OperationsService, OperationOutcomes, SceneJobs, SceneDeletionHooks, AdmissionSignal],
+  exports: [ScenesService, OperationsService, OperationOutcomes, SceneJobs, SceneDeletionHooks, AdmissionSignal, SceneChanges],
 })
 export class ScenesModule {}
 

@@ -17,6 +17,7 @@ import { OperationEntity } from './operation.entity';
 import { OperationsRepository } from './operations.repository';
 import { OperationOutcomes } from './operation-outcomes';
 import { SceneIdPrefix } from './scenes.ids';
+import { SceneChanges } from './scene-changes';
 
 /**
  * Asked once an edit turn is sure to start, inside its transaction: throw (a `DomainError`) to
@@ -39,6 +40,7 @@ export class ScenesService {
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     private readonly usage: UsageService,
+    private readonly changes: SceneChanges,
   ) {}
 
   /**
@@ -184,7 +186,13 @@ export class ScenesService {
       return created;
     });
     this.admission.wake();
+    this.announceEditTurn(sceneId);
     return accepted(op);
+  }
+
+  /** A new turn is in the scene's edit history: open studios of its edit modes show it. */
+  private announceEditTurn(sceneId: string): void {
+    this.changes.changed(sceneId);
   }
 
   /**

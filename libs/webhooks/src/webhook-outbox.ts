@@ -23,4 +23,22 @@ export class WebhookOutbox {
     const body = { type, timestamp: at.toISOString(), data };
     return this.webhooks.insertMessage(tx, this.ids.generate(WebhookIdPrefix.Message), organizationId, body, at);
   }
+
+  /**
+   * `emit` for many events of one organization and type (one message each), written together; when
+   * no endpoint listens, nothing is built or sent (a scene's deletion may end thousands of sessions,
+   * and its transaction is what every open studio of the scene waits for).
+   */
+  async emitEach(
+    tx: EntityManager,
+    organizationId: string,
+    type: WebhookEventType,
+    data: Array<Record<string, unknown>>,
+    at: Date,
+  ): Promise<number> {
+    if (data.length === 0 || !(await this.webhooks.anyListener(tx, organizationId, type))) return 0;
+    const timestamp = at.toISOString();
+    const messages = data.map((d) => ({ id: this.ids.generate(WebhookIdPrefix.Message), body: { type, timestamp, data: d } }));
+    return this.webhooks.insertMessages(tx, organizationId, type, messages, at);
+  }
 }

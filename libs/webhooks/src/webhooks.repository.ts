@@ -148,6 +148,52 @@ export class WebhooksRepository {
     return affected;
   }
 
+  /** Whether an enabled endpoint of the organization subscribes to `type`, in the caller's transaction. */
+  async anyListener(tx: EntityManager, organizationId: string, type: WebhookEventType): Promise<boolean> {
+    const { rows } = await rawQuery(
+      tx,
+      `SELECT 1 FROM webhook_endpoints WHERE organization_id = $1 AND enabled AND deleted_at IS NULL AND $2 = ANY(events) LIMIT 1`,
+      [organizationId, type],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * `insertMessage` for many messages of one organization and type at once (one statement per
+   * call: a scene's deletion ending thousands of embed sessions must not cost a round trip each).
+   * Nothing is written when no endpoint listens. Returns the deliveries written.
+   */
+  async insertMessages(
+    tx: EntityManager,
+    organizationId: string,
+    type: WebhookEventType,
+    messages: Array<{ id: string; body: WebhookBody }>,
+    at: Date,
+  ): Promise<number> {
+    if (messages.length === 0) return 0;
+    const message = entityColumns(tx, WebhookMessageEntity, { only: ['id', 'organizationId', 'type', 'payload', 'createdAt'] });
+    const delivery = entityColumns(tx, WebhookDeliveryEntity, {
+      only: ['endpointId', 'messageId', 'status', 'nextAttemptAt', 'createdAt'],
+    });
+    const { affected } = await rawQuery(
+      tx,
+      `WITH targets AS (
+         SELECT id FROM webhook_endpoints
+          WHERE organization_id = $1 AND enabled AND deleted_at IS NULL AND $2 = ANY(events)
+       ), items AS (
+         SELECT unnest($4::text[]) AS id, unnest($5::text[]) AS payload
+       ), message AS (
+         INSERT INTO webhook_messages (${message.sql})
+         SELECT i.id, $1, $2, i.payload::jsonb, $3 FROM items i WHERE EXISTS (SELECT 1 FROM targets)
+         RETURNING id
+       )
+       INSERT INTO webhook_deliveries (${delivery.sql})
+       SELECT t.id, m.id, 'pending', $3, $3 FROM targets t CROSS JOIN message m`,
+      [organizationId, type, at, messages.map((m) => m.id), messages.map((m) => JSON.stringify(m.body))],
+    );
+    return affected;
+  }
+
   /**
    * Claims up to `limit` due deliveries of enabled endpoints for this worker: their
    * `next_attempt_at` moves to `leaseUntil`, so another worker skips them, and a worker killed

@@ -1,5 +1,6 @@
 import { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config';
+import { AfterCommitSubscriber } from './after-commit';
 
 export function databaseOptions(config: AppConfig, applicationName: string): DataSourceOptions {
   return {
@@ -9,6 +10,8 @@ export function databaseOptions(config: AppConfig, applicationName: string): Dat
     synchronize: false,
     migrationsRun: false,
     logging: false,
+    // What runs once a transaction commits (afterCommit): broadcasts of committed changes.
+    subscribers: [AfterCommitSubscriber],
     extra: {
       max: config.database.poolSize,
       application_name: `scene-studio-${applicationName}`,

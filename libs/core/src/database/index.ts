@@ -1,3 +1,4 @@
+export * from './after-commit';
 export * from './database.module';
 export * from './database.options';
 export * from './migrate';

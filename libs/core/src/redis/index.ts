@@ -1,2 +1,4 @@
+export * from './redis-connection';
 export * from './redis';
 export * from './redis-circuit';
+export * from './broadcasts';
