@@ -11,7 +11,8 @@ import { OperationsRepository } from './operations.repository';
  * (`operation.succeeded` / `operation.failed`, the operation as GET shows it then), so a webhook
  * exists exactly when the end committed. Operations ended by their scene's deletion are not
  * announced: their scene is gone and so are they; `scene.deleted` says it. Each end is counted in
- * the organization's usage in the same transaction too.
+ * the organization's usage in the same transaction too, and taken off its backlog (waiting or
+ * running, whichever it was), which admission counts by.
  */
 @Injectable()
 export class OperationOutcomes {
@@ -23,17 +24,17 @@ export class OperationOutcomes {
 
   /** false when the operation had already ended (nothing changes, nothing is announced). */
   async succeeded(tx: EntityManager, id: string, version: number, at: Date): Promise<boolean> {
-    const organizationId = await this.operations.markSucceeded(tx, id, version, at);
-    if (!organizationId) return false;
-    await this.usage.ended(tx, organizationId, 'succeeded', at);
+    const ended = await this.operations.markSucceeded(tx, id, version, at);
+    if (!ended) return false;
+    await this.usage.ended(tx, ended.organizationId, 'succeeded', at, ended.admitted);
     await this.announce(tx, id, 'operation.succeeded', at);
     return true;
   }
 
   async failed(tx: EntityManager, id: string, error: OperationError, at: Date): Promise<boolean> {
-    const organizationId = await this.operations.markFailed(tx, id, error, at);
-    if (!organizationId) return false;
-    await this.usage.ended(tx, organizationId, error.code === 'cancelled' ? 'cancelled' : 'failed', at);
+    const ended = await this.operations.markFailed(tx, id, error, at);
+    if (!ended) return false;
+    await this.usage.ended(tx, ended.organizationId, error.code === 'cancelled' ? 'cancelled' : 'failed', at, ended.admitted);
     await this.announce(tx, id, 'operation.failed', at);
     return true;
   }

@@ -24,6 +24,12 @@ const VISIBLE = [
   'completedAt',
 ] as const satisfies readonly (keyof OperationEntity)[];
 
+/** An operation that just ended: whose it was, and whether admission had let it on the queue. */
+export interface EndedOperation {
+  organizationId: string;
+  admitted: boolean;
+}
+
 /** An operation as its organization sees it. */
 export type VisibleOperation = Pick<OperationEntity, (typeof VISIBLE)[number]>;
 
@@ -129,28 +135,31 @@ export class OperationsRepository {
     await rawQuery(this.db, `UPDATE operations SET enqueued_at = $2 WHERE id = ANY($1) AND status = 'processing'`, [ids, at]);
   }
 
-  /** Only a processing operation moves; returns its organization, or null when someone else finished it first. */
-  async markSucceeded(tx: EntityManager, id: string, version: number, at: Date): Promise<string | null> {
-    const organization = entityColumns(tx, OperationEntity, { only: ['organizationId'] });
-    const [op] = await organization.rows(
+  /**
+   * Only a processing operation moves; returns its organization and whether its turn had come
+   * (what its end takes off the organization's backlog), or null when someone else finished it first.
+   */
+  async markSucceeded(tx: EntityManager, id: string, version: number, at: Date): Promise<EndedOperation | null> {
+    const ended = entityColumns(tx, OperationEntity, { only: ['organizationId', 'admittedAt'] });
+    const [op] = await ended.rows(
       tx,
       `UPDATE operations SET status = 'succeeded', version = $2, progress = 1, stage = NULL, updated_at = $3, completed_at = $3
-        WHERE id = $1 AND status = 'processing' RETURNING ${organization.sql}`,
+        WHERE id = $1 AND status = 'processing' RETURNING ${ended.sql}`,
       [id, version, at],
     );
-    return op?.organizationId ?? null;
+    return op ? { organizationId: op.organizationId, admitted: op.admittedAt != null } : null;
   }
 
-  async markFailed(tx: EntityManager, id: string, error: OperationError, at: Date): Promise<string | null> {
-    const organization = entityColumns(tx, OperationEntity, { only: ['organizationId'] });
-    const [op] = await organization.rows(
+  async markFailed(tx: EntityManager, id: string, error: OperationError, at: Date): Promise<EndedOperation | null> {
+    const ended = entityColumns(tx, OperationEntity, { only: ['organizationId', 'admittedAt'] });
+    const [op] = await ended.rows(
       tx,
       `UPDATE operations SET status = 'failed', error_code = $2, error_message = $3, error_retryable = $4,
               stage = NULL, updated_at = $5, completed_at = $5
-        WHERE id = $1 AND status = 'processing' RETURNING ${organization.sql}`,
+        WHERE id = $1 AND status = 'processing' RETURNING ${ended.sql}`,
       [id, error.code, error.message, error.retryable, at],
     );
-    return op?.organizationId ?? null;
+    return op ? { organizationId: op.organizationId, admitted: op.admittedAt != null } : null;
   }
 
   /**

@@ -2,7 +2,7 @@ import { Clock } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { UsageCounters, UsageDay, UsageResponse } from './dto/usage.response';
-import { LimitsService } from './limits.service';
+import { DEFAULT_MAX_WAITING_GENERATIONS, LimitsService } from './limits.service';
 import { TenancyErrors } from './tenancy.errors';
 import { TenancyRepository, UsageOutcome } from './tenancy.repository';
 
@@ -37,21 +37,27 @@ export class UsageService {
   ) {}
 
   /**
-   * Counts a creation or an edit started at `at` against the day's quota; throws
-   * `quota_exceeded` (with the seconds to midnight UTC) when the quota is spent, which rolls the
-   * caller's transaction back: nothing is created and an Idempotency-Key is not used up.
+   * Counts a creation or an edit started at `at` against the day's quota, and as waiting against
+   * the organization's `maxWaitingGenerations`. Throws `quota_exceeded` (with the seconds to
+   * midnight UTC) or `max_waiting_generations_exceeded`, which rolls the caller's transaction back:
+   * nothing is created and an Idempotency-Key is not used up.
    */
   async startGeneration(tx: EntityManager, organizationId: string, kind: UsageKind, at: Date): Promise<void> {
-    if (!(await this.repository.countStart(tx, organizationId, utcDay(at), kind === 'edit'))) {
-      // In the caller's transaction: a second connection taken while this one is held could wait
-      // for ever on a pool that many refused requests hold at once.
-      const { generationsPerDay } = await this.limits.of(organizationId, tx);
-      throw TenancyErrors.quotaExceeded(generationsPerDay, secondsToUtcMidnight(at));
-    }
+    const counted = await this.repository.countStart(tx, organizationId, utcDay(at), kind === 'edit', DEFAULT_MAX_WAITING_GENERATIONS);
+    if (counted === 'counted') return;
+    // In the caller's transaction: a second connection taken while this one is held could wait
+    // for ever on a pool that many refused requests hold at once.
+    const limits = await this.limits.of(organizationId, tx);
+    if (counted === 'quota') throw TenancyErrors.quotaExceeded(limits.generationsPerDay, secondsToUtcMidnight(at));
+    throw TenancyErrors.maxWaitingGenerationsExceeded(limits.maxWaitingGenerations);
   }
 
-  ended(tx: EntityManager, organizationId: string, outcome: UsageOutcome, at: Date): Promise<void> {
-    return this.repository.countEnd(tx, organizationId, utcDay(at), outcome);
+  /**
+   * Counts an operation's end, and takes it off its organization's backlog: `admitted` says
+   * whether its turn had come (it held a slot) or it was still waiting.
+   */
+  ended(tx: EntityManager, organizationId: string, outcome: UsageOutcome, at: Date, admitted: boolean): Promise<void> {
+    return this.repository.countEnd(tx, organizationId, utcDay(at), outcome, admitted);
   }
 
   async providerCost(tx: EntityManager, organizationId: string, units: number, at: Date): Promise<void> {

@@ -9,6 +9,12 @@ export class LimitsResponse {
 
   @ApiProperty({ type: 'integer', nullable: true, example: 500, description: 'Creations plus edits started per UTC day; null: unlimited.' })
   generationsPerDay: number | null;
+
+  @ApiProperty({
+    example: 1000,
+    description: 'Creations plus edits accepted and waiting to start; more are refused with `429 max_waiting_generations_exceeded`.',
+  })
+  maxWaitingGenerations: number;
 }
 
 export class UsageCounters {
