@@ -65,7 +65,7 @@ export class AdmissionRepository {
     const { rows } = await rawQuery<{ organization_id: string; last_turn: string | null; oldest_at: Date | null }>(
       tx,
       `SELECT o.organization_id, t.last_turn, w.created_at AS oldest_at
-         FROM unnest($1::text[]) AS o (organization_id)
+         FROM (SELECT unnest($1::text[]) AS organization_id) o
          LEFT JOIN admission_turns t ON t.organization_id = o.organization_id
          LEFT JOIN LATERAL (
            SELECT created_at FROM operations
