@@ -45,10 +45,11 @@ const EXPECTED = new Set([
 
 /**
  * The per-organization counts admission reads (`organization_backlogs`: generations waiting for
- * their turn, and admitted ones running) against the operations themselves, after random
- * sequences of every transition an operation has — accepted (creations, edits, reverts, refused
- * by the daily quota or the waiting cap), admitted, started and succeeded, failed, cancelled
- * (waiting or running), ended by its scene's deletion, the reconciler's pass, the purge of deleted
+ * their turn, and admitted ones running or still holding their slot after a cancel) against the
+ * operations themselves, after random sequences of every transition an operation has — accepted
+ * (creations, edits, reverts, refused by the daily quota or the waiting cap), admitted, started,
+ * succeeded, failed, cancelled (waiting, admitted, or started: then its slot is held until the
+ * worker sees its work end), ended by its scene's deletion, the reconciler's pass, the purge of deleted
  * scenes and the erasure of their old operations — several seeds at once on the same
  * organizations, with the background admission loop running too.
  */
@@ -70,24 +71,27 @@ describe('the backlog counts stay exact through every transition, concurrently',
     await suite.app.get(LimitsService).change(orgs[2].organizationId, { generationsPerDay: 25, maxConcurrentGenerations: 1 });
   });
 
-  async function counted(): Promise<Record<string, { waiting: number; running: number }>> {
-    const rows: { organization_id: string; waiting: number; running: number }[] = await db().query(
-      `SELECT organization_id, waiting, running FROM organization_backlogs WHERE organization_id = ANY($1)`,
+  type Counts = Record<string, { waiting: number; running: number; cancelling: number }>;
+
+  async function counted(): Promise<Counts> {
+    const rows: { organization_id: string; waiting: number; running: number; cancelling: number }[] = await db().query(
+      `SELECT organization_id, waiting, running, cancelling FROM organization_backlogs WHERE organization_id = ANY($1)`,
       [orgs.map((o) => o.organizationId)],
     );
-    return Object.fromEntries(rows.map((r) => [r.organization_id, { waiting: r.waiting, running: r.running }]));
+    return Object.fromEntries(rows.map((r) => [r.organization_id, { waiting: r.waiting, running: r.running, cancelling: r.cancelling }]));
   }
 
-  async function actual(): Promise<Record<string, { waiting: number; running: number }>> {
-    const rows: { organization_id: string; waiting: number; running: number }[] = await db().query(
+  async function actual(): Promise<Counts> {
+    const rows: { organization_id: string; waiting: number; running: number; cancelling: number }[] = await db().query(
       `SELECT o.id AS organization_id,
               count(op.id) FILTER (WHERE op.status = 'processing' AND op.admitted_at IS NULL)::int AS waiting,
-              count(op.id) FILTER (WHERE op.status = 'processing' AND op.admitted_at IS NOT NULL)::int AS running
+              count(op.id) FILTER (WHERE (op.status = 'processing' OR op.stage = 'cancelling') AND op.admitted_at IS NOT NULL)::int AS running,
+              count(op.id) FILTER (WHERE op.stage = 'cancelling')::int AS cancelling
          FROM unnest($1::text[]) AS o (id) LEFT JOIN operations op ON op.organization_id = o.id
         GROUP BY o.id`,
       [orgs.map((o) => o.organizationId)],
     );
-    return Object.fromEntries(rows.map((r) => [r.organization_id, { waiting: r.waiting, running: r.running }]));
+    return Object.fromEntries(rows.map((r) => [r.organization_id, { waiting: r.waiting, running: r.running, cancelling: r.cancelling }]));
   }
 
   const processing = async (organizationId: string, admitted?: boolean): Promise<{ id: string; scene_id: string; kind: string }[]> =>
@@ -115,6 +119,22 @@ describe('the backlog counts stay exact through every transition, concurrently',
       } else if (roll < 0.45) {
         await suite.app.get(GenerationAdmission).round();
         note('admission round');
+      } else if (roll < 0.52) {
+        // A worker's start (what SceneGenerationProcessor records before it sends anything), so a
+        // cancel or a deletion then meets work that goes on and keeps its slot.
+        const op = pick(await processing(org, true));
+        if (!op) return;
+        await db().query(`UPDATE operations SET stage = 'generating', started_at = now() WHERE id = $1 AND status = 'processing'`, [op.id]);
+        note('started');
+      } else if (roll < 0.56) {
+        // The worker following a cancelled generation's work to its end: its slot is freed.
+        const [op] = await db().query(`SELECT id, kind FROM operations WHERE organization_id = $1 AND stage = 'cancelling' LIMIT 1`, [org]);
+        if (!op) return;
+        const processor = suite.app.get(SceneGenerationProcessor);
+        await (op.kind === 'scene.edit'
+          ? processor.edit({ operationId: op.id }, firstAttempt)
+          : processor.generate({ operationId: op.id }, firstAttempt));
+        note('slot released');
       } else if (roll < 0.6) {
         const op = pick(await processing(org, true));
         if (!op) return;
@@ -182,6 +202,8 @@ describe('the backlog counts stay exact through every transition, concurrently',
       'scene deleted',
       'edit or revert accepted',
       'reconciler pass',
+      'started',
+      'slot released',
       'refused: max_waiting_generations_exceeded',
       'refused: quota_exceeded',
     ]) {

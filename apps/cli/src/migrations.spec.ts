@@ -24,6 +24,7 @@ const HISTORY = [
   'EraseDeletedData1795350000000',
   'IndexEmbedSessionsByOrigin1795355000000',
   'BoundWaitingGenerations1795360000000',
+  'HoldSlotsUntilWorkEnds1795365000000',
 ];
 
 describe('MIGRATIONS', () => {

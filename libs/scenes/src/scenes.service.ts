@@ -121,7 +121,8 @@ export class ScenesService {
       const now = this.clock.now();
       await this.scenes.markDeleted(tx, scene.id, now);
       for (const opId of await this.operations.processingOfScene(tx, scene.id)) {
-        await this.outcomes.failed(tx, opId, OperationFailures.sceneDeleted(), now);
+        // As a cancel: started work goes on until it ends, holding its slot (OperationOutcomes).
+        await this.outcomes.failed(tx, opId, OperationFailures.sceneDeleted(), now, { workMayGoOn: true });
       }
       await this.deletionHooks.run(tx, { id: scene.id, organizationId: scene.organizationId }, now);
       await this.outbox.emit(tx, scene.organizationId, 'scene.deleted', { sceneId: scene.id, externalRef: scene.externalRef }, now);

@@ -4,7 +4,7 @@ import { OrganizationBacklogEntity } from './organization-backlog.entity';
 import { TenancyRepository } from './tenancy.repository';
 
 /** An organization's generations in flight, as admission reads them. */
-export type OrganizationBacklog = Pick<OrganizationBacklogEntity, 'organizationId' | 'waiting' | 'running'>;
+export type OrganizationBacklog = Pick<OrganizationBacklogEntity, 'organizationId' | 'waiting' | 'running' | 'cancelling'>;
 
 /**
  * The per-organization counts of generations waiting for their turn and running (admitted, holding
@@ -25,6 +25,11 @@ export class GenerationBacklogs {
   /** Moves what admission let on the queue from waiting to running, per organization. */
   admitted(tx: EntityManager, countByOrganization: Map<string, number>): Promise<void> {
     return this.repository.countAdmitted(tx, countByOrganization);
+  }
+
+  /** A generation that ended while its work went on: its work has ended now, and its slot is free. */
+  released(tx: EntityManager, organizationId: string): Promise<void> {
+    return this.repository.countReleased(tx, organizationId);
   }
 
   /** One organization's counts. */

@@ -17,4 +17,8 @@ export class OrganizationBacklogEntity {
 
   @Column({ type: 'integer' })
   running: number;
+
+  /** Of the running: ended for their partner (cancelled, scene deleted) while their work goes on. */
+  @Column({ type: 'integer' })
+  cancelling: number;
 }

@@ -15,6 +15,12 @@ const OUTCOME_COLUMN: Record<UsageOutcome, string> = {
   cancelled: 'generations_cancelled',
 };
 
+/**
+ * Where an ending generation was: waiting for its turn, running (its work stops with it), or
+ * running with its work going on after its end (it keeps its slot until that work ends).
+ */
+export type BacklogPlace = 'waiting' | 'running' | 'holding';
+
 /** What counting a start found: counted, or refused by the day's quota or by the waiting cap. */
 export type StartCount = 'counted' | 'quota' | 'waiting';
 
@@ -77,9 +83,11 @@ export class TenancyRepository {
 
   /**
    * Counts an operation's end on `day`, and takes it off the organization's backlog: off `waiting`
-   * when it ended before its turn came, off `running` when it had been admitted.
+   * when it ended before its turn came, off `running` when it had been admitted and its work
+   * stopped with it; a generation whose work goes on (`holding`) stays running until
+   * `countReleased`.
    */
-  async countEnd(tx: EntityManager, organizationId: string, day: string, outcome: UsageOutcome, admitted: boolean): Promise<void> {
+  async countEnd(tx: EntityManager, organizationId: string, day: string, outcome: UsageOutcome, was: BacklogPlace): Promise<void> {
     const column = OUTCOME_COLUMN[outcome];
     await rawQuery(
       tx,
@@ -87,10 +95,17 @@ export class TenancyRepository {
          INSERT INTO usage_days AS u (organization_id, day, ${column}) VALUES ($1, $2, 1)
          ON CONFLICT (organization_id, day) DO UPDATE SET ${column} = u.${column} + 1
          RETURNING 1)
-       UPDATE organization_backlogs SET waiting = waiting - $3, running = running - $4
+       UPDATE organization_backlogs SET waiting = waiting - $3, running = running - $4, cancelling = cancelling + $5
         WHERE organization_id = $1 AND EXISTS (SELECT 1 FROM counted)`,
-      [organizationId, day, admitted ? 0 : 1, admitted ? 1 : 0],
+      [organizationId, day, was === 'waiting' ? 1 : 0, was === 'running' ? 1 : 0, was === 'holding' ? 1 : 0],
     );
+  }
+
+  /** A generation that ended while its work went on has stopped holding its slot. */
+  async countReleased(tx: EntityManager, organizationId: string): Promise<void> {
+    await rawQuery(tx, `UPDATE organization_backlogs SET running = running - 1, cancelling = cancelling - 1 WHERE organization_id = $1`, [
+      organizationId,
+    ]);
   }
 
   /** Admission let `count` waiting generations of each organization on the queue: they hold slots now. */
@@ -117,7 +132,7 @@ export class TenancyRepository {
   /** One organization's counts (zeros when it never had any). */
   async backlogOf(organizationId: string, tx?: EntityManager): Promise<OrganizationBacklogEntity> {
     const found = await (tx ?? this.db.manager).getRepository(OrganizationBacklogEntity).findOneBy({ organizationId });
-    return found ?? { organizationId, waiting: 0, running: 0 };
+    return found ?? { organizationId, waiting: 0, running: 0, cancelling: 0 };
   }
 
   async addCost(tx: EntityManager, organizationId: string, day: string, units: number): Promise<void> {

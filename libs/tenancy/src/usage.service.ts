@@ -4,9 +4,9 @@ import { EntityManager } from 'typeorm';
 import { UsageCounters, UsageDay, UsageResponse } from './dto/usage.response';
 import { DEFAULT_MAX_WAITING_GENERATIONS, LimitsService } from './limits.service';
 import { TenancyErrors } from './tenancy.errors';
-import { TenancyRepository, UsageOutcome } from './tenancy.repository';
+import { BacklogPlace, TenancyRepository, UsageOutcome } from './tenancy.repository';
 
-export type { UsageOutcome } from './tenancy.repository';
+export type { BacklogPlace, UsageOutcome } from './tenancy.repository';
 
 /** The longest period one usage report covers. */
 export const MAX_USAGE_DAYS = 93;
@@ -53,11 +53,12 @@ export class UsageService {
   }
 
   /**
-   * Counts an operation's end, and takes it off its organization's backlog: `admitted` says
-   * whether its turn had come (it held a slot) or it was still waiting.
+   * Counts an operation's end, and takes it off its organization's backlog: `was` says whether it
+   * was still waiting, running, or running with work that goes on after its end (then it keeps its
+   * slot until GenerationBacklogs.released).
    */
-  ended(tx: EntityManager, organizationId: string, outcome: UsageOutcome, at: Date, admitted: boolean): Promise<void> {
-    return this.repository.countEnd(tx, organizationId, utcDay(at), outcome, admitted);
+  ended(tx: EntityManager, organizationId: string, outcome: UsageOutcome, at: Date, was: BacklogPlace): Promise<void> {
+    return this.repository.countEnd(tx, organizationId, utcDay(at), outcome, was);
   }
 
   async providerCost(tx: EntityManager, organizationId: string, units: number, at: Date): Promise<void> {
@@ -79,10 +80,11 @@ export class UsageService {
     const from = range.from ?? `${(range.to ?? today).slice(0, 8)}01`;
     const to = range.to ?? (range.from ? lastDay(from, today) : today);
     checkRange(from, to);
-    const [limits, rows, todays] = await Promise.all([
+    const [limits, rows, todays, backlog] = await Promise.all([
       this.limits.of(organizationId),
       this.repository.days(organizationId, from, to),
       this.repository.days(organizationId, today, today),
+      this.repository.backlogOf(organizationId),
     ]);
     const byDay = new Map(rows.map((r) => [r.day, r]));
     const days: UsageDay[] = [];
@@ -100,6 +102,7 @@ export class UsageService {
         generationsStarted: startedToday,
         remaining: limits.generationsPerDay === null ? null : Math.max(0, limits.generationsPerDay - startedToday),
       },
+      inFlight: { generationsWaiting: backlog.waiting, generationsRunning: backlog.running, generationsCancelling: backlog.cancelling },
       days,
       totals: days.reduce(sum, counters(undefined)),
     };

@@ -8,6 +8,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   edits) waiting for their turn and its admitted ones still holding a slot, kept exactly in the
  *   transaction of every change (acceptance, admission, every end), so an admission round reads
  *   one row per organization with work waiting instead of grouping every waiting operation.
+ *   `cancelling`: those of the running ones cancelled (or their scene deleted) after a worker
+ *   started them, whose work goes on and keeps the slot until it ends (none yet: no release
+ *   before this one holds slots).
  *   Counted here from the operations as they are; `operations` is locked against writes meanwhile,
  *   so no change slips between the count and the commit.
  * - `organization_limits.max_waiting_generations`: the cap on the waiting ones (`cli org limits
@@ -24,7 +27,8 @@ export class BoundWaitingGenerations1795360000000 implements MigrationInterface 
       CREATE TABLE organization_backlogs (
         organization_id text PRIMARY KEY REFERENCES organizations (id) ON DELETE CASCADE,
         waiting         integer NOT NULL DEFAULT 0 CHECK (waiting >= 0),
-        running         integer NOT NULL DEFAULT 0 CHECK (running >= 0)
+        running         integer NOT NULL DEFAULT 0 CHECK (running >= 0),
+        cancelling      integer NOT NULL DEFAULT 0 CHECK (cancelling >= 0 AND cancelling <= running)
       )`);
     await q.query(`LOCK TABLE operations IN SHARE MODE`);
     await q.query(`

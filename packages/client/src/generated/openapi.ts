@@ -687,6 +687,23 @@ export interface components {
              */
             storedBytes: number;
         };
+        UsageInFlight: {
+            /**
+             * @description Of generationsRunning: cancelled (or their scene deleted) while their work goes on at the provider or in a worker; each frees its slot, and its cost is counted, when that work ends.
+             * @example 1
+             */
+            generationsCancelling: number;
+            /**
+             * @description Creations and edits holding one of the maxConcurrentGenerations slots now: started or about to, and those cancelled (or their scene deleted) whose work has not ended yet.
+             * @example 10
+             */
+            generationsRunning: number;
+            /**
+             * @description Creations and edits accepted and waiting to start (what maxWaitingGenerations caps).
+             * @example 3
+             */
+            generationsWaiting: number;
+        };
         UsageResponse: {
             /** @description Every day from `from` to `to`, oldest first; days without activity count zero. */
             days: components["schemas"]["UsageDay"][];
@@ -695,6 +712,8 @@ export interface components {
              * @example 2026-11-01
              */
             from: string;
+            /** @description Now, not per day: what the organization has waiting and running. */
+            inFlight: components["schemas"]["UsageInFlight"];
             limits: components["schemas"]["LimitsResponse"];
             /** @example org_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
             organizationId: string;
