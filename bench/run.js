@@ -8,10 +8,11 @@
 // api's code paths: the same API-key cache, the same statements, the same idempotency record
 // lookup and durable writes, the same admission signal published afterwards (the operation waits
 // in PostgreSQL for a worker's admission), against the same database and queue prefix; what it
-// leaves out is listed in its header):
+// leaves out is listed in its header), and against a bare Nest 11 + Express 5 peer doing the very
+// same work through the same functions (bench/nest-peer.js, bench/lib/partner-work.js):
 //  - polling: GET /v1/operations/{id} of one `processing` operation;
 //  - creation: POST /v1/scenes with a fresh Idempotency-Key per request.
-// Baseline and api alternate (baseline, api, baseline, api…) so drift on the shared machine hits
+// The sides alternate (baseline, peer, api, baseline, peer, api…) so drift on the shared machine hits
 // both; a measurement disturbed by other processes is repeated. Before those loads (while the
 // queue is still empty) one worker runs and plain-prompt scenes are created one at a time, each
 // polled until `succeeded`: the end-to-end time a partner sees.
@@ -20,7 +21,7 @@
 // each round and scenario, with the same interference handling and equivalence checks. Its
 // ratios are printed for information; the targets judge the main api only.
 // Targets: polling ≥ 0.6× the baseline's req/s with p99 ≤ 1.5× its p99; creation ≥ 0.6× the
-// baseline's req/s without errors; end-to-end p50 < 1 s. Exit code 1 when a target is missed.
+// baseline's req/s and ≥ 0.85× the Nest peer's, without errors; end-to-end p50 < 1 s. Exit code 1 when a target is missed.
 // The api runs as production would (NODE_ENV=production, LOG_LEVEL=info: one line per request).
 
 const { randomUUID } = require('node:crypto');
@@ -35,7 +36,9 @@ const { cpuMeter, waitForQuiet } = require('./lib/machine');
 
 const { fmt, log, percentile, sleep } = h;
 
-const TARGETS = { pollRpsRatio: 0.6, pollP99Ratio: 1.5, createRpsRatio: 0.6, e2eP50Ms: 1000 };
+const TARGETS = { pollRpsRatio: 0.6, pollP99Ratio: 1.5, createRpsRatio: 0.6, createPeerRatio: 0.85, e2eP50Ms: 1000 };
+/** The bare Nest + Express peer's name in the tables. */
+const PEER = 'nest-peer';
 const PROMPT = 'a quiet harbour at dawn with fishing boats and a lighthouse';
 const SCENARIOS = ['poll', 'create'];
 
@@ -71,8 +74,11 @@ const options = h.parseArgs(process.argv.slice(2), {
   apiNodeArgs: '',
   compareLabel: 'compare',
 });
-if (options.compareDist && (!/^[A-Za-z0-9_.-]{1,32}$/.test(options.compareLabel) || ['baseline', 'api'].includes(options.compareLabel))) {
-  throw new Error('--compare-label must be 1 to 32 letters, digits, dots, dashes or underscores, and neither "baseline" nor "api"');
+if (
+  options.compareDist &&
+  (!/^[A-Za-z0-9_.-]{1,32}$/.test(options.compareLabel) || ['baseline', 'api', PEER].includes(options.compareLabel))
+) {
+  throw new Error(`--compare-label must be 1 to 32 letters, digits, dots, dashes or underscores, and none of baseline, api, ${PEER}`);
 }
 
 h.runBench(async () => {
@@ -81,11 +87,13 @@ h.runBench(async () => {
 
   const e2e = options.skipEndToEnd ? null : await endToEnd(stack);
 
-  const baseline = await startBaseline(stack);
+  const baseline = await startFloor(stack, 'baseline', 'baseline-server.js');
+  const peer = await startFloor(stack, PEER, 'nest-peer.js');
   const operationId = await createPolledOperation(stack);
-  // In measuring order: baseline, api, then the compared build.
+  // In measuring order: baseline, the Nest peer, api, then the compared build.
   const sides = [
     { name: 'baseline', port: baseline.port, pid: baseline.pid, proc: baseline },
+    { name: PEER, port: peer.port, pid: peer.pid, proc: peer },
     { name: 'api', port: stack.apiPort, pid: stack.api.pid, proc: stack.api },
     ...(stack.compare ? [{ name: options.compareLabel, port: stack.compare.port, pid: stack.compare.pid, proc: stack.compare }] : []),
   ];
@@ -165,6 +173,9 @@ h.runBench(async () => {
 async function startStack() {
   // The worker starts later, for the end-to-end scenes only.
   const stack = await h.prepareStack({ apps: ['api', 'worker'], logLevel: options.logLevel });
+  // No worker runs during the loads, so every creation stays waiting: the organization may have as
+  // many waiting as the loads create (the cap's own refusal is not what is measured).
+  h.cliJson(['org', 'limits', '--org', stack.organizationId, '--max-waiting-generations', '1000000'], stack.env);
   const logFile = requestLogFile(`scene-studio-bench-${stack.queuePrefix}.log`);
   const nodeArgs = options.apiNodeArgs.split(' ').filter(Boolean);
   const api = await h.startApp(stack, 'api', { dist: options.apiDist, stdoutFile: logFile, nodeArgs });
@@ -210,7 +221,8 @@ function apiConfig(stack) {
   return loadConfig({}, { ...process.env, ...stack.env });
 }
 
-async function startBaseline(stack) {
+/** A floor (bench/baseline-server.js or bench/nest-peer.js) with the api's settings, on a port of its own. */
+async function startFloor(stack, name, script) {
   const { config } = stack;
   const env = {
     DATABASE_URL: config.database.url,
@@ -219,12 +231,13 @@ async function startBaseline(stack) {
     QUEUE_PREFIX: config.queuePrefix,
     API_KEY_CACHE_TTL_SECONDS: String(config.apiKeyCacheTtlMs / 1000),
     WORKER_CONCURRENCY: String(config.worker.concurrency),
+    NODE_ENV: 'production',
   };
   const port = await h.freePort();
-  const proc = h.startNode('baseline server', join(__dirname, 'baseline-server.js'), [String(port)], env);
+  const proc = h.startNode(name, join(__dirname, script), [String(port)], env);
   await h.waitFor200(proc, port, '/readyz');
   log(
-    `baseline on :${port} (pid ${proc.pid}): pool ${env.DATABASE_POOL_SIZE}, key cache ${env.API_KEY_CACHE_TTL_SECONDS} s, queue prefix ${env.QUEUE_PREFIX}, ` +
+    `${name} on :${port} (pid ${proc.pid}): pool ${env.DATABASE_POOL_SIZE}, key cache ${env.API_KEY_CACHE_TTL_SECONDS} s, queue prefix ${env.QUEUE_PREFIX}, ` +
       `WORKER_CONCURRENCY ${env.WORKER_CONCURRENCY}`,
   );
   return { ...proc, port };
@@ -294,16 +307,23 @@ async function checkEquivalent(stack, sides, operationId, signals) {
   const key = randomUUID();
   const viaApi = await createScene(stack, { key });
   const viaBaseline = await createScene(stack, { port: baseline.port });
+  const viaPeer = await createScene(stack, { port: sides[1].port });
   for (const [who, c] of [
     ['api', viaApi],
     ['baseline', viaBaseline],
+    [PEER, viaPeer],
   ]) {
     if (c.status !== 202 || !/^op_/.test(c.json?.operationId ?? '') || c.headers.location !== `/v1/operations/${c.json.operationId}`) {
       throw new Error(`${who} POST /v1/scenes answered ${c.status} (Location ${c.headers.location}): ${c.text}`);
     }
   }
-  if (Object.keys(viaApi.json).join() !== Object.keys(viaBaseline.json).join()) {
-    throw new Error(`creation bodies differ in shape:\n  api      ${viaApi.text}\n  baseline ${viaBaseline.text}`);
+  if (
+    Object.keys(viaApi.json).join() !== Object.keys(viaBaseline.json).join() ||
+    Object.keys(viaApi.json).join() !== Object.keys(viaPeer.json).join()
+  ) {
+    throw new Error(
+      `creation bodies differ in shape:\n  api       ${viaApi.text}\n  baseline  ${viaBaseline.text}\n  ${PEER} ${viaPeer.text}`,
+    );
   }
   const readBack = await Promise.all(sides.map((s) => h.request(s.port, 'GET', viaBaseline.headers.location, { headers })));
   if (readBack[0].status !== 200 || !readBack.every((a) => same(a, readBack[0])))
@@ -311,16 +331,23 @@ async function checkEquivalent(stack, sides, operationId, signals) {
 
   // Neither side enqueues: each leaves its operation waiting for admission in PostgreSQL, alike,
   // and publishes one admission signal (no worker runs here, so nothing admits them).
-  const [apiWaiting, baselineWaiting] = await Promise.all([
+  const [apiWaiting, baselineWaiting, peerWaiting] = await Promise.all([
     waitingOperation(stack, viaApi.json.operationId),
     waitingOperation(stack, viaBaseline.json.operationId),
+    waitingOperation(stack, viaPeer.json.operationId),
   ]);
-  if (!isDeepStrictEqual(apiWaiting, baselineWaiting) || apiWaiting.stage !== 'queued' || apiWaiting.admitted || apiWaiting.enqueued) {
+  if (
+    !isDeepStrictEqual(apiWaiting, baselineWaiting) ||
+    !isDeepStrictEqual(apiWaiting, peerWaiting) ||
+    apiWaiting.stage !== 'queued' ||
+    apiWaiting.admitted ||
+    apiWaiting.enqueued
+  ) {
     throw new Error(
-      `the baseline leaves another operation than the api:\n  api      ${JSON.stringify(apiWaiting)}\n  baseline ${JSON.stringify(baselineWaiting)}`,
+      `a floor leaves another operation than the api:\n  api       ${JSON.stringify(apiWaiting)}\n  baseline  ${JSON.stringify(baselineWaiting)}\n  ${PEER} ${JSON.stringify(peerWaiting)}`,
     );
   }
-  await signals.until(signalsBefore + 2, 'an admission signal from each side');
+  await signals.until(signalsBefore + 3, 'an admission signal from each side');
 
   // The api's idempotency record, replayed by every side; another body under that key refused by
   // every side. One request at a time: two at once with one key is the api's 409 (advisory lock).
@@ -494,7 +521,7 @@ function cpuText(c) {
 
 function report(results, cpu, e2e, logStats, interference, tally) {
   const names = Object.keys(results.poll);
-  const compare = names.length > 2 ? names[2] : null;
+  const compare = names.length > 3 ? names[3] : null;
   const rows = [['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'responses', 'CPU s server/pg/redis/bench/other']];
   const label = { poll: 'GET /v1/operations/{id}', create: 'POST /v1/scenes' };
   for (const scenario of SCENARIOS) {
@@ -520,18 +547,25 @@ function report(results, cpu, e2e, logStats, interference, tally) {
     const pollRps = ratio(poll[side].rps, poll.baseline.rps);
     const pollP99 = ratio(poll[side].p99, poll.baseline.p99);
     const createRps = ratio(create[side].rps, create.baseline.rps);
+    const createPeer = ratio(create[side].rps, create[PEER].rps);
     return [
       [`polling req/s, ${side} ÷ baseline`, fmt(pollRps, 2), `≥ ${TARGETS.pollRpsRatio}`, pollRps >= TARGETS.pollRpsRatio],
       [`polling p99, ${side} ÷ baseline`, fmt(pollP99, 2), `≤ ${TARGETS.pollP99Ratio}`, pollP99 <= TARGETS.pollP99Ratio],
       [`creation req/s, ${side} ÷ baseline`, fmt(createRps, 2), `≥ ${TARGETS.createRpsRatio}`, createRps >= TARGETS.createRpsRatio],
+      [`creation req/s, ${side} ÷ ${PEER}`, fmt(createPeer, 2), `≥ ${TARGETS.createPeerRatio}`, createPeer >= TARGETS.createPeerRatio],
       [`creation errors (${side}, non-202)`, String(create[side].errors), '0', create[side].errors === 0],
     ];
   };
   const checks = targetsOf('api');
   const perRequestUs = (scenario, side) => `${fmt((sumCpu(cpu[scenario][side]).server / results[scenario][side].responses) * 1e6, 0)} µs`;
   // api first, then baseline, as before; the compared build last.
-  const cpuSides = ['api', 'baseline', ...(compare ? [compare] : [])];
+  const cpuSides = ['api', 'baseline', PEER, ...(compare ? [compare] : [])];
   const info = [
+    [`polling req/s, api ÷ ${PEER}`, fmt(ratio(poll.api.rps, poll[PEER].rps), 2)],
+    [
+      `req/s, ${PEER} ÷ baseline: polling / creation`,
+      `${fmt(ratio(poll[PEER].rps, poll.baseline.rps), 2)} / ${fmt(ratio(create[PEER].rps, create.baseline.rps), 2)}`,
+    ],
     ['polling p50, api ÷ baseline', fmt(ratio(poll.api.p50, poll.baseline.p50), 2)],
     [`server CPU per request, polling: ${cpuSides.join(' / ')}`, cpuSides.map((side) => perRequestUs('poll', side)).join(' / ')],
     [`server CPU per request, creation: ${cpuSides.join(' / ')}`, cpuSides.map((side) => perRequestUs('create', side)).join(' / ')],
@@ -570,7 +604,7 @@ function report(results, cpu, e2e, logStats, interference, tally) {
 
   const out = [
     '',
-    `Partner API vs node:http + pg + BullMQ baseline${compare ? ` (and ${compare}: ${resolve(h.ROOT, options.compareDist)})` : ''} — ` +
+    `Partner API vs node:http + pg + BullMQ baseline and a bare Nest + Express peer doing the same work${compare ? ` (and ${compare}: ${resolve(h.ROOT, options.compareDist)})` : ''} — ` +
       `${options.connections} connections, ${options.rounds} × ${options.duration} s per server and scenario (after ${options.warmup} s warm-up each)`,
     '',
     h.table(rows),

@@ -25,7 +25,7 @@ const LIB_DEPENDENCIES = {
  */
 const TABLES = {
   core: { own: ['idempotency_keys', 'blobs'], published: [] },
-  tenancy: { own: ['organization_limits', 'usage_days'], published: [] },
+  tenancy: { own: ['organization_limits', 'usage_days', 'organization_backlogs'], published: [] },
   'image-assets': { own: ['image_assets'], published: [] },
   generation: { own: [], published: [] },
   organizations: { own: ['organizations', 'approved_origins', 'api_keys'], published: [] },

@@ -68,11 +68,13 @@ describe('no accepted operation is lost', () => {
     const created = await createScene(suite.api, suite.org, { prompt: 'settled' });
     const id = created.body.operationId;
     await awaitOperation(suite.api, suite.org, id);
-    // Rewind the operation as if the handler had died after BullMQ recorded completion.
+    // Rewind the operation as if the handler had died after BullMQ recorded completion (and its
+    // organization's counts with it: it would still be running).
     await db().query(
       `UPDATE operations SET status = 'processing', version = NULL, completed_at = NULL, updated_at = now() - interval '1 hour' WHERE id = $1`,
       [id],
     );
+    await db().query(`UPDATE organization_backlogs SET running = running + 1 WHERE organization_id = $1`, [suite.org.organizationId]);
     await suite.worker.get(OperationsReconciler).reconcile();
     const res = await suite.api.http().get(`/v1/operations/${id}`).set(suite.org.auth);
     expect(res.body).toMatchObject({ status: 'failed', error: { code: 'generation_failed', retryable: true } });

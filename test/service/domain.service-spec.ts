@@ -4,6 +4,7 @@ import { ImageAssetsService } from '@app/image-assets';
 import { OperationsService } from '@app/scenes';
 import { ScenesService } from '@app/scenes';
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { image } from '../factories/images';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { setUpServices } from '../support/services';
@@ -47,6 +48,22 @@ describe('the domain services on a real database', () => {
       });
       // Another organization's externalRefs are its own.
       expect((await create(other.organizationId, { prompt: 'Three', externalRef: 'svc-taken' })).replayed).toBe(false);
+    });
+
+    it('a key past its 24-hour window is free again: the same key makes a new creation, whatever the old body', async () => {
+      const key = randomUUID();
+      const first = await create(org.organizationId, { prompt: 'Long ago' }, key);
+      await suite.app
+        .get(DataSource)
+        .query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE organization_id = $1 AND key = $2`, [
+          org.organizationId,
+          key,
+        ]);
+      const again = await create(org.organizationId, { prompt: 'Today' }, key);
+      expect(again.replayed).toBe(false);
+      expect(operationIdOf(again)).not.toBe(operationIdOf(first));
+      // And the new record is the one replayed from now on.
+      expect(operationIdOf(await create(org.organizationId, { prompt: 'Today' }, key))).toBe(operationIdOf(again));
     });
 
     it('a cancel racing the deletion of its scene never deadlocks (both take the scene first)', async () => {

@@ -192,7 +192,9 @@ describe('long-running generations and their failures on a real database', () =>
       expect(await scenes().findByExternalRef(org.organizationId, 'cancel-1')).toBeNull();
       expect((await create('Again', 'cancel-1')).startsWith('op_')).toBe(true);
 
-      expect(await runOnce(id)).toEqual({ skipped: 'failed' });
+      // Its next run cancels the provider job, sees it end (cancelled: failed at the provider) and
+      // frees the slot it kept; a run after that finds nothing left to do.
+      expect(await runOnce(id)).toEqual({ released: 'provider job failed' });
       const job = (await row(id))!;
       expect(fake.jobs.get(job.providerJob!.id)?.cancelled).toBe(true);
       const cancelCalls = () => fake.requests.filter((r) => r.path === `/v2/generations/${job.providerJob!.id}:cancel`).length;
@@ -209,7 +211,8 @@ describe('long-running generations and their failures on a real database', () =>
       await runOnce(id);
       await operations().cancel(org.organizationId, id);
       fake.release();
-      expect(await runOnce(id)).toEqual({ skipped: 'failed' });
+      // The provider's job ended: the slot it kept is freed, and nothing of the result is written.
+      expect(await runOnce(id)).toEqual({ released: expect.stringMatching(/^provider job /) });
       const { sceneId } = (await row(id))!;
       expect(await stored(db()).sceneVersionCount(sceneId)).toBe(0);
     });
@@ -307,7 +310,8 @@ describe('long-running generations and their failures on a real database', () =>
       await runOnce(id);
       const { sceneId } = (await row(id))!;
       await scenes().delete(org.organizationId, sceneId);
-      expect(await runOnce(id)).toEqual({ skipped: 'failed' });
+      // Its next run cancels the provider job and, once the provider reports it ended, frees the slot it kept.
+      expect(await runOnce(id)).toEqual({ released: 'provider job failed' });
       expect(fake.jobs.get((await row(id))!.providerJob!.id)?.cancelled).toBe(true);
     });
   });

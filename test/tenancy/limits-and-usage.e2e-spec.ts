@@ -36,12 +36,17 @@ describe('limits, quotas and usage per organization', () => {
     const org = await createOrganization(suite.api.app);
     expect(await limits(org)).toEqual({
       code: 0,
-      json: { organizationId: org.organizationId, maxConcurrentGenerations: 10, generationsPerDay: null },
+      json: { organizationId: org.organizationId, maxConcurrentGenerations: 10, generationsPerDay: null, maxWaitingGenerations: 1000 },
     });
     expect((await limits(org, '--generations-per-day', '500')).json).toEqual({
       organizationId: org.organizationId,
       maxConcurrentGenerations: 10,
       generationsPerDay: 500,
+      maxWaitingGenerations: 1000,
+    });
+    expect((await limits(org, '--max-waiting-generations', '50')).json).toMatchObject({
+      generationsPerDay: 500,
+      maxWaitingGenerations: 50,
     });
     expect((await limits(org, '--max-concurrent-generations', '3')).json).toMatchObject({
       maxConcurrentGenerations: 3,
@@ -61,7 +66,7 @@ describe('limits, quotas and usage per organization', () => {
       expect(r.code).toBe(1);
       expect(r.json.error).toBeDefined();
     }
-    expect((await limits(org)).json).toMatchObject({ maxConcurrentGenerations: 3, generationsPerDay: null });
+    expect((await limits(org)).json).toMatchObject({ maxConcurrentGenerations: 3, generationsPerDay: null, maxWaitingGenerations: 50 });
     const unknown = await cli(['org', 'limits', '--org', 'org_01JD3Z8Q4W6K2M9T5X7B1C0VHE']);
     expect(unknown).toMatchObject({ code: 1, json: { error: { code: 'not_found' } } });
   });
@@ -92,6 +97,64 @@ describe('limits, quotas and usage per organization', () => {
     expect((await createScene(suite.api, org, { prompt: 'a new day' })).status).toBe(202);
     expect((await usage(org, '?from=2026-11-28&to=2026-11-28')).body.today).toEqual({ generationsStarted: 1, remaining: 2 });
     clock.advance(-2 * 3600 * 1000);
+  });
+
+  /** Runs `work` while this test holds the admission lock: nothing is admitted meanwhile, so what is accepted waits. */
+  async function withAdmissionHeld<T>(work: () => Promise<T>): Promise<T> {
+    const holder = db().createQueryRunner();
+    await holder.connect();
+    try {
+      await holder.query(`SELECT pg_advisory_lock(731903119)`);
+      return await work();
+    } finally {
+      await holder.query(`SELECT pg_advisory_unlock_all()`);
+      await holder.release();
+    }
+  }
+
+  it('over maxWaitingGenerations: 429 max_waiting_generations_exceeded with Retry-After, exactly the cap accepted under a race, the key unused; the studio refuses an edit too', async () => {
+    const org = await createOrganization(suite.api.app, { test: true });
+    const sceneId = await readyScene(suite.api, org);
+    const session = await createEmbedSession(suite.api, org, { sceneId, origin: ORIGIN, mode: 'edit' });
+    const bearer = { Authorization: `Bearer ${parseEmbedUrl(session.body.url).secret}` };
+    await limits(org, '--max-waiting-generations', '3');
+    const before = await stored(db()).sceneCount(org.organizationId);
+    await withAdmissionHeld(async () => {
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => createScene(suite.api, org, { prompt: `waiting ${i}` })));
+      expect(answers.filter((r) => r.status === 202)).toHaveLength(3);
+      for (const r of answers.filter((a) => a.status !== 202)) {
+        expectProblem(r, 429, 'max_waiting_generations_exceeded');
+        expect(r.body.detail).toContain('3 generations');
+        expect(r.headers['retry-after']).toBe('10');
+      }
+      expect(await stored(db()).sceneCount(org.organizationId)).toBe(before + 3);
+
+      // The studio's edit waits like a creation, so it is refused too, and nothing is recorded.
+      const edit = await suite.studio.http().post('/studio-api/v1/edits').set(bearer).send({ instruction: 'make it night' });
+      expectProblem(edit, 429, 'max_waiting_generations_exceeded');
+      expect(edit.headers['retry-after']).toBe('10');
+      expect((await suite.studio.http().get('/studio-api/v1/edits').set(bearer)).body.turns).toEqual([]);
+
+      // The refused key was not used up: once a place is free, the same request is a new creation.
+      const key = randomUUID();
+      expectProblem(await createScene(suite.api, org, { prompt: 'kept key' }, key), 429, 'max_waiting_generations_exceeded');
+      await limits(org, '--max-waiting-generations', '4');
+      const retried = await createScene(suite.api, org, { prompt: 'kept key' }, key);
+      expect(retried.status).toBe(202);
+      expect(retried.headers['idempotent-replayed']).toBeUndefined();
+      // A cancelled waiting generation frees its place at once.
+      const cancel = await suite.api.http().post(`/v1/operations/${retried.body.operationId}:cancel`).set(org.auth);
+      expect(cancel.body).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
+      expect((await createScene(suite.api, org, { prompt: 'in its place' })).status).toBe(202);
+      expectProblem(await createScene(suite.api, org, { prompt: 'one too many' }), 429, 'max_waiting_generations_exceeded');
+    });
+    // Once they are admitted they no longer wait: the organization may queue again.
+    await pollUntil(
+      () => createScene(suite.api, org, { prompt: 'after the backlog moved' }),
+      (r) => r.status === 202,
+      { what: 'a place among the waiting generations' },
+    );
+    expect((await usage(org)).body.limits).toMatchObject({ maxWaitingGenerations: 4 });
   });
 
   it('the studio refuses an edit over the quota with the same code', async () => {
@@ -162,7 +225,12 @@ describe('limits, quotas and usage per organization', () => {
     const counters = { ...today } as Partial<typeof today>;
     delete counters.date;
     expect(report.totals).toEqual(counters);
-    expect(report.limits).toEqual({ organizationId: org.organizationId, maxConcurrentGenerations: 10, generationsPerDay: null });
+    expect(report.limits).toEqual({
+      organizationId: org.organizationId,
+      maxConcurrentGenerations: 10,
+      generationsPerDay: null,
+      maxWaitingGenerations: 1000,
+    });
     expect(report.today).toEqual({ generationsStarted: 3, remaining: null });
 
     // Another organization sees only its own (nothing).

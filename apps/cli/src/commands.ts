@@ -204,7 +204,7 @@ function wholeNumber(flag: string, value: string): number {
 
 export async function orgLimits(
   config: AppConfig,
-  o: Json & { org: string; maxConcurrentGenerations?: string; generationsPerDay?: string },
+  o: Json & { org: string; maxConcurrentGenerations?: string; generationsPerDay?: string; maxWaitingGenerations?: string },
 ): Promise<void> {
   const change: Partial<OrganizationLimits> = {};
   if (o.maxConcurrentGenerations !== undefined) {
@@ -212,6 +212,9 @@ export async function orgLimits(
   }
   if (o.generationsPerDay !== undefined) {
     change.generationsPerDay = o.generationsPerDay === 'unlimited' ? null : wholeNumber('--generations-per-day', o.generationsPerDay);
+  }
+  if (o.maxWaitingGenerations !== undefined) {
+    change.maxWaitingGenerations = wholeNumber('--max-waiting-generations', o.maxWaitingGenerations);
   }
   const limits = await withServices(config, async (orgs, app) => {
     await orgs.getOrganization(o.org);
@@ -221,7 +224,7 @@ export async function orgLimits(
   await printResult(
     !!o.json,
     { organizationId: o.org, ...limits },
-    `${o.org}: at most ${limits.maxConcurrentGenerations} generations at once, ${limits.generationsPerDay ?? 'unlimited'} per day (UTC).`,
+    `${o.org}: at most ${limits.maxConcurrentGenerations} generations at once, ${limits.generationsPerDay ?? 'unlimited'} per day (UTC), ${limits.maxWaitingGenerations} waiting.`,
   );
 }
 

@@ -48,6 +48,7 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
     .requiredOption('--org <organizationId>')
     .option('--max-concurrent-generations <n>', 'generations and edits running at once (default 10)')
     .option('--generations-per-day <n>', 'creations plus edits started per UTC day, or "unlimited" (the default)')
+    .option('--max-waiting-generations <n>', 'generations and edits accepted and waiting to start (default 1000)')
     .option(...json)
     .action(act(c.orgLimits));
   org

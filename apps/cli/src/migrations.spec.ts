@@ -23,6 +23,8 @@ const HISTORY = [
   'AddTenancy1795345000000',
   'EraseDeletedData1795350000000',
   'IndexEmbedSessionsByOrigin1795355000000',
+  'BoundWaitingGenerations1795360000000',
+  'HoldSlotsUntilWorkEnds1795365000000',
 ];
 
 describe('MIGRATIONS', () => {

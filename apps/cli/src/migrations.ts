@@ -7,6 +7,7 @@ import { EMBED_SESSION_MIGRATIONS } from '../../../libs/embed-sessions/src/migra
 import { IMAGE_ASSET_MIGRATIONS } from '../../../libs/image-assets/src/migrations';
 import { ORGANIZATION_MIGRATIONS } from '../../../libs/organizations/src/migrations';
 import { SCENE_MIGRATIONS } from '../../../libs/scenes/src/migrations';
+import { TENANCY_MIGRATIONS } from '../../../libs/tenancy/src/migrations';
 import { WEBHOOK_MIGRATIONS } from '../../../libs/webhooks/src/migrations';
 
 /**
@@ -19,6 +20,7 @@ export const MIGRATIONS = assembleMigrations(
   ORGANIZATION_MIGRATIONS,
   IMAGE_ASSET_MIGRATIONS,
   SCENE_MIGRATIONS,
+  TENANCY_MIGRATIONS,
   EMBED_SESSION_MIGRATIONS,
   WEBHOOK_MIGRATIONS,
   CAMERA_PATH_MIGRATIONS,

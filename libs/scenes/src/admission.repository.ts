@@ -13,8 +13,11 @@ export interface WaitingOrganization {
   running: number;
   /** When it was last served (a sequence number; null: never): the longest unserved goes first. */
   lastTurn: number | null;
-  /** Its oldest waiting operation's creation: the tie-break between organizations never served. */
-  oldestAt: Date;
+  /**
+   * Its oldest waiting operation's creation: the tie-break between organizations never served
+   * (null when that operation left between the count and this read: it sorts last).
+   */
+  oldestAt: Date | null;
 }
 
 export type WaitingOperation = Pick<OperationEntity, 'id' | 'organizationId' | 'kind' | 'revertTo'>;
@@ -24,8 +27,9 @@ const ADMISSION_LOCK = 731_903_119;
 
 /**
  * The admission's reads and writes on `operations` and `admission_turns` (docs/architecture.md,
- * "Fair share"): which organizations wait and how much they run, their oldest waiting
- * operations, and the admission itself. A round runs in one transaction holding the admission
+ * "Fair share"): when each waiting organization was last served, its oldest waiting operations,
+ * and the admission itself (how many wait and run per organization is tenancy's count,
+ * GenerationBacklogs). A round runs in one transaction holding the admission
  * lock, on one connection: a round never waits for a second connection while it holds one.
  */
 @Injectable()
@@ -40,18 +44,6 @@ export class AdmissionRepository {
     });
   }
 
-  /** An organization's operations waiting for their turn. */
-  async waitingOf(organizationId: string): Promise<number> {
-    // count(*), not the repository's COUNT(DISTINCT id): this runs for every waiting partner's
-    // polls (at most once a second each), over what may be thousands of waiting operations.
-    const { rows } = await rawQuery<{ n: number }>(
-      this.db,
-      `SELECT count(*)::int AS n FROM operations WHERE organization_id = $1 AND status = 'processing' AND admitted_at IS NULL`,
-      [organizationId],
-    );
-    return rows[0].n;
-  }
-
   /** Admitted operations that no worker has started yet: what sits in BullMQ's queue. */
   async admittedNotStarted(tx: EntityManager): Promise<number> {
     const { rows } = await rawQuery<{ n: number }>(
@@ -61,31 +53,29 @@ export class AdmissionRepository {
     return rows[0].n;
   }
 
-  async waitingOrganizations(tx: EntityManager): Promise<WaitingOrganization[]> {
-    // Aggregates per organization: the names are the query's own, not an entity's columns.
-    const { rows } = await rawQuery<{
-      organization_id: string;
-      waiting: number;
-      running: number;
-      last_turn: string | null;
-      oldest_at: Date;
-    }>(
+  /**
+   * For each organization named (those with work waiting): when it was last served, and when its
+   * oldest waiting operation arrived (the tie-break between organizations never served). One
+   * index probe each (`operations_waiting_idx`, the first entry of the organization's range), so
+   * the round costs the same however many operations wait behind that entry.
+   */
+  async turnsOf(tx: EntityManager, organizationIds: string[]): Promise<Map<string, { lastTurn: number | null; oldestAt: Date | null }>> {
+    if (organizationIds.length === 0) return new Map();
+    // Per organization, the query's own names, not an entity's columns.
+    const { rows } = await rawQuery<{ organization_id: string; last_turn: string | null; oldest_at: Date | null }>(
       tx,
-      `SELECT w.organization_id, w.waiting, w.oldest_at, t.last_turn,
-                (SELECT count(*)::int FROM operations r
-                  WHERE r.organization_id = w.organization_id AND r.status = 'processing' AND r.admitted_at IS NOT NULL) AS running
-           FROM (SELECT organization_id, count(*)::int AS waiting, min(created_at) AS oldest_at
-                   FROM operations WHERE status = 'processing' AND admitted_at IS NULL
-                  GROUP BY organization_id) w
-           LEFT JOIN admission_turns t ON t.organization_id = w.organization_id`,
+      `SELECT o.organization_id, t.last_turn, w.created_at AS oldest_at
+         FROM (SELECT unnest($1::text[]) AS organization_id) o
+         LEFT JOIN admission_turns t ON t.organization_id = o.organization_id
+         LEFT JOIN LATERAL (
+           SELECT created_at FROM operations
+            WHERE organization_id = o.organization_id AND status = 'processing' AND admitted_at IS NULL
+            ORDER BY created_at, id LIMIT 1) w ON true`,
+      [organizationIds],
     );
-    return rows.map((r) => ({
-      organizationId: r.organization_id,
-      waiting: r.waiting,
-      running: r.running,
-      lastTurn: r.last_turn === null ? null : Number(r.last_turn),
-      oldestAt: r.oldest_at,
-    }));
+    return new Map(
+      rows.map((r) => [r.organization_id, { lastTurn: r.last_turn === null ? null : Number(r.last_turn), oldestAt: r.oldest_at }]),
+    );
   }
 
   /** An organization's `count` oldest waiting operations, in arrival order. */

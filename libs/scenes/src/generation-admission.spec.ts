@@ -13,7 +13,10 @@ const org = (organizationId: string, waiting: number, o: Partial<WaitingOrganiza
 });
 const limits = (entries: Record<string, number>) =>
   new Map<string, OrganizationLimits>(
-    Object.entries(entries).map(([id, max]) => [id, { maxConcurrentGenerations: max, generationsPerDay: null }]),
+    Object.entries(entries).map(([id, max]) => [
+      id,
+      { maxConcurrentGenerations: max, generationsPerDay: null, maxWaitingGenerations: 1000 },
+    ]),
   );
 
 describe(planAdmissions.name, () => {

@@ -1,5 +1,5 @@
 import { AppConfig, Clock, FleetSlots } from '@app/core';
-import { LimitsService, OrganizationLimits } from '@app/tenancy';
+import { GenerationBacklogs, LimitsService, OrganizationLimits } from '@app/tenancy';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AdmissionRepository, WaitingOperation, WaitingOrganization } from './admission.repository';
@@ -26,13 +26,15 @@ export function planAdmissions(organizations: WaitingOrganization[], limits: Map
       (o) => o.picked < o.waiting && o.running + o.picked < (limits.get(o.organizationId)?.maxConcurrentGenerations ?? 0),
     );
     if (eligible.length === 0) break;
-    const next = eligible.reduce((a, b) => (b.turn < a.turn || (b.turn === a.turn && b.oldestAt < a.oldestAt) ? b : a));
+    const next = eligible.reduce((a, b) => (b.turn < a.turn || (b.turn === a.turn && oldest(b) < oldest(a)) ? b : a));
     next.picked++;
     next.turn = ++turn;
     order.push(next.organizationId);
   }
   return order;
 }
+
+const oldest = (o: WaitingOrganization) => o.oldestAt?.getTime() ?? Number.POSITIVE_INFINITY;
 
 /**
  * Fair share across organizations on one BullMQ queue (docs/architecture.md, "Fair share").
@@ -56,6 +58,7 @@ export class GenerationAdmission implements OnApplicationBootstrap, BeforeApplic
   constructor(
     private readonly admission: AdmissionRepository,
     private readonly limits: LimitsService,
+    private readonly backlogs: GenerationBacklogs,
     private readonly starts: ProviderStarts,
     private readonly fleet: FleetSlots,
     private readonly jobs: SceneJobs,
@@ -129,12 +132,18 @@ export class GenerationAdmission implements OnApplicationBootstrap, BeforeApplic
     const notStarted = await this.admission.admittedNotStarted(tx);
     const free = slots - notStarted;
     if (free <= 0) return none;
-    const organizations = await this.admission.waitingOrganizations(tx);
-    if (organizations.length === 0) return none;
-    const limits = await this.limits.ofMany(
-      organizations.map((o) => o.organizationId),
-      tx,
-    );
+    // One row per organization with work waiting (tenancy's counts), never a scan of the waiting.
+    const backlogs = await this.backlogs.withWaiting(tx);
+    if (backlogs.length === 0) return none;
+    const waitingIds = backlogs.map((b) => b.organizationId);
+    const [turns, limits] = [await this.admission.turnsOf(tx, waitingIds), await this.limits.ofMany(waitingIds, tx)];
+    const organizations: WaitingOrganization[] = backlogs.map((b) => ({
+      organizationId: b.organizationId,
+      waiting: b.waiting,
+      running: b.running,
+      lastTurn: turns.get(b.organizationId)?.lastTurn ?? null,
+      oldestAt: turns.get(b.organizationId)?.oldestAt ?? null,
+    }));
     const order = planAdmissions(organizations, limits, free);
     const counts = new Map<string, number>();
     for (const id of order) counts.set(id, (counts.get(id) ?? 0) + 1);
@@ -144,7 +153,12 @@ export class GenerationAdmission implements OnApplicationBootstrap, BeforeApplic
     const planned = order.map((id) => queues.get(id)!.shift()).filter((o): o is WaitingOperation => o !== undefined);
     const { operations, waitMs } = await this.withinProviderRate(planned, notStarted);
     const ids = new Set(await this.admission.admit(tx, operations, this.clock.now()));
-    return { admitted: operations.filter((o) => ids.has(o.id)), waitMs };
+    const admitted = operations.filter((o) => ids.has(o.id));
+    const perOrganization = new Map<string, number>();
+    for (const op of admitted) perOrganization.set(op.organizationId, (perOrganization.get(op.organizationId) ?? 0) + 1);
+    // In the same transaction: they stop waiting and hold their organization's slots from now.
+    await this.backlogs.admitted(tx, perOrganization);
+    return { admitted, waitMs };
   }
 
   /**

@@ -87,7 +87,7 @@ describe(GenerationBacklogMetrics.name, () => {
       ofMany: (ids: string[]) =>
         Promise.resolve(
           new Map<string, OrganizationLimits>(
-            ids.map((id) => [id, { maxConcurrentGenerations: limits[id] ?? 10, generationsPerDay: null }]),
+            ids.map((id) => [id, { maxConcurrentGenerations: limits[id] ?? 10, generationsPerDay: null, maxWaitingGenerations: 1000 }]),
           ),
         ),
     } as unknown as LimitsService;

@@ -1,10 +1,10 @@
-import { UsageService } from '@app/tenancy';
+import { BacklogPlace, GenerationBacklogs, UsageService } from '@app/tenancy';
 import { WebhookOutbox } from '@app/webhooks';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { OperationError } from './operation-error';
 import { toOperationResponse } from './operation-view';
-import { OperationsRepository } from './operations.repository';
+import { EndedOperation, OperationsRepository } from './operations.repository';
 import { SceneChanges } from './scene-changes';
 
 /**
@@ -12,8 +12,9 @@ import { SceneChanges } from './scene-changes';
  * (`operation.succeeded` / `operation.failed`, the operation as GET shows it then), so a webhook
  * exists exactly when the end committed. Operations ended by their scene's deletion are not
  * announced: their scene is gone and so are they; `scene.deleted` says it. Each end is counted in
- * the organization's usage in the same transaction too, and broadcast once it commits (SceneChanges:
- * open studios show the scene's new state).
+ * the organization's usage in the same transaction too, taken off its backlog (waiting or
+ * running, whichever it was), which admission counts by, and broadcast once it commits
+ * (SceneChanges: open studios show the scene's new state).
  */
 @Injectable()
 export class OperationOutcomes {
@@ -22,22 +23,39 @@ export class OperationOutcomes {
     private readonly outbox: WebhookOutbox,
     private readonly usage: UsageService,
     private readonly changes: SceneChanges,
+    private readonly backlogs: GenerationBacklogs,
   ) {}
 
   /** false when the operation had already ended (nothing changes, nothing is announced). */
   async succeeded(tx: EntityManager, id: string, version: number, at: Date): Promise<boolean> {
-    const organizationId = await this.operations.markSucceeded(tx, id, version, at);
-    if (!organizationId) return false;
-    await this.usage.ended(tx, organizationId, 'succeeded', at);
+    const ended = await this.operations.markSucceeded(tx, id, version, at);
+    if (!ended) return false;
+    await this.usage.ended(tx, ended.organizationId, 'succeeded', at, placeOf(ended));
     await this.announce(tx, id, 'operation.succeeded', at);
     return true;
   }
 
-  async failed(tx: EntityManager, id: string, error: OperationError, at: Date): Promise<boolean> {
-    const organizationId = await this.operations.markFailed(tx, id, error, at);
-    if (!organizationId) return false;
-    await this.usage.ended(tx, organizationId, error.code === 'cancelled' ? 'cancelled' : 'failed', at);
+  /**
+   * `workMayGoOn`: the end does not stop the work (a partner's cancel, the scene's deletion), so a
+   * started generation keeps its slot until the worker sees its work end (`slotReleased`).
+   */
+  async failed(tx: EntityManager, id: string, error: OperationError, at: Date, opts: { workMayGoOn?: boolean } = {}): Promise<boolean> {
+    const ended = await this.operations.markFailed(tx, id, error, at, opts.workMayGoOn ?? false);
+    if (!ended) return false;
+    await this.usage.ended(tx, ended.organizationId, error.code === 'cancelled' ? 'cancelled' : 'failed', at, placeOf(ended));
     await this.announce(tx, id, 'operation.failed', at);
+    return true;
+  }
+
+  /**
+   * The work of an operation that ended while it went on (`cancelling`) has ended: what the provider
+   * reported it cost is counted, and its slot is free. False when it held none (already released).
+   */
+  async slotReleased(tx: EntityManager, id: string, costUnits: number, at: Date): Promise<boolean> {
+    const organizationId = await this.operations.releaseSlot(tx, id);
+    if (!organizationId) return false;
+    await this.usage.providerCost(tx, organizationId, costUnits, at);
+    await this.backlogs.released(tx, organizationId);
     return true;
   }
 
@@ -47,4 +65,8 @@ export class OperationOutcomes {
     await this.outbox.emit(tx, op.organizationId, type, { ...toOperationResponse(op) }, at);
     this.changes.changedAfterCommit(tx, op.sceneId);
   }
+}
+
+function placeOf(ended: EndedOperation): BacklogPlace {
+  return !ended.admitted ? 'waiting' : ended.holdsSlot ? 'holding' : 'running';
 }

@@ -10,7 +10,8 @@ export function toOperationResponse(op: VisibleOperation): OperationResponse {
         operationId: op.id,
         status: 'processing',
         progress: op.progress ?? 0,
-        stage: op.stage ?? 'queued',
+        // `cancelling` belongs to ended operations only.
+        stage: op.stage === null || op.stage === 'cancelling' ? 'queued' : op.stage,
         createdAt: base.createdAt,
         updatedAt: base.updatedAt,
       };

@@ -2,8 +2,12 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type OperationKind = 'scene.create' | 'scene.edit';
 export type OperationStatus = 'processing' | 'succeeded' | 'failed';
-/** Where a processing operation is: waiting for a worker, at the generator, fetching its files, writing them. */
-export type OperationStage = 'queued' | 'generating' | 'downloading' | 'storing';
+/**
+ * Where a processing operation is: waiting for a worker, at the generator, fetching its files,
+ * writing them. `cancelling`: ended for its partner (cancelled, or its scene deleted) while its
+ * world is still being made; it holds its organization's slot until that work ends.
+ */
+export type OperationStage = 'queued' | 'generating' | 'downloading' | 'storing' | 'cancelling';
 
 /** A job at a provider, as the generator described it (libs/generation `ProviderJob`). */
 export interface StoredProviderJob {
@@ -56,7 +60,7 @@ export class OperationEntity {
   @Column({ type: 'real', nullable: true })
   progress: number | null;
 
-  /** While processing; null once finished. */
+  /** While processing; null once finished, or `cancelling` while an ended operation's work goes on. */
   @Column({ type: 'text', nullable: true })
   stage: OperationStage | null;
 

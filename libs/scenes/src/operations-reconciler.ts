@@ -71,6 +71,10 @@ export class OperationsReconciler implements OnApplicationBootstrap, OnApplicati
         if (fresh?.status === 'processing') {
           await this.operations.transaction((tx) => this.outcomes.failed(tx, op.id, OperationFailures.generationFailed(), now));
           this.logger.warn(`operation ${op.id}: its job ${state} without recording a result; marked failed`);
+        } else if (fresh?.stage === 'cancelling') {
+          // Its job followed the work after a cancel and ended without freeing the slot: free it.
+          await this.operations.transaction((tx) => this.outcomes.slotReleased(tx, op.id, 0, now));
+          this.logger.warn(`operation ${op.id}: its job ${state} while following a cancelled generation; its slot is free`);
         }
       }
     }

@@ -24,6 +24,16 @@ const VISIBLE = [
   'completedAt',
 ] as const satisfies readonly (keyof OperationEntity)[];
 
+/**
+ * An operation that just ended: whose it was, whether admission had let it on the queue, and
+ * whether it still holds its slot (`cancelling`: its work goes on, and frees the slot when it ends).
+ */
+export interface EndedOperation {
+  organizationId: string;
+  admitted: boolean;
+  holdsSlot: boolean;
+}
+
 /** An operation as its organization sees it. */
 export type VisibleOperation = Pick<OperationEntity, (typeof VISIBLE)[number]>;
 
@@ -129,26 +139,46 @@ export class OperationsRepository {
     await rawQuery(this.db, `UPDATE operations SET enqueued_at = $2 WHERE id = ANY($1) AND status = 'processing'`, [ids, at]);
   }
 
-  /** Only a processing operation moves; returns its organization, or null when someone else finished it first. */
-  async markSucceeded(tx: EntityManager, id: string, version: number, at: Date): Promise<string | null> {
-    const organization = entityColumns(tx, OperationEntity, { only: ['organizationId'] });
-    const [op] = await organization.rows(
+  /**
+   * Only a processing operation moves; returns its organization and whether its turn had come
+   * (what its end takes off the organization's backlog), or null when someone else finished it first.
+   */
+  async markSucceeded(tx: EntityManager, id: string, version: number, at: Date): Promise<EndedOperation | null> {
+    const ended = entityColumns(tx, OperationEntity, { only: ['organizationId', 'admittedAt', 'stage'] });
+    const [op] = await ended.rows(
       tx,
       `UPDATE operations SET status = 'succeeded', version = $2, progress = 1, stage = NULL, updated_at = $3, completed_at = $3
-        WHERE id = $1 AND status = 'processing' RETURNING ${organization.sql}`,
+        WHERE id = $1 AND status = 'processing' RETURNING ${ended.sql}`,
       [id, version, at],
     );
-    return op?.organizationId ?? null;
+    return op ? { organizationId: op.organizationId, admitted: op.admittedAt != null, holdsSlot: false } : null;
   }
 
-  async markFailed(tx: EntityManager, id: string, error: OperationError, at: Date): Promise<string | null> {
+  /**
+   * `workMayGoOn`: the end does not stop the work (a cancel, a deletion): an operation a worker has
+   * started keeps its slot (`cancelling`) until the worker sees that work end (releaseSlot).
+   */
+  async markFailed(tx: EntityManager, id: string, error: OperationError, at: Date, workMayGoOn = false): Promise<EndedOperation | null> {
+    const ended = entityColumns(tx, OperationEntity, { only: ['organizationId', 'admittedAt', 'stage'] });
+    const [op] = await ended.rows(
+      tx,
+      `UPDATE operations SET status = 'failed', error_code = $2, error_message = $3, error_retryable = $4,
+              stage = CASE WHEN $6 AND admitted_at IS NOT NULL AND started_at IS NOT NULL THEN 'cancelling' END,
+              updated_at = $5, completed_at = $5
+        WHERE id = $1 AND status = 'processing' RETURNING ${ended.sql}`,
+      [id, error.code, error.message, error.retryable, at, workMayGoOn],
+    );
+    return op ? { organizationId: op.organizationId, admitted: op.admittedAt != null, holdsSlot: op.stage === 'cancelling' } : null;
+  }
+
+  /** The work of a `cancelling` operation ended: it stops holding its slot. Its organization, or null when it held none. */
+  async releaseSlot(tx: EntityManager, id: string): Promise<string | null> {
     const organization = entityColumns(tx, OperationEntity, { only: ['organizationId'] });
     const [op] = await organization.rows(
       tx,
-      `UPDATE operations SET status = 'failed', error_code = $2, error_message = $3, error_retryable = $4,
-              stage = NULL, updated_at = $5, completed_at = $5
-        WHERE id = $1 AND status = 'processing' RETURNING ${organization.sql}`,
-      [id, error.code, error.message, error.retryable, at],
+      // updated_at stays the end's: what its partner sees of the operation does not change.
+      `UPDATE operations SET stage = NULL WHERE id = $1 AND stage = 'cancelling' RETURNING ${organization.sql}`,
+      [id],
     );
     return op?.organizationId ?? null;
   }
@@ -157,27 +187,30 @@ export class OperationsRepository {
    * Stage and progress (0 to 1) of a processing operation; progress never goes down, whatever a
    * provider or a repeated job reports. Also counts as progress for the reconciler.
    */
-  async setProgress(id: string, stage: OperationStage, progress: number, at: Date): Promise<void> {
-    await rawQuery(
+  async setProgress(id: string, stage: OperationStage, progress: number, at: Date): Promise<boolean> {
+    const { affected } = await rawQuery(
       this.db,
       `UPDATE operations SET stage = $2, progress = GREATEST(coalesce(progress, 0), $3), updated_at = $4,
               started_at = coalesce(started_at, CASE WHEN $2 <> 'queued' THEN $4::timestamptz END)
         WHERE id = $1 AND status = 'processing'`,
       [id, stage, progress, at],
     );
+    return affected === 1;
   }
 
   /**
    * Records the provider's job on a processing operation that has none yet: the first write after
    * a submit, before anything else, so a restarted worker resumes this job instead of submitting
-   * again. False when the operation finished meanwhile (cancelled, its scene deleted) or another
-   * run recorded a job first: the caller then cancels the job it just started.
+   * again; also on an operation cancelled since its start (`cancelling`), whose job is then
+   * followed to its end. False when the operation finished otherwise or another run recorded a job
+   * first: the caller then cancels the job it just started.
    */
   async recordJob(id: string, generator: string, job: StoredProviderJob, at: Date): Promise<boolean> {
     const { affected } = await rawQuery(
       this.db,
-      `UPDATE operations SET generator = $2, provider_job = $3, submitted_at = $4, stage = 'generating', updated_at = $4
-        WHERE id = $1 AND status = 'processing' AND provider_job IS NULL`,
+      `UPDATE operations SET generator = $2, provider_job = $3, submitted_at = $4, updated_at = $4,
+              stage = CASE WHEN status = 'processing' THEN 'generating' ELSE stage END
+        WHERE id = $1 AND (status = 'processing' OR stage = 'cancelling') AND provider_job IS NULL`,
       [id, generator, JSON.stringify(job), at],
     );
     return affected === 1;
@@ -207,13 +240,15 @@ export class OperationsRepository {
   }
 
   /**
-   * Admitted processing operations with no progress since `before`, oldest first: candidates for
-   * the reconciler. Operations still waiting for their turn are admission's, not its.
+   * Admitted processing operations with no progress since `before`, oldest first, and every ended
+   * one whose work is still followed (`cancelling`: at most its organization's slots; their
+   * `updated_at` stays their end's): candidates for the reconciler. Operations still waiting for
+   * their turn are admission's, not its.
    */
   stale(before: Date, limit: number): Promise<Pick<OperationEntity, 'id' | 'kind' | 'enqueuedAt'>[]> {
     return this.operations().find({
       select: { id: true, kind: true, enqueuedAt: true },
-      where: { status: 'processing', admittedAt: Not(IsNull()), updatedAt: LessThanOrEqual(before) },
+      where: [{ status: 'processing', admittedAt: Not(IsNull()), updatedAt: LessThanOrEqual(before) }, { stage: 'cancelling' }],
       order: { updatedAt: 'ASC' },
       take: limit,
     });

@@ -43,7 +43,9 @@ export class OperationsService {
       await this.scenes.lockById(tx, sceneId);
       const op = await this.operations.lockVisible(tx, organizationId, id);
       if (!op || op.status !== 'processing') return op ? { op, cancelled: false } : null;
-      await this.outcomes.failed(tx, op.id, OperationFailures.cancelled(), now);
+      // A started generation's work goes on at the provider (or in a worker): it keeps its slot
+      // until that ends, so cancelling never lets an organization run more than its limit.
+      await this.outcomes.failed(tx, op.id, OperationFailures.cancelled(), now, { workMayGoOn: true });
       if (op.kind === 'scene.create') await this.scenes.markCreationFailed(tx, op.sceneId, now);
       return { op, cancelled: true };
     });

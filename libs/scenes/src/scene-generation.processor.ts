@@ -108,7 +108,9 @@ export class SceneGenerationProcessor {
     const op = await this.operations.findById(operationId);
     if (!op) return { skipped: 'unknown operation' };
     if (op.status !== 'processing') {
-      // Cancelled by its partner, or its scene deleted, while the provider worked on it.
+      // Cancelled by its partner, or its scene deleted, after a worker started it: its work is
+      // followed to its end, which frees its slot.
+      if (op.stage === 'cancelling') return this.windDown(op);
       await this.cancelAtProvider(op);
       return { skipped: op.status };
     }
@@ -168,7 +170,14 @@ export class SceneGenerationProcessor {
         await this.progress(op, 'queued', 0);
         throw new RescheduleJob(waitMs);
       }
-      await this.progress(op, 'generating', PROGRESS.started);
+      // The start is recorded before anything is sent: a cancel from here on keeps the slot until
+      // this work ends, and one before it means nothing is sent at all.
+      if (!(await this.progress(op, 'generating', PROGRESS.started))) {
+        // Ended meanwhile. Nothing of this run is still working (an edit's earlier round ended in
+        // its commit), so a slot it still holds is free now.
+        await this.scenes.transaction((tx) => this.outcomes.slotReleased(tx, op.id, 0, this.clock.now()));
+        return { skipped: 'ended before its start' };
+      }
       const request = await this.request(op, scene, { withSource: true });
       const outcome = await this.generator.submit(request);
       if ('scene' in outcome) {
@@ -260,10 +269,12 @@ export class SceneGenerationProcessor {
     return Math.min(Math.max(base, providerAskedMs ?? 0), 3_600_000);
   }
 
-  private async progress(op: OperationEntity, stage: OperationStage, progress: number): Promise<void> {
-    await this.operations.setProgress(op.id, stage, progress, this.clock.now());
+  /** False when the operation is no longer processing (nothing was recorded). */
+  private async progress(op: OperationEntity, stage: OperationStage, progress: number): Promise<boolean> {
+    const recorded = await this.operations.setProgress(op.id, stage, progress, this.clock.now());
     // The studio shows a creation's progress; an edit turn's shows nowhere.
-    if (op.kind === 'scene.create') this.changes.changed(op.sceneId);
+    if (recorded && op.kind === 'scene.create') this.changes.changed(op.sceneId);
+    return recorded;
   }
 
   private async request(op: OperationEntity, scene: SceneEntity, opts: { withSource: boolean }): Promise<GenerationRequest> {
@@ -303,7 +314,11 @@ export class SceneGenerationProcessor {
   ): Promise<{ version: number } | { skipped: string } | { discarded: string }> {
     const scene = await this.scenes.lockById(tx, sceneId);
     const current = await this.operations.lockById(tx, op.id);
-    if (!current || current.status !== 'processing') return { skipped: 'already finished' };
+    if (!current || current.status !== 'processing') {
+      // Cancelled (or its scene deleted) while this worker made it: its work has ended now.
+      if (current?.stage === 'cancelling') await this.outcomes.slotReleased(tx, op.id, costUnits, this.clock.now());
+      return { skipped: 'already finished' };
+    }
     const now = this.clock.now();
     // The provider's work was done, and charged, whatever happens to its result.
     await this.usage.providerCost(tx, op.organizationId, costUnits, now);
@@ -358,6 +373,36 @@ export class SceneGenerationProcessor {
       return true;
     });
     if (ended) this.metrics.failed(op.kind, error.code);
+  }
+
+  /**
+   * An operation that ended while its work went on (`cancelling`): its provider job is cancelled
+   * where the provider can, then polled until the provider reports its end (Marble cannot cancel:
+   * the world is made to its end), and only then is its slot freed, with what the provider
+   * reported it cost. Work that ran in a worker (no provider job) has ended once this runs: a job
+   * runs on one worker at a time, and the run that made it has ended or committed.
+   */
+  private async windDown(op: OperationEntity): Promise<unknown> {
+    const release = async (costUnits: number, why: string) => {
+      await this.scenes.transaction((tx) => this.outcomes.slotReleased(tx, op.id, costUnits, this.clock.now()));
+      return { released: why };
+    };
+    if (!op.providerJob || op.generator !== this.generator.name) return release(0, 'no work left');
+    await this.cancelAtProvider(op);
+    const elapsedMs = this.clock.now().getTime() - (op.submittedAt ?? op.createdAt).getTime();
+    if (elapsedMs > this.config.slice(GENERATION_CONFIG).deadlineMs) return release(0, 'deadline');
+    try {
+      const poll = await this.generator.poll(op.providerJob);
+      if (poll.status === 'running') throw new RescheduleJob(this.pollDelayMs(elapsedMs, poll.retryAfterMs));
+      return await release(poll.costUnits ?? 0, `provider job ${poll.status}`);
+    } catch (e) {
+      if (e instanceof RescheduleJob) throw e;
+      // A provider briefly away is waited out, as for a running job; one that will not answer is
+      // let go at the deadline above.
+      if (e instanceof GenerationError && e.retryable) throw new RescheduleJob(this.pollDelayMs(elapsedMs, e.retryAfterMs));
+      if (e instanceof GenerationError) return release(0, `provider job ${e.code}`);
+      throw e;
+    }
   }
 
   /** Cancels a finished operation's provider job, once, where this generator started it. */

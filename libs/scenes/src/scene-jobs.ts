@@ -1,8 +1,8 @@
 import { AppConfig, Clock, QueueService, RedisCircuit } from '@app/core';
 import { GENERATION_CONFIG } from '@app/generation';
+import { GenerationBacklogs } from '@app/tenancy';
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { AdmissionRepository } from './admission.repository';
 import { OperationEntity } from './operation.entity';
 import { OperationsRepository } from './operations.repository';
 import { SCENES_QUEUE, SceneJob } from './scenes.jobs';
@@ -28,7 +28,7 @@ export class SceneJobs {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly circuit: RedisCircuit,
-    private readonly admission: AdmissionRepository,
+    private readonly backlogs: GenerationBacklogs,
   ) {}
 
   /** Throws when Redis is unreachable or its circuit open; the caller decides whether that matters. */
@@ -83,7 +83,10 @@ export class SceneJobs {
     if (!own || now - own.at > 1000) {
       own = { at: now, waiting: own?.waiting ?? 0 };
       this.waiting.set(organizationId, own);
-      own.waiting = await this.admission.waitingOf(organizationId).catch(() => 0);
+      own.waiting = await this.backlogs
+        .of(organizationId)
+        .then((b) => b.waiting)
+        .catch(() => 0);
     }
     const perWorkerRound = Math.max(1, this.config.worker.concurrency);
     return Math.min(10, Math.max(1, 1 + Math.floor((this.depth.waiting + own.waiting) / (perWorkerRound * 2))));

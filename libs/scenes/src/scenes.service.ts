@@ -46,45 +46,45 @@ export class ScenesService {
   /**
    * Accepts a scene in one transaction, idempotently: the idempotency record, the scene
    * (reserving its externalRef), the creating operation, the source asset's attachment and the
-   * day's usage (refused past the organization's quota). The operation then waits in PostgreSQL
-   * for its organization's turn (GenerationAdmission), which the workers are told of at once: an
-   * accepted operation is never lost, whatever happens to Redis.
+   * day's usage (refused past the organization's quota or its waiting cap). The operation then
+   * waits in PostgreSQL for its organization's turn (GenerationAdmission), which the workers are
+   * told of at once: an accepted operation is never lost, whatever happens to Redis.
+   * Five round trips for a plain prompt where it took eight (BEGIN; the idempotency lock, lookup
+   * and record; the scene and its operation; the usage and backlog counts; COMMIT): the answer is
+   * known before the work (its ids are made first), so the record is written with the lock, and
+   * a refusal rolls it back with the rest.
    */
   async create(organizationId: string, key: IdempotencyKey, dto: CreateSceneDto): Promise<Idempotent<OperationAcceptedResponse>> {
     const now = this.clock.now();
-    const created: { op?: OperationEntity } = {};
+    const sceneId = this.ids.generate(SceneIdPrefix.Scene);
+    const op = newOperation(this.ids.generate(SceneIdPrefix.Operation), organizationId, sceneId, 'scene.create', null, now);
+    const scene: SceneEntity = {
+      id: sceneId,
+      organizationId,
+      externalRef: dto.externalRef ?? null,
+      prompt: dto.prompt,
+      sourceAssetId: dto.sourceAssetId ?? null,
+      status: 'generating',
+      currentVersion: null,
+      creatingOperationId: op.id,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+    };
     const result = await this.scenes.transaction((tx) =>
-      this.idempotency.run(tx, { organizationId, ...key, payload: { ...dto } }, async () => {
-        const sceneId = this.ids.generate(SceneIdPrefix.Scene);
-        const operationId = this.ids.generate(SceneIdPrefix.Operation);
+      this.idempotency.runKnownAnswer(tx, { organizationId, ...key, payload: { ...dto } }, accepted(op), async () => {
         if (dto.sourceAssetId) await this.assets.attachForScene(tx, organizationId, dto.sourceAssetId, now);
-        const scene: SceneEntity = {
-          id: sceneId,
-          organizationId,
-          externalRef: dto.externalRef ?? null,
-          prompt: dto.prompt,
-          sourceAssetId: dto.sourceAssetId ?? null,
-          status: 'generating',
-          currentVersion: null,
-          creatingOperationId: operationId,
-          createdAt: now,
-          updatedAt: now,
-          deletedAt: null,
-        };
         try {
-          await this.scenes.insert(tx, scene);
+          await this.scenes.insertWithOperation(tx, scene, op);
         } catch (e) {
           if (isExternalRefConflict(e)) throw SceneErrors.externalRefConflict();
           throw e;
         }
-        created.op = newOperation(operationId, organizationId, sceneId, 'scene.create', null, now);
-        await this.operations.insert(tx, created.op);
-        // Last: the day's counter row stays locked only until the commit that follows.
+        // Last: the organization's counter rows stay locked only until the commit that follows.
         await this.usage.startGeneration(tx, organizationId, 'creation', now);
-        return accepted(created.op);
       }),
     );
-    if (created.op) this.admission.wake();
+    if (!result.replayed) this.admission.wake();
     return result;
   }
 
@@ -123,7 +123,8 @@ export class ScenesService {
       const now = this.clock.now();
       await this.scenes.markDeleted(tx, scene.id, now);
       for (const opId of await this.operations.processingOfScene(tx, scene.id)) {
-        await this.outcomes.failed(tx, opId, OperationFailures.sceneDeleted(), now);
+        // As a cancel: started work goes on until it ends, holding its slot (OperationOutcomes).
+        await this.outcomes.failed(tx, opId, OperationFailures.sceneDeleted(), now, { workMayGoOn: true });
       }
       await this.deletionHooks.run(tx, { id: scene.id, organizationId: scene.organizationId }, now);
       await this.outbox.emit(tx, scene.organizationId, 'scene.deleted', { sceneId: scene.id, externalRef: scene.externalRef }, now);

@@ -10,11 +10,29 @@ export interface OrganizationLimits {
   maxConcurrentGenerations: number;
   /** Creations plus edits started per UTC day; null: unlimited. */
   generationsPerDay: number | null;
+  /**
+   * Generations accepted and still waiting for their turn (not admitted); more are refused with
+   * `429 max_waiting_generations_exceeded` (docs/api.md, "Limits"). Never unlimited: a backlog
+   * is rows, polls and admission work that someone pays for.
+   */
+  maxWaitingGenerations: number;
 }
 
-export const DEFAULT_LIMITS: Readonly<OrganizationLimits> = { maxConcurrentGenerations: 10, generationsPerDay: null };
+/**
+ * The default waiting cap, 1000: a hundred rounds of the default 10 at once, hours of a
+ * provider's work (Marble's minutes-long worlds at its few starts a minute take longer than a day
+ * to get through it), far more than a partner can usefully queue, and small enough that every
+ * organization's waiting rows stay a bounded table. An operator raises it per organization.
+ */
+export const DEFAULT_MAX_WAITING_GENERATIONS = 1000;
+export const DEFAULT_LIMITS: Readonly<OrganizationLimits> = {
+  maxConcurrentGenerations: 10,
+  generationsPerDay: null,
+  maxWaitingGenerations: DEFAULT_MAX_WAITING_GENERATIONS,
+};
 export const MAX_CONCURRENT_GENERATIONS = 10_000;
 export const MAX_GENERATIONS_PER_DAY = 100_000_000;
+export const MAX_WAITING_GENERATIONS = 1_000_000;
 
 /**
  * Operators' limits per organization. Read where they are enforced, in the statement or round that
@@ -37,7 +55,14 @@ export class LimitsService {
   async ofMany(organizationIds: string[], tx?: EntityManager): Promise<Map<string, OrganizationLimits>> {
     const rows = await this.repository.limitsOf(organizationIds, tx);
     const found = new Map(
-      rows.map((r) => [r.organizationId, { maxConcurrentGenerations: r.maxConcurrentGenerations, generationsPerDay: r.generationsPerDay }]),
+      rows.map((r) => [
+        r.organizationId,
+        {
+          maxConcurrentGenerations: r.maxConcurrentGenerations,
+          generationsPerDay: r.generationsPerDay,
+          maxWaitingGenerations: r.maxWaitingGenerations,
+        },
+      ]),
     );
     return new Map(organizationIds.map((id) => [id, found.get(id) ?? { ...DEFAULT_LIMITS }]));
   }
@@ -52,6 +77,10 @@ export class LimitsService {
     const perDay = next.generationsPerDay;
     if (perDay !== null && (!Number.isInteger(perDay) || perDay < 0 || perDay > MAX_GENERATIONS_PER_DAY)) {
       throw TenancyErrors.invalidLimit('generationsPerDay', `must be a whole number from 0 to ${MAX_GENERATIONS_PER_DAY}, or unlimited`);
+    }
+    const waiting = next.maxWaitingGenerations;
+    if (!Number.isInteger(waiting) || waiting < 1 || waiting > MAX_WAITING_GENERATIONS) {
+      throw TenancyErrors.invalidLimit('maxWaitingGenerations', `must be a whole number from 1 to ${MAX_WAITING_GENERATIONS}`);
     }
     await this.repository.saveLimits({ organizationId, ...next, updatedAt: this.clock.now() });
     return next;

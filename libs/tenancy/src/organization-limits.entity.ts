@@ -13,6 +13,10 @@ export class OrganizationLimitsEntity {
   @Column({ name: 'generations_per_day', type: 'integer', nullable: true })
   generationsPerDay: number | null;
 
+  /** Generations accepted and not yet admitted (waiting for their turn); more are refused. */
+  @Column({ name: 'max_waiting_generations', type: 'integer' })
+  maxWaitingGenerations: number;
+
   @Column({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
 }

@@ -3,11 +3,20 @@ import { DomainError, ErrorDeclarations } from '@app/core';
 /** Tenancy's own code (contract section 7). */
 export enum TenancyErrorCode {
   QuotaExceeded = 'quota_exceeded',
+  MaxWaitingGenerationsExceeded = 'max_waiting_generations_exceeded',
 }
+
+/**
+ * What a refusal over `maxWaitingGenerations` suggests waiting: the organization's next
+ * generation is admitted within about a round of the fleet, so a few seconds usually free a place;
+ * a partner that retries sooner only spends its rate limit.
+ */
+export const WAITING_RETRY_AFTER_SECONDS = 10;
 
 /** What it answers over HTTP; the HTTP apps assemble it (CoreModule.forRoot({ errors })). */
 export const TENANCY_ERRORS: ErrorDeclarations<TenancyErrorCode> = {
   [TenancyErrorCode.QuotaExceeded]: { status: 429, title: 'Quota exceeded' },
+  [TenancyErrorCode.MaxWaitingGenerationsExceeded]: { status: 429, title: 'Too many generations waiting' },
 };
 
 export const TenancyErrors = {
@@ -16,6 +25,12 @@ export const TenancyErrors = {
       TenancyErrorCode.QuotaExceeded,
       `The organization has started ${perDay ?? 'all'} generations (creations and edits) today, its daily quota; more can start after midnight UTC.`,
       { retryAfterSeconds },
+    ),
+  maxWaitingGenerationsExceeded: (max: number) =>
+    new DomainError(
+      TenancyErrorCode.MaxWaitingGenerationsExceeded,
+      `The organization already has ${max} generations (creations and edits) waiting to start, its maxWaitingGenerations; more can be accepted as they start.`,
+      { retryAfterSeconds: WAITING_RETRY_AFTER_SECONDS },
     ),
   invalidRange: (field: 'from' | 'to', message: string) =>
     DomainError.validation([{ field, code: 'invalid_range', message }], 'The usage period is not valid.'),

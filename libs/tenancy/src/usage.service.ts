@@ -2,11 +2,11 @@ import { Clock } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { UsageCounters, UsageDay, UsageResponse } from './dto/usage.response';
-import { LimitsService } from './limits.service';
+import { DEFAULT_MAX_WAITING_GENERATIONS, LimitsService } from './limits.service';
 import { TenancyErrors } from './tenancy.errors';
-import { TenancyRepository, UsageOutcome } from './tenancy.repository';
+import { BacklogPlace, TenancyRepository, UsageOutcome } from './tenancy.repository';
 
-export type { UsageOutcome } from './tenancy.repository';
+export type { BacklogPlace, UsageOutcome } from './tenancy.repository';
 
 /** The longest period one usage report covers. */
 export const MAX_USAGE_DAYS = 93;
@@ -37,21 +37,28 @@ export class UsageService {
   ) {}
 
   /**
-   * Counts a creation or an edit started at `at` against the day's quota; throws
-   * `quota_exceeded` (with the seconds to midnight UTC) when the quota is spent, which rolls the
-   * caller's transaction back: nothing is created and an Idempotency-Key is not used up.
+   * Counts a creation or an edit started at `at` against the day's quota, and as waiting against
+   * the organization's `maxWaitingGenerations`. Throws `quota_exceeded` (with the seconds to
+   * midnight UTC) or `max_waiting_generations_exceeded`, which rolls the caller's transaction back:
+   * nothing is created and an Idempotency-Key is not used up.
    */
   async startGeneration(tx: EntityManager, organizationId: string, kind: UsageKind, at: Date): Promise<void> {
-    if (!(await this.repository.countStart(tx, organizationId, utcDay(at), kind === 'edit'))) {
-      // In the caller's transaction: a second connection taken while this one is held could wait
-      // for ever on a pool that many refused requests hold at once.
-      const { generationsPerDay } = await this.limits.of(organizationId, tx);
-      throw TenancyErrors.quotaExceeded(generationsPerDay, secondsToUtcMidnight(at));
-    }
+    const counted = await this.repository.countStart(tx, organizationId, utcDay(at), kind === 'edit', DEFAULT_MAX_WAITING_GENERATIONS);
+    if (counted === 'counted') return;
+    // In the caller's transaction: a second connection taken while this one is held could wait
+    // for ever on a pool that many refused requests hold at once.
+    const limits = await this.limits.of(organizationId, tx);
+    if (counted === 'quota') throw TenancyErrors.quotaExceeded(limits.generationsPerDay, secondsToUtcMidnight(at));
+    throw TenancyErrors.maxWaitingGenerationsExceeded(limits.maxWaitingGenerations);
   }
 
-  ended(tx: EntityManager, organizationId: string, outcome: UsageOutcome, at: Date): Promise<void> {
-    return this.repository.countEnd(tx, organizationId, utcDay(at), outcome);
+  /**
+   * Counts an operation's end, and takes it off its organization's backlog: `was` says whether it
+   * was still waiting, running, or running with work that goes on after its end (then it keeps its
+   * slot until GenerationBacklogs.released).
+   */
+  ended(tx: EntityManager, organizationId: string, outcome: UsageOutcome, at: Date, was: BacklogPlace): Promise<void> {
+    return this.repository.countEnd(tx, organizationId, utcDay(at), outcome, was);
   }
 
   async providerCost(tx: EntityManager, organizationId: string, units: number, at: Date): Promise<void> {
@@ -73,10 +80,11 @@ export class UsageService {
     const from = range.from ?? `${(range.to ?? today).slice(0, 8)}01`;
     const to = range.to ?? (range.from ? lastDay(from, today) : today);
     checkRange(from, to);
-    const [limits, rows, todays] = await Promise.all([
+    const [limits, rows, todays, backlog] = await Promise.all([
       this.limits.of(organizationId),
       this.repository.days(organizationId, from, to),
       this.repository.days(organizationId, today, today),
+      this.repository.backlogOf(organizationId),
     ]);
     const byDay = new Map(rows.map((r) => [r.day, r]));
     const days: UsageDay[] = [];
@@ -94,6 +102,7 @@ export class UsageService {
         generationsStarted: startedToday,
         remaining: limits.generationsPerDay === null ? null : Math.max(0, limits.generationsPerDay - startedToday),
       },
+      inFlight: { generationsWaiting: backlog.waiting, generationsRunning: backlog.running, generationsCancelling: backlog.cancelling },
       days,
       totals: days.reduce(sum, counters(undefined)),
     };

@@ -200,6 +200,8 @@ export class FakeWorldLabs {
 
   /** `worlds:generate` calls accepted (each one a billed world at Marble). */
   submits = 0;
+  /** The most worlds ever being generated at once (accepted, not yet done), counted at each accepted generate. */
+  maxGenerating = 0;
   /** Uploads to a signed URL accepted. */
   uploads = 0;
   /** What each accepted upload carried, byte for byte, oldest first (kept while `recordRequests` is on). */
@@ -340,6 +342,7 @@ export class FakeWorldLabs {
     };
     this.operations.set(op.id, op);
     this.worlds.set(op.worldId, op);
+    this.maxGenerating = Math.max(this.maxGenerating, [...this.operations.values()].filter((o) => !isDone(o, now)).length);
     this.submits++;
     this.startTimes.push(now);
     // As the quickstart shows: not done, no metadata yet.

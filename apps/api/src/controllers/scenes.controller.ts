@@ -41,7 +41,10 @@ export class ScenesController {
     413: 'Body over 64 KiB (`payload_too_large`).',
     415: 'Not application/json (`unsupported_media_type`).',
     422: '`validation_failed`, `idempotency_key_reused`, `source_asset_not_found`, `source_image_too_small` or `source_image_aspect_ratio`.',
-    429: '`rate_limited`, or `quota_exceeded` when the organization has started its `generationsPerDay` for today (UTC; `Retry-After`: seconds to midnight UTC). Nothing is created and the Idempotency-Key stays unused.',
+    429:
+      '`rate_limited`; `quota_exceeded` when the organization has started its `generationsPerDay` for today (UTC; `Retry-After`: seconds to midnight UTC); ' +
+      '`max_waiting_generations_exceeded` when it already has `maxWaitingGenerations` generations waiting to start (`Retry-After`: 10). ' +
+      'Nothing is created and the Idempotency-Key stays unused.',
   })
   async create(
     @IdempotencyKey() key: RequestKey,

@@ -1,5 +1,5 @@
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
-import { entityColumns, rawInsert, rawQuery } from './raw-sql';
+import { entityColumns, rawInsert, rawInsertAll, rawQuery } from './raw-sql';
 import { bigintAsNumber } from './transformers';
 
 @Entity('widgets')
@@ -91,6 +91,24 @@ describe('raw SQL through entity metadata', () => {
     expect(result.affected).toBe(1);
     // Its own connection, given back: the statement belonged to no transaction.
     expect(runner.released).toBe(true);
+  });
+
+  it('inserts rows of several tables in one statement, numbering the parameters across them', async () => {
+    const { runner, sent } = fakeRunner({ records: [], affected: 1 });
+    jest.spyOn(sut, 'createQueryRunner').mockReturnValue(runner as never);
+    const affected = await rawInsertAll(sut, [
+      { entity: WidgetEntity, value: { id: 'w_1', ownerId: 'org_1', bytes: 4 } },
+      { entity: WidgetEntity, value: { id: 'w_2', ownerId: 'org_1', bytes: 5, spec: null } },
+    ]);
+    expect(sent).toEqual([
+      {
+        sql:
+          'WITH w0 AS (INSERT INTO widgets (id, owner_id, bytes) VALUES ($1, $2, $3)) ' +
+          'INSERT INTO widgets (id, owner_id, bytes, spec) VALUES ($4, $5, $6, $7)',
+        params: ['w_1', 'org_1', 4, 'w_2', 'org_1', 5, null],
+      },
+    ]);
+    expect(affected).toBe(1);
   });
 
   it("answers rows and the statement's row count, in the caller's transaction when given its manager", async () => {

@@ -26,6 +26,46 @@ export class IdempotencyRepository {
     return rows[0].locked;
   }
 
+  /**
+   * For an answer known before its work runs: takes the lock and, holding it, stores `record`
+   * unless the key holds an unexpired record, in one statement. `claimed`: the record is stored
+   * (it commits, or vanishes, with the caller's transaction); otherwise `stored` is what the key
+   * holds (null in the instant a concurrent request's record commits between this statement's
+   * start and its insert: the caller reads it again).
+   */
+  async claim(
+    tx: EntityManager,
+    record: IdempotencyKeyEntity,
+  ): Promise<{ locked: boolean; claimed: boolean; stored: StoredIdempotencyKey | null }> {
+    const stored = entityColumns(tx, IdempotencyKeyEntity, { alias: 'k', only: ['fingerprint', 'result', 'expiresAt'] });
+    const all = entityColumns(tx, IdempotencyKeyEntity, {
+      only: ['organizationId', 'key', 'fingerprint', 'result', 'createdAt', 'expiresAt'],
+    });
+    const { rows } = await rawQuery(
+      tx,
+      `WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7)) AS locked),
+       claimed AS (
+         INSERT INTO idempotency_keys AS x (${all.names.join(', ')}) SELECT $2, $3, $4, $5::jsonb, $6, $7 FROM lock WHERE lock.locked
+         ON CONFLICT (organization_id, key) DO UPDATE
+            SET fingerprint = EXCLUDED.fingerprint, result = EXCLUDED.result, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+          WHERE x.expires_at <= EXCLUDED.created_at
+         RETURNING 1)
+       SELECT lock.locked, (SELECT count(*) FROM claimed)::int AS claimed, ${stored.sql} FROM lock
+         LEFT JOIN idempotency_keys k ON k.organization_id = $2 AND k.key = $3 AND k.expires_at > $6`,
+      [
+        `${record.organizationId}:${record.key}`,
+        record.organizationId,
+        record.key,
+        record.fingerprint,
+        JSON.stringify(record.result),
+        record.createdAt,
+        record.expiresAt,
+      ],
+    );
+    const row = rows[0];
+    return { locked: row.locked === true, claimed: row.claimed === 1, stored: row.fingerprint == null ? null : stored.toEntity(row) };
+  }
+
   async find(tx: EntityManager, organizationId: string, key: string): Promise<StoredIdempotencyKey | null> {
     const stored = entityColumns(tx, IdempotencyKeyEntity, { only: ['fingerprint', 'result', 'expiresAt'] });
     const [found] = await stored.rows(tx, `SELECT ${stored.sql} FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [

@@ -47,9 +47,28 @@ export function fingerprint(route: string, body: Record<string, unknown>): strin
   return sha256Hex(`${route}\n${canonical}`);
 }
 
+function inProgress(): DomainError {
+  return new DomainError(
+    ErrorCode.IdempotencyRequestInProgress,
+    'A request with this Idempotency-Key is still being handled. Retry after it completes.',
+    { retryAfterSeconds: 1 },
+  );
+}
+
+/** The stored answer, when the request is the one that stored it; else `idempotency_key_reused`. */
+function replayOf<T>(stored: { fingerprint: string; result: object }, print: string): T {
+  if (stored.fingerprint !== print) {
+    throw new DomainError(
+      ErrorCode.IdempotencyKeyReused,
+      'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+    );
+  }
+  return stored.result as T;
+}
+
 /**
- * The one entry point of idempotency: `run(tx, request, work)` inside the transaction of the work
- * it protects. It holds a transaction-scoped advisory lock on (organization, key), so a second
+ * The entry points of idempotency: `run(tx, request, work)` inside the transaction of the work
+ * it protects (and `runKnownAnswer`, the same in fewer round trips when the answer is known first). It holds a transaction-scoped advisory lock on (organization, key), so a second
  * request with the same key while the first is running gets 409 at once instead of waiting;
  * replays the stored result of an earlier request with the same payload; refuses the same key
  * with another payload; otherwise runs the work and stores its result, which commits (or
@@ -66,27 +85,17 @@ export class IdempotentRequests {
 
   async run<T extends object>(tx: EntityManager, request: IdempotentRequest, work: () => Promise<T>): Promise<Idempotent<T>> {
     const { organizationId, key } = request;
-    if (!(await this.records.tryLock(tx, organizationId, key))) {
-      throw new DomainError(
-        ErrorCode.IdempotencyRequestInProgress,
-        'A request with this Idempotency-Key is still being handled. Retry after it completes.',
-        { retryAfterSeconds: 1 },
-      );
-    }
+    if (!(await this.records.tryLock(tx, organizationId, key))) throw inProgress();
     const print = fingerprint(request.scope, request.payload);
     const now = this.clock.now();
+    // Read after the lock is held, in a statement of its own: it sees a record committed by the
+    // request that held the lock before.
     const stored = await this.records.find(tx, organizationId, key);
     if (stored && stored.expiresAt <= now) {
       // Past the window: the key is free again.
       await this.records.delete(tx, organizationId, key);
     } else if (stored) {
-      if (stored.fingerprint !== print) {
-        throw new DomainError(
-          ErrorCode.IdempotencyKeyReused,
-          'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
-        );
-      }
-      return { value: stored.result as T, replayed: true };
+      return { value: replayOf<T>(stored, print), replayed: true };
     }
     const value = await work();
     await this.records.insert(tx, {
@@ -98,6 +107,41 @@ export class IdempotentRequests {
       expiresAt: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
     });
     return { value, replayed: false };
+  }
+
+  /**
+   * `run` for work whose answer is known before it runs (its ids made up front): the lock, the
+   * lookup and the record are one statement, before the work, instead of three round trips around
+   * it. The record commits with the work, or vanishes with it when the work throws (the caller's
+   * transaction rolls back), so failed work still does not use up its key. `answer` is what the
+   * work's success answers; a replay answers the first request's.
+   */
+  async runKnownAnswer<T extends object>(
+    tx: EntityManager,
+    request: IdempotentRequest,
+    answer: T,
+    work: () => Promise<void>,
+  ): Promise<Idempotent<T>> {
+    const { organizationId, key } = request;
+    const print = fingerprint(request.scope, request.payload);
+    const now = this.clock.now();
+    const claim = await this.records.claim(tx, {
+      organizationId,
+      key,
+      fingerprint: print,
+      result: answer,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
+    });
+    if (!claim.locked) throw inProgress();
+    if (claim.claimed) {
+      await work();
+      return { value: answer, replayed: false };
+    }
+    // A record committed after this statement began is read now (the instant between them).
+    const stored = claim.stored ?? (await this.records.find(tx, organizationId, key));
+    if (!stored || stored.expiresAt <= now) throw inProgress();
+    return { value: replayOf<T>(stored, print), replayed: true };
   }
 
   @OnJob(CoreJob.IdempotencyPurgeExpired)

@@ -9,6 +9,12 @@ export class LimitsResponse {
 
   @ApiProperty({ type: 'integer', nullable: true, example: 500, description: 'Creations plus edits started per UTC day; null: unlimited.' })
   generationsPerDay: number | null;
+
+  @ApiProperty({
+    example: 1000,
+    description: 'Creations plus edits accepted and waiting to start; more are refused with `429 max_waiting_generations_exceeded`.',
+  })
+  maxWaitingGenerations: number;
 }
 
 export class UsageCounters {
@@ -47,6 +53,25 @@ export class UsageToday {
   remaining: number | null;
 }
 
+export class UsageInFlight {
+  @ApiProperty({ example: 3, description: 'Creations and edits accepted and waiting to start (what maxWaitingGenerations caps).' })
+  generationsWaiting: number;
+
+  @ApiProperty({
+    example: 10,
+    description:
+      'Creations and edits holding one of the maxConcurrentGenerations slots now: started or about to, and those cancelled (or their scene deleted) whose work has not ended yet.',
+  })
+  generationsRunning: number;
+
+  @ApiProperty({
+    example: 1,
+    description:
+      'Of generationsRunning: cancelled (or their scene deleted) while their work goes on at the provider or in a worker; each frees its slot, and its cost is counted, when that work ends.',
+  })
+  generationsCancelling: number;
+}
+
 export class UsageResponse {
   @ApiProperty({ example: 'org_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
   organizationId: string;
@@ -62,6 +87,9 @@ export class UsageResponse {
 
   @ApiProperty({ type: UsageToday })
   today: UsageToday;
+
+  @ApiProperty({ type: UsageInFlight, description: 'Now, not per day: what the organization has waiting and running.' })
+  inFlight: UsageInFlight;
 
   @ApiProperty({ type: [UsageDay], description: 'Every day from `from` to `to`, oldest first; days without activity count zero.' })
   days: UsageDay[];

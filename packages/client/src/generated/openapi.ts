@@ -477,6 +477,11 @@ export interface components {
              * @example 10
              */
             maxConcurrentGenerations: number;
+            /**
+             * @description Creations plus edits accepted and waiting to start; more are refused with `429 max_waiting_generations_exceeded`.
+             * @example 1000
+             */
+            maxWaitingGenerations: number;
             /** @example org_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
             organizationId: string;
         };
@@ -542,7 +547,7 @@ export interface components {
         /** @description RFC 9457 problem details. `code` is stable and machine-readable. */
         Problem: {
             /** @enum {string} */
-            code: "bad_request" | "invalid_json" | "invalid_id" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_request_in_progress" | "payload_too_large" | "expectation_failed" | "headers_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "unavailable" | "internal_error" | "external_ref_conflict" | "scene_not_ready" | "edit_in_progress" | "unsupported_image_format" | "image_corrupt" | "image_dimensions_exceeded" | "source_asset_not_found" | "source_image_too_small" | "source_image_aspect_ratio" | "origin_not_allowed" | "session_ended" | "quota_exceeded" | "limit_exceeded";
+            code: "bad_request" | "invalid_json" | "invalid_id" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_request_in_progress" | "payload_too_large" | "expectation_failed" | "headers_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "unavailable" | "internal_error" | "external_ref_conflict" | "scene_not_ready" | "edit_in_progress" | "unsupported_image_format" | "image_corrupt" | "image_dimensions_exceeded" | "source_asset_not_found" | "source_image_too_small" | "source_image_aspect_ratio" | "origin_not_allowed" | "session_ended" | "quota_exceeded" | "max_waiting_generations_exceeded" | "limit_exceeded";
             detail: string;
             /** @description Present for field problems (`validation_failed`). */
             errors?: {
@@ -682,6 +687,23 @@ export interface components {
              */
             storedBytes: number;
         };
+        UsageInFlight: {
+            /**
+             * @description Of generationsRunning: cancelled (or their scene deleted) while their work goes on at the provider or in a worker; each frees its slot, and its cost is counted, when that work ends.
+             * @example 1
+             */
+            generationsCancelling: number;
+            /**
+             * @description Creations and edits holding one of the maxConcurrentGenerations slots now: started or about to, and those cancelled (or their scene deleted) whose work has not ended yet.
+             * @example 10
+             */
+            generationsRunning: number;
+            /**
+             * @description Creations and edits accepted and waiting to start (what maxWaitingGenerations caps).
+             * @example 3
+             */
+            generationsWaiting: number;
+        };
         UsageResponse: {
             /** @description Every day from `from` to `to`, oldest first; days without activity count zero. */
             days: components["schemas"]["UsageDay"][];
@@ -690,6 +712,8 @@ export interface components {
              * @example 2026-11-01
              */
             from: string;
+            /** @description Now, not per day: what the organization has waiting and running. */
+            inFlight: components["schemas"]["UsageInFlight"];
             limits: components["schemas"]["LimitsResponse"];
             /** @example org_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
             organizationId: string;
@@ -1766,7 +1790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate_limited`, or `quota_exceeded` when the organization has started its `generationsPerDay` for today (UTC; `Retry-After`: seconds to midnight UTC). Nothing is created and the Idempotency-Key stays unused. */
+            /** @description `rate_limited`; `quota_exceeded` when the organization has started its `generationsPerDay` for today (UTC; `Retry-After`: seconds to midnight UTC); `max_waiting_generations_exceeded` when it already has `maxWaitingGenerations` generations waiting to start (`Retry-After`: 10). Nothing is created and the Idempotency-Key stays unused. */
             429: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
