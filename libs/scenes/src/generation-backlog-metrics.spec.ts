@@ -1,7 +1,7 @@
 import { ManualClock, MetricsService } from '@app/core';
-import { LimitsService, OrganizationLimits } from '@app/tenancy';
+import { GenerationBacklogs, LimitsService, OrganizationLimits } from '@app/tenancy';
 import { BacklogGroup, GenerationBacklogRepository } from './generation-backlog.repository';
-import { backlogSnapshot, GenerationBacklogMetrics } from './generation-backlog-metrics';
+import { backlogSnapshot, GenerationBacklogMetrics, waitingGroups } from './generation-backlog-metrics';
 
 const NOW = new Date(Date.UTC(2026, 11, 1, 12, 0, 0));
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000);
@@ -80,7 +80,23 @@ describe(backlogSnapshot.name, () => {
   });
 });
 
+describe(waitingGroups.name, () => {
+  it("makes tenancy's counts queued groups, dropping an organization whose waiting work left between the reads", () => {
+    const at = new Date('2026-11-29T10:00:00Z');
+    expect(
+      waitingGroups(
+        [
+          { organizationId: 'org_a', waiting: 3 },
+          { organizationId: 'org_b', waiting: 2 },
+        ],
+        new Map([['org_a', at]]),
+      ),
+    ).toEqual([{ organizationId: 'org_a', stage: 'queued', admitted: false, count: 3, oldestAt: at }]);
+  });
+});
+
 describe(GenerationBacklogMetrics.name, () => {
+  /** The metrics over faked reads: `groups` as the two reads' results would make them. */
   function start(inProgress: () => Promise<BacklogGroup[]>, limits: Record<string, number> = {}) {
     const metrics = new MetricsService();
     const limitsService = {
@@ -91,8 +107,18 @@ describe(GenerationBacklogMetrics.name, () => {
           ),
         ),
     } as unknown as LimitsService;
+    // Waiting groups come from tenancy's counts and the oldest arrival of each; admitted ones from the grouped read.
+    let read: Promise<BacklogGroup[]> | null = null;
+    const groups = () => (read ??= inProgress().finally(() => setImmediate(() => (read = null))));
     new GenerationBacklogMetrics(
-      { inProgress } as unknown as GenerationBacklogRepository,
+      {
+        admittedInProgress: async () => (await groups()).filter((g) => g.admitted),
+        oldestWaitingOf: async () => new Map((await groups()).filter((g) => !g.admitted).map((g) => [g.organizationId, g.oldestAt])),
+      } as unknown as GenerationBacklogRepository,
+      {
+        withWaiting: async () =>
+          (await groups()).filter((g) => !g.admitted).map((g) => ({ organizationId: g.organizationId, waiting: g.count })),
+      } as unknown as GenerationBacklogs,
       limitsService,
       new ManualClock(NOW.getTime()),
       metrics,

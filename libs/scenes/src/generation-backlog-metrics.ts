@@ -1,5 +1,5 @@
 import { Clock, MetricsService } from '@app/core';
-import { DEFAULT_LIMITS, LimitsService, OrganizationLimits } from '@app/tenancy';
+import { DEFAULT_LIMITS, GenerationBacklogs, LimitsService, OrganizationLimits } from '@app/tenancy';
 import { Injectable, Logger } from '@nestjs/common';
 import { BacklogGroup, GenerationBacklogRepository } from './generation-backlog.repository';
 import { OperationStage } from './operation.entity';
@@ -68,6 +68,18 @@ export function backlogSnapshot(
 }
 
 /**
+ * The operations waiting for their organization's turn as groups (`stage: queued`, not admitted),
+ * from tenancy's counts and the oldest arrival of each. An organization whose last waiting
+ * operation left between the two reads has no oldest: its count is dropped with it.
+ */
+export function waitingGroups(counts: { organizationId: string; waiting: number }[], oldest: Map<string, Date>): BacklogGroup[] {
+  return counts.flatMap(({ organizationId, waiting }) => {
+    const oldestAt = oldest.get(organizationId);
+    return oldestAt && waiting > 0 ? [{ organizationId, stage: 'queued' as const, admitted: false, count: waiting, oldestAt }] : [];
+  });
+}
+
+/**
  * The generation backlog on the worker's /metrics, read at scrape time from PostgreSQL apart from
  * the admission round: `generations_in_progress{stage}`, `generations_waiting{organization}` and
  * `generation_oldest_waiting_seconds{organization,at_limit}` (backlogSnapshot says what each
@@ -79,10 +91,20 @@ export function backlogSnapshot(
 export class GenerationBacklogMetrics {
   private readonly logger = new Logger(GenerationBacklogMetrics.name);
 
-  constructor(repository: GenerationBacklogRepository, limits: LimitsService, clock: Clock, metrics: MetricsService) {
+  constructor(
+    repository: GenerationBacklogRepository,
+    backlogs: GenerationBacklogs,
+    limits: LimitsService,
+    clock: Clock,
+    metrics: MetricsService,
+  ) {
     let snapshot: Promise<BacklogSnapshot | null> | null = null;
     const take = async (): Promise<BacklogSnapshot> => {
-      const groups = await repository.inProgress();
+      // One statement at a time (oneAtATime lends this read one pooled connection).
+      const admitted = await repository.admittedInProgress();
+      const counts = await backlogs.withWaiting();
+      const oldest = await repository.oldestWaitingOf(counts.map((c) => c.organizationId));
+      const groups = [...admitted, ...waitingGroups(counts, oldest)];
       const waitingOrgs = [...new Set(groups.filter((g) => g.stage === 'queued').map((g) => g.organizationId))];
       const known = waitingOrgs.length ? await limits.ofMany(waitingOrgs) : new Map<string, OrganizationLimits>();
       const max = (id: string) => known.get(id)?.maxConcurrentGenerations ?? DEFAULT_LIMITS.maxConcurrentGenerations;

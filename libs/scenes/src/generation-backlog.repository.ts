@@ -17,28 +17,41 @@ export interface BacklogGroup {
 
 /**
  * What /metrics reports of the generation backlog (GenerationBacklogMetrics), read at scrape time
- * apart from the admission round: one grouped read of the operations still processing, over their
- * partial index. Its cost grows with the generations in flight (tens of milliseconds for a hundred
- * thousand), once per scrape and worker, not per tick.
+ * apart from the admission round. Its cost does not grow with the waiting backlog: admitted
+ * operations still processing are bounded by the organizations' concurrency limits (read over
+ * their partial index, `operations_running_idx`), and the waiting ones are only probed for the
+ * oldest of each organization with work waiting (`operations_waiting_idx`, one entry each); how
+ * many wait per organization is tenancy's count (GenerationBacklogs).
  */
 @Injectable()
 export class GenerationBacklogRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async inProgress(): Promise<BacklogGroup[]> {
+  /** Admitted operations still processing (queued on BullMQ, running, at the provider), per organization and stage. */
+  async admittedInProgress(): Promise<BacklogGroup[]> {
     // Aggregates: the names are the query's own, not an entity's columns.
-    const { rows } = await rawQuery<{ organization_id: string; stage: OperationStage; admitted: boolean; n: number; oldest_at: Date }>(
+    const { rows } = await rawQuery<{ organization_id: string; stage: OperationStage; n: number; oldest_at: Date }>(
       this.db,
-      `SELECT organization_id, stage, admitted_at IS NOT NULL AS admitted, count(*)::int AS n, min(created_at) AS oldest_at
-         FROM operations WHERE status = 'processing'
-        GROUP BY organization_id, stage, admitted_at IS NOT NULL`,
+      `SELECT organization_id, stage, count(*)::int AS n, min(created_at) AS oldest_at
+         FROM operations WHERE status = 'processing' AND admitted_at IS NOT NULL
+        GROUP BY organization_id, stage`,
     );
-    return rows.map((r) => ({
-      organizationId: r.organization_id,
-      stage: r.stage,
-      admitted: r.admitted,
-      count: r.n,
-      oldestAt: r.oldest_at,
-    }));
+    return rows.map((r) => ({ organizationId: r.organization_id, stage: r.stage, admitted: true, count: r.n, oldestAt: r.oldest_at }));
+  }
+
+  /** The arrival of each named organization's oldest operation waiting for its turn (absent when none waits). */
+  async oldestWaitingOf(organizationIds: string[]): Promise<Map<string, Date>> {
+    if (organizationIds.length === 0) return new Map();
+    const { rows } = await rawQuery<{ organization_id: string; oldest_at: Date }>(
+      this.db,
+      `SELECT o.organization_id, w.created_at AS oldest_at
+         FROM (SELECT unnest($1::text[]) AS organization_id) o
+         JOIN LATERAL (
+           SELECT created_at FROM operations
+            WHERE organization_id = o.organization_id AND status = 'processing' AND admitted_at IS NULL
+            ORDER BY created_at, id LIMIT 1) w ON true`,
+      [organizationIds],
+    );
+    return new Map(rows.map((r) => [r.organization_id, r.oldest_at]));
   }
 }

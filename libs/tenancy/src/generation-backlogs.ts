@@ -17,8 +17,8 @@ export type OrganizationBacklog = Pick<OrganizationBacklogEntity, 'organizationI
 export class GenerationBacklogs {
   constructor(private readonly repository: TenancyRepository) {}
 
-  /** The organizations with generations waiting, read in the admission round's transaction. */
-  withWaiting(tx: EntityManager): Promise<OrganizationBacklog[]> {
+  /** The organizations with generations waiting (in the admission round's transaction, when given). */
+  withWaiting(tx?: EntityManager): Promise<OrganizationBacklog[]> {
     return this.repository.withWaiting(tx);
   }
 

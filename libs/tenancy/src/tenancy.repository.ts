@@ -124,9 +124,10 @@ export class TenancyRepository {
   }
 
   /** The organizations with generations waiting, and what they run: one row each, whatever their backlogs. */
-  withWaiting(tx: EntityManager): Promise<OrganizationBacklogEntity[]> {
-    const backlog = entityColumns(tx, OrganizationBacklogEntity);
-    return backlog.rows(tx, `SELECT ${backlog.sql} FROM organization_backlogs WHERE waiting > 0`, []);
+  withWaiting(tx?: EntityManager): Promise<OrganizationBacklogEntity[]> {
+    const db = tx ?? this.db;
+    const backlog = entityColumns(db, OrganizationBacklogEntity);
+    return backlog.rows(db, `SELECT ${backlog.sql} FROM organization_backlogs WHERE waiting > 0`, []);
   }
 
   /** One organization's counts (zeros when it never had any). */
