@@ -29,7 +29,10 @@ const TABLES = {
   'image-assets': { own: ['image_assets'], published: [] },
   generation: { own: [], published: [] },
   organizations: { own: ['organizations', 'approved_origins', 'api_keys'], published: [] },
-  scenes: { own: ['scenes', 'scene_versions', 'scene_artifacts', 'operations', 'admission_turns'], published: ['scene_states'] },
+  scenes: {
+    own: ['scenes', 'scene_versions', 'scene_artifacts', 'operations', 'admission_turns', 'provider_erasures'],
+    published: ['scene_states'],
+  },
   'embed-sessions': { own: ['embed_sessions'], published: [] },
   webhooks: { own: ['webhook_endpoints', 'webhook_messages', 'webhook_deliveries'], published: [] },
   'camera-paths': { own: ['camera_paths'], published: [] },

@@ -23,6 +23,7 @@ const HISTORY = [
   'AddTenancy1795345000000',
   'EraseDeletedData1795350000000',
   'IndexEmbedSessionsByOrigin1795355000000',
+  'CreateProviderErasures1795365000000',
 ];
 
 describe('MIGRATIONS', () => {

@@ -7,6 +7,7 @@ import { AddOperationRevertTo1795320000000 } from './1795320000000-AddOperationR
 import { AddSplatPreviewArtifact1795330000000 } from './1795330000000-AddSplatPreviewArtifact';
 import { AddTenancy1795345000000 } from './1795345000000-AddTenancy';
 import { EraseDeletedData1795350000000 } from './1795350000000-EraseDeletedData';
+import { CreateProviderErasures1795365000000 } from './1795365000000-CreateProviderErasures';
 
 /**
  * The migrations of the tables this lib owns, in order; the CLI assembles every lib's list
@@ -25,4 +26,5 @@ export const SCENE_MIGRATIONS: MigrationConstructor[] = [
   AddSplatPreviewArtifact1795330000000,
   AddTenancy1795345000000,
   EraseDeletedData1795350000000,
+  CreateProviderErasures1795365000000,
 ];
