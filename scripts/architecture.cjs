@@ -24,7 +24,7 @@ const LIB_DEPENDENCIES = {
  * models (views) a lib offers to the libs allowed to import it.
  */
 const TABLES = {
-  core: { own: ['idempotency_keys', 'blobs'], published: [] },
+  core: { own: ['idempotency_keys', 'blobs', 'pending_blobs'], published: [] },
   tenancy: { own: ['organization_limits', 'usage_days'], published: [] },
   'image-assets': { own: ['image_assets'], published: [] },
   generation: { own: [], published: [] },

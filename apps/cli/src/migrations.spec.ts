@@ -24,6 +24,7 @@ const HISTORY = [
   'EraseDeletedData1795350000000',
   'IndexEmbedSessionsByOrigin1795355000000',
   'CreateProviderErasures1795365000000',
+  'CreatePendingBlobs1795366000000',
 ];
 
 describe('MIGRATIONS', () => {
