@@ -1,6 +1,7 @@
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
 import { Document } from '@gltf-transform/core';
 import { createGltfIO, readGlb, SPZ_CONTENT_TYPE, writeSpz } from '@scene-studio/world-engine';
+import fc from 'fast-check';
 import { crc32, gunzipSync, gzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { GeneratedScene, GenerationError, GenerationRequest, SceneArtifact, SceneGenerator, SubmitOutcome } from '../scene-generator';
@@ -199,11 +200,93 @@ describe(scrubGlb.name, () => {
   });
 });
 
+/** A GLB whose JSON chunk is `json` (padded), with `bin` as its binary chunk. */
+function glbOf(json: string, bin: Buffer | null): Buffer {
+  let text = Buffer.from(json, 'utf8');
+  text = Buffer.concat([text, Buffer.alloc((4 - (text.length % 4)) % 4, 0x20)]);
+  const head = Buffer.alloc(20);
+  head.writeUInt32LE(0x46546c67, 0);
+  head.writeUInt32LE(2, 4);
+  head.writeUInt32LE(text.length, 12);
+  head.writeUInt32LE(0x4e4f534a, 16);
+  const chunks: Buffer[] = [head, text];
+  if (bin) {
+    const binHead = Buffer.alloc(8);
+    binHead.writeUInt32LE(bin.length, 0);
+    binHead.writeUInt32LE(0x004e4942, 4);
+    chunks.push(binHead, bin);
+  }
+  const out = Buffer.concat(chunks);
+  out.writeUInt32LE(out.length, 8);
+  return out;
+}
+
+describe(`${scrubGlb.name} on hostile files`, () => {
+  let glb: Buffer;
+  beforeAll(async () => {
+    glb = await providerGlb();
+  });
+
+  /** Either a GLB that still reads, or our own refusal: never another exception, never a hang. */
+  async function judged(bytes: Buffer): Promise<void> {
+    let out: Buffer;
+    try {
+      out = scrubGlb('mesh', bytes);
+    } catch (e) {
+      expect(e).toBeInstanceOf(GenerationError);
+      expect(e).toMatchObject({ code: 'generation_failed', retryable: false });
+      return;
+    }
+    expect(out.readUInt32LE(8)).toBe(out.length);
+    expect(latin1(out.subarray(20, 20 + out.readUInt32LE(12)))).not.toContain('"extras"');
+  }
+
+  it.each([20260601, 20260602, 20260603])('keeps to its answers under byte mutations (seed %i)', async (seed) => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 12 }),
+        fc.option(fc.nat(), { nil: null }),
+        async (flips, cut) => {
+          const bytes = Buffer.from(glb);
+          for (const [at, value] of flips) bytes[at % bytes.length] = value;
+          await judged(cut === null ? bytes : bytes.subarray(0, cut % bytes.length));
+        },
+      ),
+      { seed, numRuns: 300 },
+    );
+  });
+
+  it('refuses JSON nested past any glTF structure at once, without recursion', async () => {
+    const depth = 200_000;
+    const nested = `{"asset":{"version":"2.0"},"scenes":[{"extensions":{"VENDOR_x":${'['.repeat(depth)}${']'.repeat(depth)}}}]}`;
+    const started = performance.now();
+    await judged(glbOf(nested, null));
+    expect(() => scrubGlb('mesh', glbOf(nested, null))).toThrow(GenerationError);
+    // Deep nesting inside extras is dropped with them, never walked.
+    const inExtras = `{"asset":{"version":"2.0"},"extras":${'['.repeat(depth)}${']'.repeat(depth)},"scenes":[{}]}`;
+    const out = scrubGlb('mesh', glbOf(inExtras, null));
+    expect(JSON.parse(latin1(out.subarray(20, 20 + out.readUInt32LE(12))))).toEqual({ asset: { version: '2.0' }, scenes: [{}] });
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
 describe(withoutGzipNames.name, () => {
   it('leaves a gzip stream without optional fields as it is', () => {
     const plain = gzipSync(Buffer.from('splats'));
     plain.writeUInt32LE(0, 4);
     expect(withoutGzipNames(plain)).toBe(plain);
+  });
+
+  it('never throws on arbitrary bytes behind a gzip signature', () => {
+    for (const seed of [1, 2, 3]) {
+      fc.assert(
+        fc.property(fc.uint8Array({ minLength: 0, maxLength: 64 }), (tail) => {
+          const bytes = Buffer.concat([Buffer.from([0x1f, 0x8b, 8]), Buffer.from(tail)]);
+          expect(Buffer.isBuffer(withoutGzipNames(bytes))).toBe(true);
+        }),
+        { seed, numRuns: 500 },
+      );
+    }
   });
 
   it('drops the name, comment, extra field and header checksum', () => {

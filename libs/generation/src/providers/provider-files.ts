@@ -149,7 +149,7 @@ export function scrubGlb(kind: string, bytes: Buffer): Buffer {
   }
   // Chunks after the binary one (none are defined) are left behind.
 
-  scrubJson(json);
+  if (!scrubJson(json)) throw refuse(`its JSON is nested deeper than ${MAX_JSON_DEPTH} levels`);
   const asset = isObject(json.asset) ? json.asset : {};
   json.asset = { version: asset.version, ...(asset.minVersion !== undefined ? { minVersion: asset.minVersion } : {}) };
   for (const list of NAMED) {
@@ -183,19 +183,38 @@ export function scrubGlb(kind: string, bytes: Buffer): Buffer {
   return out;
 }
 
+/**
+ * Deeper than any glTF structure (a node's extension's object is a few levels down): a file nested
+ * deeper is refused rather than walked, so a crafted file cannot exhaust the stack or the time.
+ */
+const MAX_JSON_DEPTH = 64;
+
+/**
+ * Visits every object and array of the JSON, parents before children, without recursion. `visit`
+ * may remove properties of the object it is given before its children are listed (a deleted
+ * `extras` is never walked). Answers false when the JSON is nested deeper than MAX_JSON_DEPTH.
+ */
+function walkJson(root: unknown, visit: (value: Json) => void): boolean {
+  const stack: [unknown, number][] = [[root, 0]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [value, depth] = next;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_JSON_DEPTH) return false;
+    if (!Array.isArray(value)) visit(value as Json);
+    for (const child of Object.values(value)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return true;
+}
+
 /** Removes `extras` from every object, and metadata extensions from every `extensions` object. */
-function scrubJson(value: unknown): void {
-  if (Array.isArray(value)) {
-    for (const item of value) scrubJson(item);
-    return;
-  }
-  if (!isObject(value)) return;
-  delete value.extras;
-  if (isObject(value.extensions)) {
-    for (const name of METADATA_EXTENSIONS) delete value.extensions[name];
-    if (Object.keys(value.extensions).length === 0) delete value.extensions;
-  }
-  for (const child of Object.values(value)) scrubJson(child);
+function scrubJson(json: Json): boolean {
+  return walkJson(json, (value) => {
+    delete value.extras;
+    if (isObject(value.extensions)) {
+      for (const name of METADATA_EXTENSIONS) delete value.extensions[name];
+      if (Object.keys(value.extensions).length === 0) delete value.extensions;
+    }
+  });
 }
 
 /**
@@ -244,15 +263,10 @@ function scrubImages(json: Json, bin: Buffer | null): string | null {
 /** How many times each bufferView is named, anywhere in the JSON (accessors, images, extensions). */
 function bufferViewUses(json: Json): Map<number, number> {
   const uses = new Map<number, number>();
-  const walk = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(walk);
-    if (!isObject(value)) return;
-    for (const [key, child] of Object.entries(value)) {
-      if (key === 'bufferView' && typeof child === 'number') uses.set(child, (uses.get(child) ?? 0) + 1);
-      else walk(child);
-    }
-  };
-  walk(json);
+  // Already walked within the depth limit by scrubJson.
+  walkJson(json, (value) => {
+    if (typeof value.bufferView === 'number') uses.set(value.bufferView, (uses.get(value.bufferView) ?? 0) + 1);
+  });
   return uses;
 }
 
