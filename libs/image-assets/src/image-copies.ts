@@ -1,5 +1,6 @@
 import { ImageFormat } from './image-asset.entity';
 import { detectImageFormat } from './image-format';
+import { dimensionsExceeded } from './image-rules';
 import { ImageDecodeError, ImageMedia } from './media/image-media';
 import { needsUpright, stripMetadata, uprightEncoding } from './metadata/stored-image';
 
@@ -20,6 +21,8 @@ export async function metadataFreeImage(media: ImageMedia, bytes: Buffer): Promi
   try {
     const header = await media.readHeader(bytes);
     if (header.format !== format) return { ok: false, reason: 'its signature and its decoder disagree' };
+    // An upload's limits: turning it upright holds its whole raster.
+    if (dimensionsExceeded(header.width, header.height)) return { ok: false, reason: 'its dimensions exceed the limits of an upload' };
     const upright = needsUpright(header.orientation) ? await media.upright(bytes, uprightEncoding(format, bytes)) : bytes;
     return withoutMetadata(format, upright);
   } catch (e) {
