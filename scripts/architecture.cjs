@@ -24,12 +24,15 @@ const LIB_DEPENDENCIES = {
  * models (views) a lib offers to the libs allowed to import it.
  */
 const TABLES = {
-  core: { own: ['idempotency_keys', 'blobs'], published: [] },
+  core: { own: ['idempotency_keys', 'blobs', 'pending_blobs'], published: [] },
   tenancy: { own: ['organization_limits', 'usage_days', 'organization_backlogs'], published: [] },
   'image-assets': { own: ['image_assets'], published: [] },
   generation: { own: [], published: [] },
   organizations: { own: ['organizations', 'approved_origins', 'api_keys'], published: [] },
-  scenes: { own: ['scenes', 'scene_versions', 'scene_artifacts', 'operations', 'admission_turns'], published: ['scene_states'] },
+  scenes: {
+    own: ['scenes', 'scene_versions', 'scene_artifacts', 'operations', 'admission_turns', 'provider_erasures'],
+    published: ['scene_states'],
+  },
   'embed-sessions': { own: ['embed_sessions'], published: [] },
   webhooks: { own: ['webhook_endpoints', 'webhook_messages', 'webhook_deliveries'], published: [] },
   'camera-paths': { own: ['camera_paths'], published: [] },

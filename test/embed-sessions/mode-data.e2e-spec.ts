@@ -7,12 +7,20 @@ import { expectProblem } from '../support/problems';
 import { SseClient } from '../support/sse';
 import { setUpSuite } from '../support/suite';
 import { binaryBody } from '../support/binary-body';
+import { readGlb } from '@app/generation';
+import { DataSource } from 'typeorm';
+import { PROVIDER_FILE_MARKER } from '../support/fakes/fake-server';
+import { MeshyFake } from '../support/fakes/meshy-fake';
+import { FakeWorldLabs } from '../support/fakes/worldlabs-fake';
 
 /**
  * Contract section 8, "Modes see only their data": a perform session never receives the scene's
  * prompt, an edit instruction or the edit history, through any studio route or event; the edit
  * modes receive them where they need them. Markers in the prompt and the instructions are looked
- * for in every byte each session receives (headers and bodies, files included).
+ * for in every byte each session receives (headers and bodies, files included). The files carry
+ * nothing derived from them either, whoever made them: the procedural generator's GLB has no seed,
+ * no names from the prompt's words and no texture of the source image; a provider's files (World
+ * Labs, Meshy: their fakes write the prompt into their files' metadata) are stored without it.
  */
 const ORIGIN = 'http://localhost:5173';
 const MODES = ['edit', 'perform', 'edit_and_perform'] as const;
@@ -197,6 +205,31 @@ describe('what each mode receives', () => {
       if (route.startsEdit && got.status === 202) await edited(json().operationId);
     });
 
+    it.each(MODES)('the procedural mesh in %s mode draws the scene and says nothing else', async (mode) => {
+      const s = await session(mode);
+      const res = await suite.studio
+        .http()
+        .get(`/studio-api/v1/scene/versions/${version}/artifacts/mesh`)
+        .set(s.bearer)
+        .buffer(true)
+        .parse(binaryBody);
+      expect(res.status).toBe(200);
+      const glb = res.body as Buffer;
+      const root = (await readGlb(glb)).getRoot();
+      // The source image (1280×720, uploaded) is in no file: perform may not see it.
+      expect(root.listTextures()).toHaveLength(0);
+      // No seed (a digest of the prompt) or anything else in extras.
+      const json = JSON.parse(glb.subarray(20, 20 + glb.readUInt32LE(12)).toString('utf8'));
+      expect(JSON.stringify(json)).not.toContain('extras');
+      // Props are numbered, never named after the prompt's words (`tree-3`, `boat-0`).
+      const names = root.listNodes().map((n) => n.getName());
+      expect(names.filter((n) => n.startsWith('prop-')).length).toBeGreaterThan(0);
+      for (const name of names) expect(name).toMatch(/^(terrain|water|props|prop-\d+|[a-z-]+)$/);
+      for (const name of [...names, ...root.listMeshes().map((m) => m.getName()), ...root.listMaterials().map((m) => m.getName())]) {
+        expect(name).not.toMatch(/\b(pine|tree|lake|boat|house|rock|snowman|lamp|bush)\b/);
+      }
+    });
+
     it.each(MODES)('the studio page in %s mode', async (mode) => {
       const s = await session(mode);
       const res = await suite.studio.http().get(`/embed/${s.id}`).buffer(true).parse(binaryBody);
@@ -285,5 +318,90 @@ describe('what each mode receives', () => {
     it.each(MODES)('no byte of the %s stream carries the prompt, and only the edit modes get instructions', (mode) => {
       expect(markersIn(streams.get(mode)!.raw.toLowerCase())).toEqual(mode === 'perform' ? [] : [EDIT_MARKER]);
     });
+  });
+});
+
+/**
+ * A provider's files, every one of them in every mode: the fakes write the prompt (and their own
+ * marker) into each file's metadata as a provider may — a PNG text chunk, a JPEG comment, glTF
+ * extras, names and generator, a texture's text chunk — and no session receives any of it.
+ */
+describe.each(['worldlabs', 'meshy'] as const)("what each mode receives of %s's files", (provider) => {
+  let worldLabs: FakeWorldLabs;
+  let meshy: MeshyFake;
+  beforeAll(async () => {
+    worldLabs = await FakeWorldLabs.start({ jobDurationMs: 300 });
+    meshy = await MeshyFake.start();
+    meshy.pendingMs = 0;
+    meshy.taskDurationMs = 300;
+  });
+  afterAll(async () => {
+    await worldLabs?.close();
+    await meshy?.close();
+  });
+  const suite = setUpSuite(() => ({
+    studio: {},
+    worker: {
+      config: {
+        GENERATION_POLL_INTERVAL_MS: '100',
+        GENERATION_POLL_MAX_MS: '200',
+        ...(provider === 'worldlabs'
+          ? { GENERATOR: 'worldlabs', WORLDLABS_BASE_URL: worldLabs.url, WORLDLABS_API_KEY: worldLabs.apiKey }
+          : { GENERATOR: 'meshy', MESHY_BASE_URL: meshy.url, MESHY_API_KEY: meshy.apiKey }),
+      },
+    },
+    org: { test: true },
+  }));
+  const FILE_MARKERS = [PROMPT_MARKER, PROVIDER_FILE_MARKER.toLowerCase()];
+  let sceneId: string;
+
+  beforeAll(async () => {
+    // Marble gets the source image too (a media asset); Meshy writes the prompt of a text scene.
+    sceneId = await readyScene(suite.api, suite.org, {
+      prompt: `A lighthouse on a cliff ${PROMPT_MARKER}`,
+      ...(provider === 'worldlabs' ? { sourceAssetId: await uploadImage(suite.api, suite.org, 1280, 720) } : {}),
+    });
+  });
+
+  async function session(mode: Mode): Promise<Session> {
+    const res = await createEmbedSession(suite.api, suite.org, { sceneId, origin: ORIGIN, mode });
+    expect(res.status).toBe(201);
+    return { id: res.body.embedSessionId, bearer: { Authorization: `Bearer ${parseEmbedUrl(res.body.url).secret}` } };
+  }
+
+  it('the provider did write the prompt into its files (so the matrix below can fail)', async () => {
+    const [{ provider_job: job }] = await suite.api.app
+      .get(DataSource)
+      .query<{ provider_job: { id: string; state: Record<string, string> } }[]>(`SELECT provider_job FROM operations WHERE scene_id = $1`, [
+        sceneId,
+      ]);
+    const urls =
+      provider === 'worldlabs'
+        ? ['collider.glb', 'pano.png', 'thumbnail.jpg'].map((f) => `${worldLabs.url}/files/${job.state.worldId}/${f}`)
+        : ['model.glb', 'preview.png'].map((f) => `${meshy.url}/assets/${job.id}/${f}`);
+    for (const url of urls) {
+      const bytes = Buffer.from(await (await fetch(url)).arrayBuffer())
+        .toString('latin1')
+        .toLowerCase();
+      expect(FILE_MARKERS.filter((m) => bytes.includes(m))).toEqual(FILE_MARKERS);
+    }
+  });
+
+  it.each(MODES)('every file in %s mode, and the scene.glb, carries neither the prompt nor what the provider wrote', async (mode) => {
+    const s = await session(mode);
+    const list = await suite.studio.http().get('/studio-api/v1/scene/versions/1/artifacts').set(s.bearer);
+    expect(list.status).toBe(200);
+    const kinds = (list.body.artifacts as { kind: string }[]).map((a) => a.kind);
+    expect(kinds).toEqual(
+      expect.arrayContaining(provider === 'worldlabs' ? ['splat', 'collider', 'panorama', 'thumbnail'] : ['mesh', 'thumbnail']),
+    );
+    const paths = [...kinds.map((k) => `/studio-api/v1/scene/versions/1/artifacts/${k}`), '/studio-api/v1/scene/versions/1/scene.glb'];
+    for (const path of paths) {
+      const res = await suite.studio.http().get(path).set(s.bearer).buffer(true).parse(binaryBody);
+      // A world has no mesh to serve as scene.glb.
+      expect(res.status).toBe(path.endsWith('scene.glb') && provider === 'worldlabs' ? 404 : 200);
+      const text = received(res).text;
+      expect({ path, found: FILE_MARKERS.filter((m) => text.includes(m)) }).toEqual({ path, found: [] });
+    }
   });
 });

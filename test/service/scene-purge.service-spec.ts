@@ -138,7 +138,7 @@ describe('the purge of deleted scenes on a real database', () => {
     // The deletion itself only hides it (at once); the erasure is the purge's, in small steps.
     expect(await sceneArtifacts(scene.sceneId)).toBeGreaterThan(0);
 
-    expect(await purge()).toEqual({ scenes: 1, files: keys.size, sourceImages: 1 });
+    expect(await purge()).toMatchObject({ scenes: 1, files: keys.size, sourceImages: 1 });
 
     const [tombstone] = await db().query<Record<string, unknown>[]>(`SELECT * FROM scenes WHERE id = $1`, [scene.sceneId]);
     expect(tombstone).toEqual({
@@ -182,7 +182,7 @@ describe('the purge of deleted scenes on a real database', () => {
     expect(await scenes().findByExternalRef(org.organizationId, scene.body.externalRef)).toBeNull();
     expect(await suite.app.get(OperationsService).get(org.organizationId, scene.created.value.operationId)).toBeNull();
     await scenes().delete(org.organizationId, scene.sceneId);
-    expect(await purge()).toEqual({ scenes: 0, files: 0, sourceImages: 0 });
+    expect(await purge()).toMatchObject({ scenes: 0, files: 0, sourceImages: 0 });
   });
 
   it('keeps a source image another scene still names: an active one, a failed one, or a deleted one until its own purge', async () => {
@@ -240,7 +240,7 @@ describe('the purge of deleted scenes on a real database', () => {
   it('purges in batches of at most 100 files, each step its own transaction, and works through the backlog in one run', async () => {
     const big = await deletedSceneWithFiles(250);
     const small = await deletedSceneWithFiles(3);
-    expect(await purge()).toEqual({ scenes: 2, files: 250 + 3 + 2, sourceImages: 0 });
+    expect(await purge()).toMatchObject({ scenes: 2, files: 250 + 3 + 2, sourceImages: 0 });
     expect(Math.max(...blobs.deleteSizes)).toBeLessThanOrEqual(100);
     expect(blobs.deleteSizes.length).toBeGreaterThanOrEqual(4);
     for (const id of [big, small]) {
@@ -266,7 +266,7 @@ describe('the purge of deleted scenes on a real database', () => {
       'A scene with many files',
     );
 
-    expect(await purge()).toEqual({ scenes: 1, files: 251 - 100, sourceImages: 0 });
+    expect(await purge()).toMatchObject({ scenes: 1, files: 251 - 100, sourceImages: 0 });
     expect(await sceneBlobs(sceneId)).toBe(0);
     expect(await purgedAt(sceneId)).toBeInstanceOf(Date);
   });
@@ -286,11 +286,11 @@ describe('the purge of deleted scenes on a real database', () => {
     );
     blobs.hold = null;
     // Another worker's purge meanwhile finishes the other scene without waiting for the held one.
-    expect(await purge()).toEqual({ scenes: 1, files: 3, sourceImages: 0 });
+    expect(await purge()).toMatchObject({ scenes: 1, files: 3, sourceImages: 0 });
     expect(await purgedAt(second)).toBeInstanceOf(Date);
     expect(await purgedAt(first)).toBeNull();
     release();
-    expect(await slow).toEqual({ scenes: 1, files: 3, sourceImages: 0 });
+    expect(await slow).toMatchObject({ scenes: 1, files: 3, sourceImages: 0 });
     expect(await purgedAt(first)).toBeInstanceOf(Date);
 
     // Many at once: every scene purged exactly once, every blob deleted once.

@@ -100,6 +100,13 @@ export class FakeGenerationProvider {
   fileOrigin: string | null = null;
   /** When set, a file asked for on this fake's own origin answers 302 to the same file under this origin. */
   redirectFilesTo: string | null = null;
+  /**
+   * How `DELETE /v2/generations/{id}` answers: `delete` forgets the job (then 404 for it),
+   * `unsupported` is a provider without the optional delete (405), `fail` answers 503.
+   */
+  deleteBehaviour: 'delete' | 'unsupported' | 'fail' = 'delete';
+  /** Ids of the jobs deleted through the API. */
+  readonly deleted: string[] = [];
   readonly requests: ReceivedRequest[] = [];
   readonly jobs = new Map<string, FakeJob>();
   private waiters: Array<(request: ReceivedRequest) => void> = [];
@@ -181,6 +188,7 @@ export class FakeGenerationProvider {
     const job = /^\/v2\/generations\/([^/:]+)(:cancel)?$/.exec(path);
     if (job && req.method === 'GET' && !job[2]) return this.poll(res, decodeURIComponent(job[1]));
     if (job && req.method === 'POST' && job[2]) return this.cancel(res, decodeURIComponent(job[1]));
+    if (job && req.method === 'DELETE' && !job[2]) return this.delete(res, decodeURIComponent(job[1]));
     const file = /^\/files\/([^/]+)\/([a-z]+)(\?moved)?$/.exec(path);
     if (file && req.method === 'GET' && this.redirectFilesTo && !file[3] && req.headers.host === new URL(this.url).host) {
       res.writeHead(302, { location: `${this.redirectFilesTo}/files/${file[1]}/${file[2]}?moved`, 'content-length': '0' }).end();
@@ -285,6 +293,18 @@ export class FakeGenerationProvider {
     if (!job) return this.problem(res, 404, 'no such job');
     job.cancelled = true;
     return this.json(res, 200, { id, status: 'cancelled' });
+  }
+
+  /** The protocol's optional delete: the job, its request and its files are forgotten; 409 while it runs. */
+  private delete(res: ServerResponse, id: string): void {
+    if (this.deleteBehaviour === 'unsupported') return this.problem(res, 405, 'no deletes here');
+    if (this.deleteBehaviour === 'fail') return this.problem(res, 503, 'briefly away');
+    const job = this.jobs.get(id);
+    if (!job) return this.problem(res, 404, 'no such job');
+    if (['queued', 'running'].includes(this.stateOf(job).status)) return this.problem(res, 409, 'still running');
+    this.jobs.delete(id);
+    this.deleted.push(id);
+    res.writeHead(204).end();
   }
 
   private async file(res: ServerResponse, id: string, kind: string): Promise<void> {

@@ -25,6 +25,8 @@ const HISTORY = [
   'IndexEmbedSessionsByOrigin1795355000000',
   'BoundWaitingGenerations1795360000000',
   'HoldSlotsUntilWorkEnds1795365000000',
+  'CreateProviderErasures1795370000000',
+  'CreatePendingBlobs1795371000000',
 ];
 
 describe('MIGRATIONS', () => {

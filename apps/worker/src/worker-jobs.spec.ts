@@ -8,6 +8,7 @@ describe('WORKER_JOBS', () => {
       Object.fromEntries(WORKER_JOBS.names().map((n) => [n, WORKER_JOBS.schedules().find((s) => s.name === n)?.everyMs ?? null])),
     ).toEqual({
       'idempotency.purge-expired': 15 * 60_000,
+      'blobs.purge-orphans': 15 * 60_000,
       'scene.generate': null,
       'scene.edit': null,
       'scenes.purge-deleted': 5 * 60_000,

@@ -7,9 +7,11 @@ import { WorldLabsSceneGenerator } from './providers/worldlabs/worldlabs-scene.g
 import { ProceduralSceneGenerator } from './procedural/procedural-scene.generator';
 import { SplatPreviewingGenerator } from './splat-previews';
 import { FakeImageMedia } from './testing/fake-image-media';
+import { ProviderFileScrubbing } from './providers/provider-files';
 
-/** The provider's generator under the preview decorator every configuration gets by default. */
-const provider = (g: SceneGenerator) => (g instanceof SplatPreviewingGenerator ? g.inner : g);
+/** The provider's generator under the decorators: previews (every configuration, by default) and file scrubbing (providers). */
+const provider = (g: SceneGenerator): SceneGenerator =>
+  g instanceof SplatPreviewingGenerator || g instanceof ProviderFileScrubbing ? provider(g.inner) : g;
 
 describe(createSceneGenerator.name, () => {
   const media = new FakeImageMedia();
@@ -37,6 +39,17 @@ describe(createSceneGenerator.name, () => {
   it('uses World Labs when GENERATOR is worldlabs', () => {
     const config = loadConfig({ GENERATOR: 'worldlabs', WORLDLABS_API_KEY: 'wlt_test' }, {});
     expect(provider(createSceneGenerator(config, media, resolver))).toBeInstanceOf(WorldLabsSceneGenerator);
+  });
+
+  it("scrubs every provider's files, and leaves the procedural generator's as it writes them", () => {
+    const scrubbed = (env: Record<string, string>) => {
+      const g = createSceneGenerator(loadConfig({ ...env, SPLAT_PREVIEW_COUNT: '0' }, {}), media, resolver);
+      return g instanceof ProviderFileScrubbing;
+    };
+    expect(scrubbed({ GENERATOR: 'worldlabs', WORLDLABS_API_KEY: 'wlt_test' })).toBe(true);
+    expect(scrubbed({ GENERATOR: 'meshy', MESHY_API_KEY: 'msy_test' })).toBe(true);
+    expect(scrubbed({ GENERATOR: 'http', GENERATION_PROVIDER_URL: 'https://provider.example' })).toBe(true);
+    expect(scrubbed({ GENERATOR: 'procedural' })).toBe(false);
   });
 
   it('adds splat previews to every generator unless SPLAT_PREVIEW_COUNT is 0', () => {

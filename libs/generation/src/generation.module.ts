@@ -7,6 +7,7 @@ import { MeshySceneGenerator } from './providers/meshy/meshy-scene.generator';
 import { WorldLabsSceneGenerator } from './providers/worldlabs/worldlabs-scene.generator';
 import { SceneGenerator } from './scene-generator';
 import { SplatPreviewingGenerator } from './splat-previews';
+import { ProviderFileScrubbing } from './providers/provider-files';
 import { SPZ_MAX_INFLATION } from '@scene-studio/world-engine';
 import { GENERATION_CONFIG } from './generation.config';
 
@@ -15,8 +16,11 @@ import { GENERATION_CONFIG } from './generation.config';
  * key or URL, naming the variable; the checks here only narrow the types.
  */
 export function createSceneGenerator(config: AppConfig, media: ImageMedia, resolver: HostResolver): SceneGenerator {
-  const generator = createProviderGenerator(config, media, resolver);
-  const { splatPreview: preview, maxArtifactBytes } = config.slice(GENERATION_CONFIG);
+  const { splatPreview: preview, maxArtifactBytes, generator: kind } = config.slice(GENERATION_CONFIG);
+  const made = createProviderGenerator(config, media, resolver);
+  // A provider's files lose what it wrote about them (the prompt, say) before they are stored; the
+  // procedural generator's are ours and carry nothing of the kind (writeSceneGlb).
+  const generator = kind === 'procedural' ? made : new ProviderFileScrubbing(made, media, maxArtifactBytes);
   if (!preview) return generator;
   return new SplatPreviewingGenerator(generator, {
     count: preview.count,

@@ -83,6 +83,31 @@ export type JobPoll =
     }
   | { status: 'failed'; error: GenerationError; costUnits?: number };
 
+/** Whose job it is: what an adapter may find the provider's objects by (Marble's tags). */
+export interface ProviderJobOwner {
+  sceneId: string;
+  operationId: string;
+}
+
+/** One object a provider held for a job, and what a delete did to it. */
+export interface ProviderObjectErasure {
+  /** What it is at the provider: `world`, `media_asset` (Marble), `task` (Meshy), `generation` (protocol v2). */
+  kind: string;
+  id: string;
+  /**
+   * `deleted`: deleted now; `absent`: already gone (deleted before, expired); `kept`: the provider
+   * documents no way to delete it (docs/operations.md, "Data we keep", says how long it stays).
+   */
+  outcome: 'deleted' | 'absent' | 'kept';
+}
+
+/**
+ * What a delete did: every object of the job accounted for, or `pending`: the provider is still
+ * making something for the job (a world being generated), so deleting now would miss it; ask again
+ * later.
+ */
+export type ProviderErasure = { status: 'done'; objects: ProviderObjectErasure[] } | { status: 'pending' };
+
 /**
  * Our safe error codes. `provider_quota_exceeded`: the operator's account at the provider is out
  * of credits (HTTP 402); retrying will not help until the operator tops it up.
@@ -139,5 +164,16 @@ export abstract class SceneGenerator {
   /** Best effort; false where the provider has no way to cancel (the job runs on, its result unused). */
   cancel(_job: ProviderJob, _signal?: AbortSignal): Promise<boolean> {
     return Promise.resolve(false);
+  }
+
+  /**
+   * Deletes what the provider keeps of a job (its copies of the prompt, the instructions, the
+   * source image and the result), where the provider documents a delete, once the scene it made
+   * is erased. Idempotent: an object already gone is `absent`. Throws a GenerationError when the
+   * provider fails; the caller retries later. Generators that keep nothing anywhere (the procedural
+   * one runs in process) have nothing to delete.
+   */
+  delete(_job: ProviderJob, _owner: ProviderJobOwner, _signal?: AbortSignal): Promise<ProviderErasure> {
+    return Promise.resolve({ status: 'done', objects: [] });
   }
 }

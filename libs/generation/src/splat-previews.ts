@@ -1,5 +1,15 @@
 import { Logger } from '@nestjs/common';
-import { GeneratedScene, GenerationRequest, JobPoll, ProviderJob, SceneArtifact, SceneGenerator, SubmitOutcome } from './scene-generator';
+import {
+  GeneratedScene,
+  GenerationRequest,
+  JobPoll,
+  ProviderErasure,
+  ProviderJob,
+  ProviderJobOwner,
+  SceneArtifact,
+  SceneGenerator,
+  SubmitOutcome,
+} from './scene-generator';
 import { previewSplats } from './spz/splat-preview';
 import { SPZ_CONTENT_TYPE, SpzError, SpzReader, writeSpz } from '@scene-studio/world-engine';
 
@@ -51,6 +61,10 @@ export class SplatPreviewingGenerator extends SceneGenerator {
 
   override cancel(job: ProviderJob, signal?: AbortSignal): Promise<boolean> {
     return this.inner.cancel(job, signal);
+  }
+
+  override delete(job: ProviderJob, owner: ProviderJobOwner, signal?: AbortSignal): Promise<ProviderErasure> {
+    return this.inner.delete(job, owner, signal);
   }
 
   private withPreview(scene: GeneratedScene): GeneratedScene {

@@ -5,6 +5,7 @@ export * from './image-assets.errors';
 export * from './image-assets.module';
 export * from './image-assets.service';
 export * from './image-format';
+export * from './image-copies';
 export * from './image-rules';
 export * from './media/image-media';
 export * from './image-assets.sweeper';

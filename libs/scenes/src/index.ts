@@ -16,6 +16,8 @@ export * from './scene-drawing';
 export * from './scene-generation.processor';
 export * from './scene-jobs';
 export * from './scene-purge';
+export * from './provider-erasures';
+export * from './provider-erasure.entity';
 export * from './scene-reverts';
 export * from './scene-state';
 export * from './scene.entity';

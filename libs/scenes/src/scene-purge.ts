@@ -3,6 +3,7 @@ import { ImageAssetErasure } from '@app/image-assets';
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { OperationsRepository } from './operations.repository';
+import { ProviderErasureRunResult, ProviderErasures } from './provider-erasures';
 import { PurgeCandidate, ScenesRepository } from './scenes.repository';
 import { SceneJob } from './scenes.jobs';
 
@@ -19,6 +20,8 @@ export interface ScenePurgeResult {
   files: number;
   /** Source images erased because no scene named them any more. */
   sourceImages: number;
+  /** What the providers were asked to delete of the purged scenes' jobs, after our own erasure (ProviderErasures). */
+  provider: ProviderErasureRunResult;
 }
 
 type Step = { kind: 'none' } | { kind: 'files'; deleted: number } | { kind: 'versions' } | { kind: 'purged'; sourceImage: boolean };
@@ -27,7 +30,8 @@ type Step = { kind: 'none' } | { kind: 'files'; deleted: number } | { kind: 'ver
  * Deletion erases (contract section 8): what a deleted scene held is erased by this job, a few
  * minutes after the deletion (`scenes.purge-deleted`, every 5 minutes on the worker): its
  * generated files (the blob store), its versions, its source image unless another scene still
- * names it, its prompt, externalRef and edit instructions. What stays is an identifier tombstone:
+ * names it, its prompt, externalRef and edit instructions; then the provider's copies of what its
+ * jobs were sent and made (ProviderErasures), which never hold up our own erasure. What stays is an identifier tombstone:
  * the `scenes` row (id, organization, status and timestamps, `purged_at`), so late work still sees
  * the scene is deleted, 404s stay 404s and a replay of the creating request (its idempotency
  * record, kept 24 hours) still answers the same operation.
@@ -47,11 +51,12 @@ export class ScenePurge {
     private readonly images: ImageAssetErasure,
     private readonly blobs: BlobStore,
     private readonly clock: Clock,
+    private readonly providers: ProviderErasures,
   ) {}
 
   @OnJob(SceneJob.PurgeDeleted)
   async purgeDeleted(): Promise<ScenePurgeResult> {
-    const result: ScenePurgeResult = { scenes: 0, files: 0, sourceImages: 0 };
+    const result: Omit<ScenePurgeResult, 'provider'> = { scenes: 0, files: 0, sourceImages: 0 };
     for (let i = 0; i < MAX_STEPS_PER_RUN; i++) {
       const step = await this.scenes.transaction((tx) => this.step(tx));
       if (step.kind === 'none') break;
@@ -64,7 +69,8 @@ export class ScenePurge {
     if (result.scenes + result.files > 0) {
       this.logger.log(`purged ${result.scenes} deleted scene(s): ${result.files} file(s), ${result.sourceImages} source image(s)`);
     }
-    return result;
+    // Ours is done (committed above); the providers' copies come after, and fail on their own.
+    return { ...result, provider: await this.providers.run() };
   }
 
   /** One bounded piece of work on the oldest deleted scene not yet purged that no one else holds. */
@@ -75,6 +81,7 @@ export class ScenePurge {
     const keys = await this.scenes.deleteArtifactBatch(tx, scene.id, FILE_BATCH);
     if (keys.length > 0) return { kind: 'files', deleted: await this.blobs.delete(keys, tx) };
     if ((await this.scenes.deleteVersionBatch(tx, scene.id, VERSION_BATCH)) > 0) return { kind: 'versions' };
+    await this.providers.record(tx, scene.id);
     await this.operations.eraseOfDeletedScene(tx, scene.id, scene.deletedAt);
     const sourceImage = await this.releaseSourceImage(tx, scene);
     await this.scenes.markPurged(tx, scene.id, this.clock.now());

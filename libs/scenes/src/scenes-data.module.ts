@@ -6,6 +6,8 @@ import { OperationsRepository } from './operations.repository';
 import { AdmissionTurnEntity } from './admission-turn.entity';
 import { SceneArtifactEntity, SceneEntity, SceneVersionEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
+import { ProviderErasureEntity } from './provider-erasure.entity';
+import { ProviderErasuresRepository } from './provider-erasures.repository';
 
 /**
  * The scenes' repositories, shared by this lib's own modules only: index.ts does not export it
@@ -13,8 +15,17 @@ import { ScenesRepository } from './scenes.repository';
  * and never reaches the scenes' tables.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([SceneEntity, SceneVersionEntity, SceneArtifactEntity, OperationEntity, AdmissionTurnEntity])],
-  providers: [ScenesRepository, OperationsRepository, AdmissionRepository],
-  exports: [ScenesRepository, OperationsRepository, AdmissionRepository],
+  imports: [
+    TypeOrmModule.forFeature([
+      SceneEntity,
+      SceneVersionEntity,
+      SceneArtifactEntity,
+      OperationEntity,
+      AdmissionTurnEntity,
+      ProviderErasureEntity,
+    ]),
+  ],
+  providers: [ScenesRepository, OperationsRepository, AdmissionRepository, ProviderErasuresRepository],
+  exports: [ScenesRepository, OperationsRepository, AdmissionRepository, ProviderErasuresRepository],
 })
 export class ScenesDataModule {}

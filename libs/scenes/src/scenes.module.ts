@@ -14,6 +14,7 @@ import { SceneDeletionHooks } from './scene-deletion-hooks';
 import { SceneGenerationProcessor } from './scene-generation.processor';
 import { SceneJobs } from './scene-jobs';
 import { ScenePurge } from './scene-purge';
+import { ProviderErasures } from './provider-erasures';
 import { SceneReverts } from './scene-reverts';
 import { ScenesDataModule } from './scenes-data.module';
 import { ScenesService } from './scenes.service';
@@ -33,8 +34,7 @@ import { GenerationMetrics } from './generation-metrics';
     SceneDeletionHooks,
     AdmissionSignal,
     SceneChanges,
-    // Erasure jobs; like the other maintenance handlers they are found and run by the worker only.
-    ScenePurge,
+    // An erasure job; like the other maintenance handlers it is found and run by the worker only.
     OperationRetention,
   ],
   exports: [ScenesService, OperationsService, OperationOutcomes, SceneJobs, SceneDeletionHooks, AdmissionSignal, SceneChanges],
@@ -54,6 +54,9 @@ export class ScenesModule {}
     GenerationMetrics,
     GenerationBacklogRepository,
     GenerationBacklogMetrics,
+    // The purge of deleted scenes reaches the provider's copies too: it needs the generator.
+    ScenePurge,
+    ProviderErasures,
   ],
   exports: [OperationsReconciler, GenerationAdmission],
 })

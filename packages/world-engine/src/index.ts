@@ -16,7 +16,6 @@ export { composeScene, TERRAIN_SIZE, TERRAIN_SEGMENTS } from './procedural/scene
 export type { ComposeInput } from './procedural/scene-composer';
 export { applyEdit } from './procedural/scene-editor';
 export { writeSceneGlb } from './procedural/glb-writer';
-export type { BackdropTexture } from './procedural/glb-writer';
 export { dominantColors } from './procedural/palette';
 export { seedFrom } from './procedural/prng';
 export { sampleSceneSplats } from './procedural/splat-sampler';

@@ -97,7 +97,12 @@ export interface PropSpec {
   color: HexColor;
 }
 
-/** The source image shown as a textured plane behind the scene. */
+/**
+ * The source image the scene was made from, and the plane behind the scene where it belongs.
+ * Recorded for the edit modes (which get the whole spec and the image): no file the generator
+ * writes draws it, since every studio mode, perform included, is served the files and perform may
+ * not see the source image. Its presence keeps the image's palette through edits.
+ */
 export interface BackdropSpec {
   sourceSha256: string;
   /** Centre of the plane; it faces +Z. */

@@ -2,7 +2,7 @@ import { createGltfIO } from '@app/generation';
 import { Document } from '@gltf-transform/core';
 import { randomUUID } from 'node:crypto';
 import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { FakeServer, streamFiller, brokenGlb } from './fake-server';
+import { FakeServer, streamFiller, brokenGlb, glbWithText, pngWithText, PROVIDER_FILE_MARKER } from './fake-server';
 import sharp from 'sharp';
 
 /**
@@ -14,7 +14,9 @@ import sharp from 'sharp';
  * A task's state is computed from its timestamps when it is read — PENDING for `pendingMs`, then
  * IN_PROGRESS with progress rising over `taskDurationMs`, then its outcome — so thousands of
  * tasks cost a map entry each and no timer. Every error body and status text carries
- * MESHY_MARKER, so a test can prove nothing Meshy says reaches our messages.
+ * MESHY_MARKER, so a test can prove nothing Meshy says reaches our messages. The model and the
+ * thumbnail carry the task's prompt and PROVIDER_FILE_MARKER in their metadata (glTF extras and
+ * names, a PNG text chunk, in the model's texture too), as a provider's files may.
  */
 
 // Short on purpose (see PROVIDER_MARKER): V8's JSON.parse errors quote about ten characters.
@@ -85,6 +87,8 @@ export class MeshyFake {
   /** Failures of create calls (POST) and of task reads (GET task); `times` counts down, then the fake recovers. */
   createFailure: MeshyFakeFailure | null = null;
   pollFailure: MeshyFakeFailure | null = null;
+  /** Failures of task deletes (DELETE), counted down like the others. */
+  deleteFailure: MeshyFakeFailure | null = null;
   /**
    * API calls (all, or only creates or task reads) are read and never answered: the socket stays
    * open until the client gives up or close(). Files are still served.
@@ -191,6 +195,7 @@ export class MeshyFake {
       const task = this.tasks.get(decodeURIComponent(taskRoute[2]));
       const sameKind = task && (task.mode === 'image') === (taskRoute[1] === IMAGE_ROOT);
       if (method === 'GET' && this.takeFailure('poll', res)) return;
+      if (method === 'DELETE' && this.takeFailure('delete', res)) return;
       if (method === 'GET' && this.malformed === 'poll') return this.garbage(res, 200);
       if (!task || !sameKind) return this.error(res, 404, 'Task not found.');
       if (method === 'GET') return this.json(res, 200, this.view(task));
@@ -297,8 +302,9 @@ export class MeshyFake {
   private async serveAsset(res: ServerResponse, id: string, file: string): Promise<void> {
     const task = this.tasks.get(id);
     if (!task || this.view(task).status !== 'SUCCEEDED') return this.error(res, 404, 'Asset not found.');
+    const text = `${PROVIDER_FILE_MARKER} ${task.prompt ?? `image task ${task.id}`}`;
     if (file === 'preview.png') {
-      const bytes = task.thumbnail === 'png' ? this.files.thumbnail : Buffer.from(`<html>${MESHY_MARKER}</html>`);
+      const bytes = task.thumbnail === 'png' ? pngWithText(this.files.thumbnail, text) : Buffer.from(`<html>${MESHY_MARKER}</html>`);
       res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(bytes.length) });
       res.end(bytes);
       return;
@@ -306,7 +312,7 @@ export class MeshyFake {
     switch (task.glb) {
       case 'valid':
       case 'missing': {
-        const bytes = task.mode === 'preview' ? this.files.previewGlb : this.files.texturedGlb;
+        const bytes = glbWithText(task.mode === 'preview' ? this.files.previewGlb : this.files.texturedGlb, text);
         res.writeHead(200, { 'content-type': 'model/gltf-binary', 'content-length': String(bytes.length) });
         res.end(bytes);
         return;
@@ -328,14 +334,15 @@ export class MeshyFake {
   }
 
   /** Answers with the configured failure when there is one for this kind of call, counting it down. */
-  private takeFailure(kind: 'create' | 'poll', res: ServerResponse): boolean {
-    const failure = kind === 'create' ? this.createFailure : this.pollFailure;
+  private takeFailure(kind: 'create' | 'poll' | 'delete', res: ServerResponse): boolean {
+    const failure = { create: this.createFailure, poll: this.pollFailure, delete: this.deleteFailure }[kind];
     if (!failure) return false;
     if (failure.times !== undefined) {
       failure.times--;
       if (failure.times <= 0) {
         if (kind === 'create') this.createFailure = null;
-        else this.pollFailure = null;
+        else if (kind === 'poll') this.pollFailure = null;
+        else this.deleteFailure = null;
       }
     }
     this.error(res, failure.status, `Request failed with status ${failure.status}.`, failure.retryAfter);
@@ -374,9 +381,12 @@ async function modelGlb(textured: boolean): Promise<Buffer> {
   const buffer = doc.createBuffer();
   const material = doc.createMaterial('surface').setBaseColorFactor([0.7, 0.7, 0.7, 1]).setMetallicFactor(0).setRoughnessFactor(0.8);
   if (textured) {
-    const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 190, g: 90, b: 40 } } })
-      .png()
-      .toBuffer();
+    const png = pngWithText(
+      await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 190, g: 90, b: 40 } } })
+        .png()
+        .toBuffer(),
+      PROVIDER_FILE_MARKER,
+    );
     material.setBaseColorFactor([1, 1, 1, 1]).setBaseColorTexture(doc.createTexture('base_color').setImage(png).setMimeType('image/png'));
   }
   const primitive = doc

@@ -2,7 +2,7 @@ import { createGltfIO, Splat, writeSpz } from '@app/generation';
 import { Document } from '@gltf-transform/core';
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { FakeServer, streamFiller } from './fake-server';
+import { FakeServer, glbWithText, jpegWithComment, pngWithText, PROVIDER_FILE_MARKER, streamFiller } from './fake-server';
 import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
 
@@ -208,6 +208,10 @@ export class FakeWorldLabs {
   readonly uploadedFiles: { mediaAssetId: string; contentType: string; bytes: Buffer }[] = [];
   /** Operation reads (polls) answered, whatever their outcome. */
   operationReads = 0;
+  /** `DELETE /worlds/{id}` answers this status instead, `times` times (then the fake recovers; without `times`, until reset). */
+  deleteFailure: { status: number; times?: number } | null = null;
+  /** Worlds deleted through the API, oldest first. */
+  readonly deletedWorlds: string[] = [];
   readonly requests: WorldLabsReceivedRequest[] = [];
 
   private readonly operations = new Map<string, FakeOperation>();
@@ -245,6 +249,19 @@ export class FakeWorldLabs {
   /** What the signed upload of a media asset received, or null before it. */
   uploaded(mediaAssetId: string): { byteLength: number; sha256: string; contentType: string } | null {
     return this.assets.get(mediaAssetId)?.upload ?? null;
+  }
+
+  /** Whether a world exists (generated and not deleted). */
+  hasWorld(worldId: string): boolean {
+    return this.worlds.has(worldId);
+  }
+
+  /** The worlds that exist, and the media assets (never deleted: Marble has no way to). */
+  worldIds(): string[] {
+    return [...this.worlds.keys()];
+  }
+  mediaAssetIds(): string[] {
+    return [...this.assets.keys()];
   }
 
   /** Ends a job now (as its outcome says: `never-finishes` becomes a success). */
@@ -288,6 +305,7 @@ export class FakeWorldLabs {
       const op = this.worlds.get(decodeURIComponent(id));
       return op ? this.json(res, 200, this.world(op, Date.now())) : this.detail(res, 404, 'World not found');
     }
+    if (req.method === 'DELETE' && collection === 'worlds') return this.deleteWorld(res, decodeURIComponent(id));
     if (req.method === 'GET' && collection === 'media-assets') {
       const asset = this.assets.get(decodeURIComponent(id));
       return asset ? this.json(res, 200, mediaAssetJson(asset)) : this.detail(res, 404, 'Media asset not found');
@@ -355,6 +373,21 @@ export class FakeWorldLabs {
       response: null,
       cost: null,
     });
+  }
+
+  /**
+   * `DELETE /marble/v1/worlds/{world_id}` as documented: `{"deleted": true, "world_id": …}`, 404 for
+   * a world that does not exist (or no longer does). Its files go with it.
+   */
+  private deleteWorld(res: ServerResponse, worldId: string): void {
+    const failure = this.deleteFailure;
+    if (failure) {
+      if (failure.times !== undefined && --failure.times <= 0) this.deleteFailure = null;
+      return this.detail(res, failure.status, 'World deletion failed');
+    }
+    if (!this.worlds.delete(worldId)) return this.detail(res, 404, 'World not found');
+    this.deletedWorlds.push(worldId);
+    return this.json(res, 200, { deleted: true, world_id: worldId });
   }
 
   /** 0 when a start is allowed now, else how long until the rolling window has room. */
@@ -518,6 +551,7 @@ export class FakeWorldLabs {
     const now = Date.now();
     const tags = Array.isArray(b.tags) ? (b.tags as string[]) : null;
     const matching = [...this.operations.values()]
+      .filter((op) => this.worlds.has(op.worldId))
       .filter((op) => !tags || op.tags.some((t) => tags.includes(t)))
       .filter((op) => typeof b.model !== 'string' || op.model === b.model)
       .filter((op) => typeof b.status !== 'string' || statusOf(op, now) === b.status)
@@ -601,11 +635,11 @@ export class FakeWorldLabs {
     if (splat) return this.bytes(res, this.files.spz.get(splat[1]) ?? this.files.otherSpz, 'application/octet-stream');
     switch (name) {
       case 'collider.glb':
-        return this.bytes(res, this.files.collider, 'model/gltf-binary');
+        return this.bytes(res, this.fileOf(worldId, 'collider'), 'model/gltf-binary');
       case 'pano.png':
-        return this.bytes(res, this.files.pano, 'image/png');
+        return this.bytes(res, this.fileOf(worldId, 'pano'), 'image/png');
       case 'thumbnail.jpg':
-        return this.bytes(res, this.files.thumbnail, 'image/jpeg');
+        return this.bytes(res, this.fileOf(worldId, 'thumbnail'), 'image/jpeg');
       case 'corrupt.spz':
         return this.bytes(res, this.files.corruptSpz, 'application/octet-stream');
       case 'oversized.spz':
@@ -617,6 +651,19 @@ export class FakeWorldLabs {
       default:
         return this.detail(res, 404, 'No such object');
     }
+  }
+
+  /**
+   * The world's collider, panorama and thumbnail, their metadata quoting its prompt and
+   * PROVIDER_FILE_MARKER; made per download (a few copies of small files), so that a benchmark's
+   * thousands of worlds hold nothing.
+   */
+  private fileOf(worldId: string, name: 'collider' | 'pano' | 'thumbnail'): Buffer {
+    const op = this.worlds.get(worldId)!;
+    const prompt = typeof op.worldPrompt?.text_prompt === 'string' ? op.worldPrompt.text_prompt : '';
+    const text = `${PROVIDER_FILE_MARKER} ${op.displayName} ${prompt}`;
+    if (name === 'collider') return glbWithText(this.files.collider, text);
+    return name === 'pano' ? pngWithText(this.files.pano, text) : jpegWithComment(this.files.thumbnail, text);
   }
 
   private sign(id: string): string {

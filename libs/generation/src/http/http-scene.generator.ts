@@ -8,6 +8,7 @@ import {
   GeneratedScene,
   GenerationRequest,
   JobPoll,
+  ProviderErasure,
   ProviderJob,
   SceneArtifact,
   SceneGenerator,
@@ -132,6 +133,22 @@ export class HttpSceneGenerator extends SceneGenerator {
       accept: [404, 409],
     });
     return status >= 200 && status < 300;
+  }
+
+  /**
+   * The protocol's optional delete, `DELETE /v2/generations/{id}`: the provider forgets the job,
+   * its request (prompt, instruction, source image) and its files. `2xx`: deleted; `404`: nothing
+   * to delete (forgotten already); `409`: the job still runs (asked again later); `405` or `501`:
+   * this provider does not delete, and says so (the job is reported as kept).
+   */
+  override async delete(job: ProviderJob, _owner: unknown, signal?: AbortSignal): Promise<ProviderErasure> {
+    const { status } = await this.http.json('DELETE', `/v2/generations/${encodeURIComponent(job.id)}`, undefined, {
+      signal,
+      accept: [404, 405, 409, 501],
+    });
+    if (status === 409) return { status: 'pending' };
+    const outcome = status === 404 ? 'absent' : status === 405 || status === 501 ? 'kept' : 'deleted';
+    return { status: 'done', objects: [{ kind: 'generation', id: job.id, outcome }] };
   }
 }
 

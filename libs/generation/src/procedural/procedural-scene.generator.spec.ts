@@ -54,33 +54,26 @@ describe(ProceduralSceneGenerator.name, () => {
     expect(b.spec.props).not.toEqual(a.spec.props);
   });
 
-  it('takes the palette from a thumbnail and shows the image as a textured backdrop', async () => {
+  it('takes the palette from a thumbnail and writes no part of the image into the GLB', async () => {
     const scene = await sut.generate(request({ source }));
     const { spec } = scene;
     const glb = glbOf(scene);
-    expect(media.calls).toEqual(['thumbnail 64x36', 'texture 1024']);
+    expect(media.calls).toEqual(['thumbnail 64x36']);
     expect(spec.palette).toEqual(['#c83c14', '#143cc8']);
     expect(spec.backdrop).toMatchObject({ sourceSha256: source.sha256 });
     const doc = await readGlb(glb);
-    const textures = doc.getRoot().listTextures();
-    expect(textures).toHaveLength(1);
-    expect(Buffer.from(textures[0].getImage()!).toString()).toBe('fake jpeg texture');
+    expect(doc.getRoot().listTextures()).toHaveLength(0);
+    expect(doc.getRoot().getExtras()).toEqual({});
+    expect(glb.includes(source.sha256)).toBe(false);
   });
 
-  it('applies an edit to the previous spec and records it, reusing the palette', async () => {
+  it('applies an edit to the previous spec and records it, reusing the palette without reading the image again', async () => {
     const v1 = await sut.generate(request({ source }));
     media.calls.length = 0;
     const v2 = await sut.generate(request({ version: 2, source, edit: { previous: v1.spec, instruction: 'make it night' } }));
-    expect(v2.spec).toMatchObject({ timeOfDay: 'night', palette: v1.spec.palette, seed: v1.spec.seed });
+    expect(v2.spec).toMatchObject({ timeOfDay: 'night', palette: v1.spec.palette, seed: v1.spec.seed, backdrop: v1.spec.backdrop });
     expect(v2.spec.edits).toEqual([{ version: 2, instruction: 'make it night', changes: ['time:night'] }]);
-    expect(media.calls).toEqual(['texture 1024']);
-    expect((await readGlb(glbOf(v2))).getRoot().listTextures()).toHaveLength(1);
-  });
-
-  it('drops the backdrop of an edit made without the source image', async () => {
-    const v1 = await sut.generate(request({ source }));
-    const v2 = await sut.generate(request({ version: 2, edit: { previous: v1.spec, instruction: 'add fog' } }));
-    expect(v2.spec.backdrop).toBeNull();
+    expect(media.calls).toEqual([]);
     expect((await readGlb(glbOf(v2))).getRoot().listTextures()).toHaveLength(0);
   });
 

@@ -2,7 +2,6 @@ import { ImageMedia } from '@app/image-assets';
 import { Injectable } from '@nestjs/common';
 import {
   applyEdit,
-  BackdropTexture,
   composeScene,
   dominantColors,
   HexColor,
@@ -34,8 +33,6 @@ export interface ProceduralSplatOptions {
   count: number;
 }
 
-/** Wide enough to look sharp behind a 160 m scene, small enough to keep the GLB well under 2 MB. */
-const TEXTURE_MAX_WIDTH = 1024;
 /** 16:9, the shape of every scene source; ~2 300 pixels is plenty for five dominant colours. */
 const THUMBNAIL = { width: 64, height: 36 };
 const PALETTE_SIZE = 5;
@@ -79,21 +76,13 @@ export class ProceduralSceneGenerator extends SceneGenerator {
     if (request.edit && !isProceduralSpec(request.edit.previous)) return this.regenerate(request, request.edit.previous, signal);
     const previous = request.edit ? this.previousSpec(request.edit.previous) : null;
     const source = request.source;
-
-    // An edit keeps the palette it already has; it only needs the texture, and only if the
-    // scene shows the image at all.
-    const wantsTexture = source !== null && (previous === null || previous.backdrop !== null);
-    const wantsPalette = source !== null && previous === null;
-    let texture: (BackdropTexture & { width: number; height: number }) | null = null;
+    // An edit keeps the palette it already has. The image itself goes into no file: every studio
+    // mode is served the files, and perform may not see the source image (writeSceneGlb).
     let palette: HexColor[] | null = null;
-    if (source) {
+    if (source && previous === null) {
       try {
-        const [thumb, tex] = await Promise.all([
-          wantsPalette ? this.media.thumbnail(source.bytes, THUMBNAIL.width, THUMBNAIL.height) : null,
-          wantsTexture ? this.media.texture(source.bytes, TEXTURE_MAX_WIDTH) : null,
-        ]);
-        if (thumb) palette = dominantColors(thumb.rgb, PALETTE_SIZE);
-        texture = tex;
+        const thumb = await this.media.thumbnail(source.bytes, THUMBNAIL.width, THUMBNAIL.height);
+        palette = dominantColors(thumb.rgb, PALETTE_SIZE);
       } catch (e) {
         throw new GenerationError('generation_failed', 'The source image could not be processed.', false, { cause: e });
       }
@@ -104,18 +93,15 @@ export class ProceduralSceneGenerator extends SceneGenerator {
       let spec: SceneSpec;
       if (previous && request.edit) {
         spec = applyEdit(previous, request.edit.instruction, request.version);
-        // Without the image there is nothing to texture the backdrop with: drop it rather than
-        // describe a plane the GLB does not have.
-        if (spec.backdrop && !texture) spec = { ...spec, backdrop: null };
       } else {
         spec = composeScene({
           prompt: request.prompt,
           seed: sceneSeed(request.prompt, source?.sha256 ?? null),
           sourcePalette: palette,
-          backdrop: source && texture ? { sourceSha256: source.sha256, aspect: texture.width / texture.height } : null,
+          backdrop: source ? { sourceSha256: source.sha256, aspect: source.width / source.height } : null,
         });
       }
-      const glb = await writeSceneGlb(spec, spec.backdrop ? texture : null);
+      const glb = await writeSceneGlb(spec);
       if (!this.splats) return { spec, artifacts: [{ kind: 'mesh', contentType: 'model/gltf-binary', bytes: glb }] };
       return { spec, artifacts: await this.splatWorld(spec, glb, request.version) };
     } catch (e) {

@@ -8,6 +8,7 @@ import { AddSplatPreviewArtifact1795330000000 } from './1795330000000-AddSplatPr
 import { AddTenancy1795345000000 } from './1795345000000-AddTenancy';
 import { EraseDeletedData1795350000000 } from './1795350000000-EraseDeletedData';
 import { HoldSlotsUntilWorkEnds1795365000000 } from './1795365000000-HoldSlotsUntilWorkEnds';
+import { CreateProviderErasures1795370000000 } from './1795370000000-CreateProviderErasures';
 
 /**
  * The migrations of the tables this lib owns, in order; the CLI assembles every lib's list
@@ -27,4 +28,5 @@ export const SCENE_MIGRATIONS: MigrationConstructor[] = [
   AddTenancy1795345000000,
   EraseDeletedData1795350000000,
   HoldSlotsUntilWorkEnds1795365000000,
+  CreateProviderErasures1795370000000,
 ];

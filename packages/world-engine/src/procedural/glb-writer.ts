@@ -8,27 +8,27 @@ import { Prng } from './prng';
 import { PartMaterial, partMaterial, propParts } from './prop-meshes';
 import { HeightField, createHeightField, smoothstep } from './terrain-field';
 
-/** The source image, already re-encoded for use as a texture. */
-export interface BackdropTexture {
-  bytes: Buffer;
-  mimeType: string;
-}
-
 const io = createGltfIO();
 
 /**
  * Spec → glTF 2.0 binary. The file holds what a renderer needs as geometry: the terrain with
  * vertex colours, the water, every prop (meshes shared between props of the same kind and
- * colour), the backdrop and one camera node per preset, named by the preset's id. Lights, fog
- * and sky stay in the spec: core glTF has no place for them.
+ * colour) and one camera node per preset, named by the preset's id. Lights, fog and sky stay in
+ * the spec: core glTF has no place for them.
  *
- * Nothing here reads the clock or randomness other than the spec's seeds, so the same spec
- * and texture give the same bytes.
+ * The file is served to every studio mode, perform included, which never learns how the scene
+ * was asked for (docs/embed.md, "What each mode receives"). So it carries nothing read from the
+ * prompt or the source image beyond what it draws: no seed (a digest of the prompt: a guessed
+ * prompt could be confirmed against it), no names from the prompt's vocabulary (props, their
+ * meshes and materials are numbered), no extras, and no texture of the source image (which a
+ * perform session may not fetch; the edit modes show it beside the scene).
+ *
+ * Nothing here reads the clock or randomness other than the spec's seeds, so the same spec gives
+ * the same bytes.
  */
-export async function writeSceneGlb(spec: SceneSpec, texture: BackdropTexture | null): Promise<Buffer> {
+export async function writeSceneGlb(spec: SceneSpec): Promise<Buffer> {
   const doc = new Document();
-  doc.getRoot().getAsset().generator = 'Scene Studio procedural generator';
-  doc.getRoot().setExtras({ sceneStudio: { schemaVersion: spec.schemaVersion, seed: spec.seed } });
+  doc.getRoot().getAsset().generator = 'Scene Studio';
   const buffer = doc.createBuffer('scene');
   const scene = doc.createScene('Scene');
   const w = new Writer(doc, buffer, spec.timeOfDay === 'night' || spec.timeOfDay === 'sunset');
@@ -36,13 +36,12 @@ export async function writeSceneGlb(spec: SceneSpec, texture: BackdropTexture | 
   const field = createHeightField(spec.terrain);
   scene.addChild(w.terrain(spec.terrain, spec.water, field));
   if (spec.water) scene.addChild(w.water(spec.water, spec.terrain.size));
-  if (spec.backdrop && texture) scene.addChild(w.backdrop(spec.backdrop, texture));
 
   const props = doc.createNode('props');
   spec.props.forEach((prop, i) => {
     props.addChild(
       doc
-        .createNode(`${prop.kind}-${i}`)
+        .createNode(`prop-${i}`)
         .setMesh(w.propMesh(prop.kind, prop.color))
         .setTranslation(prop.position)
         .setRotation([0, Math.sin(prop.rotationY / 2), 0, Math.cos(prop.rotationY / 2)])
@@ -168,39 +167,16 @@ class Writer {
     return this.doc.createNode('water').setMesh(this.doc.createMesh('water').addPrimitive(primitive));
   }
 
-  backdrop(backdrop: NonNullable<SceneSpec['backdrop']>, texture: BackdropTexture): Node {
-    const hw = backdrop.width / 2;
-    const hh = backdrop.height / 2;
-    const [cx, cy, cz] = backdrop.position;
-    const image = this.doc.createTexture('source image').setImage(new Uint8Array(texture.bytes)).setMimeType(texture.mimeType);
-    // The photo also lights itself a little, so it stays readable in a night scene.
-    const material = this.doc
-      .createMaterial('backdrop')
-      .setBaseColorTexture(image)
-      .setEmissiveTexture(image)
-      .setEmissiveFactor([0.6, 0.6, 0.6])
-      .setRoughnessFactor(1)
-      .setMetallicFactor(0);
-    const primitive = this.doc
-      .createPrimitive()
-      .setAttribute(
-        'POSITION',
-        this.accessor('VEC3', new Float32Array([cx - hw, cy - hh, cz, cx + hw, cy - hh, cz, cx + hw, cy + hh, cz, cx - hw, cy + hh, cz])),
-      )
-      .setAttribute('NORMAL', this.accessor('VEC3', new Float32Array([0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1])))
-      // glTF texture coordinates start at the image's top-left corner.
-      .setAttribute('TEXCOORD_0', this.accessor('VEC2', new Float32Array([0, 1, 1, 1, 1, 0, 0, 0])))
-      .setIndices(this.accessor('SCALAR', new Uint16Array([0, 1, 2, 0, 2, 3])))
-      .setMaterial(material);
-    return this.doc.createNode('backdrop').setMesh(this.doc.createMesh('backdrop').addPrimitive(primitive));
-  }
-
-  /** One mesh per (kind, colour), shared by every such prop; geometry shared across colours. */
+  /**
+   * One mesh per (kind, colour), shared by every such prop; geometry shared across colours.
+   * Numbered, not named after the kind: a name from the prompt's vocabulary is no business of a
+   * perform session's.
+   */
   propMesh(kind: SceneSpec['props'][number]['kind'], color: HexColor): Mesh {
     const key = `${kind}|${color}`;
     const cached = this.meshes.get(key);
     if (cached) return cached;
-    const mesh = this.doc.createMesh(key);
+    const mesh = this.doc.createMesh(`prop-mesh-${this.meshes.size}`);
     propParts(kind).forEach((part, index) => {
       const partKey = `${kind}|${index}`;
       let accessors = this.partAccessors.get(partKey);
@@ -232,7 +208,7 @@ class Writer {
     if (!material) {
       const [r, g, b] = hexToLinear(spec.color);
       material = this.doc
-        .createMaterial(spec.name)
+        .createMaterial(`prop-material-${this.materials.size}`)
         .setBaseColorFactor([r, g, b, 1])
         .setRoughnessFactor(spec.roughness)
         .setMetallicFactor(spec.metallic);

@@ -6,7 +6,9 @@ import {
   GenerationError,
   GenerationRequest,
   JobPoll,
+  ProviderErasure,
   ProviderJob,
+  ProviderObjectErasure,
   SceneGenerator,
   SourceImageInput,
   SubmitOutcome,
@@ -164,6 +166,24 @@ export class MeshySceneGenerator extends SceneGenerator {
     const state = parseJobState(job);
     const { status } = await this.http.json('DELETE', taskPath(state, job.id), undefined, { signal, accept: [404] });
     return status >= 200 && status < 300;
+  }
+
+  /**
+   * Deletes the job's tasks ("permanently deletes a task and all associated data"; 404 once
+   * gone), the preview a refine was made from included: a preview holds the prompt too. A task
+   * submitted twice (a worker killed between Meshy's answer and our record) is not known here, and
+   * stays until Meshy expires it.
+   */
+  override async delete(job: ProviderJob, _owner: unknown, signal?: AbortSignal): Promise<ProviderErasure> {
+    const state = parseJobState(job);
+    const tasks: [MeshyJobState, string][] = [[state, job.id]];
+    if (state.phase === 'refine') tasks.push([{ phase: 'preview', refine: true }, state.previewId]);
+    const objects: ProviderObjectErasure[] = [];
+    for (const [of, id] of tasks) {
+      const { status } = await this.http.json('DELETE', taskPath(of, id), undefined, { signal, accept: [404] });
+      objects.push({ kind: 'task', id, outcome: status === 404 ? 'absent' : 'deleted' });
+    }
+    return { status: 'done', objects };
   }
 
   private async create(path: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<string> {

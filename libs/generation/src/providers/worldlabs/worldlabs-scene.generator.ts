@@ -4,7 +4,10 @@ import {
   GeneratedScene,
   GenerationRequest,
   JobPoll,
+  ProviderErasure,
   ProviderJob,
+  ProviderJobOwner,
+  ProviderObjectErasure,
   SceneArtifact,
   SceneGenerator,
   SourceImageInput,
@@ -44,6 +47,8 @@ export interface WorldLabsSceneGeneratorOptions {
 }
 
 const API = '/marble/v1';
+/** Pages of `worlds:list` read for one operation's worlds: there are one or two, never pages of them. */
+const MAX_LIST_PAGES = 5;
 
 type Json = Record<string, unknown>;
 
@@ -161,11 +166,69 @@ export class WorldLabsSceneGenerator extends SceneGenerator {
 
   /**
    * Marble has no way to cancel an operation (no such endpoint): the world is generated and
-   * billed anyway, and its result is never fetched. Worlds are not deleted either: an operator
-   * may want to see what a cancelled scene cost.
+   * billed anyway, and its result is never fetched. Its world is deleted with the scene's purge
+   * (`delete`).
    */
   override async cancel(_job: ProviderJob, _signal?: AbortSignal): Promise<boolean> {
     return false;
+  }
+
+  /**
+   * Deletes the job's worlds (`DELETE /marble/v1/worlds/{world_id}`: "Permanently deletes a world
+   * and its associated assets"; 404 once it is gone). The worlds are the one recorded, the one the
+   * operation names while Marble keeps it (about an hour), and every world tagged with our
+   * operation id (`worlds:list`), so a world submitted twice (a worker killed between Marble's
+   * answer and our record of it) goes too. While the operation still runs, its world is not
+   * finished: `pending`, to be asked again. The source image's media asset stays: Marble documents
+   * no way to delete one (docs/operations.md, "Data we keep").
+   */
+  override async delete(job: ProviderJob, owner: ProviderJobOwner, signal?: AbortSignal): Promise<ProviderErasure> {
+    const worlds = new Set<string>();
+    const recorded = job.state?.worldId;
+    if (isProviderId(recorded)) worlds.add(recorded);
+    const { status, body } = await this.http.json('GET', `${API}/operations/${encodeURIComponent(job.id)}`, undefined, {
+      signal,
+      accept: [404],
+    });
+    if (status !== 404) {
+      const operation = record(body);
+      if (operation.done === false) return { status: 'pending' };
+      const worldId = worldIdOf(operation);
+      if (worldId) worlds.add(worldId);
+    }
+    for (const worldId of await this.worldsTagged(owner.operationId, signal)) worlds.add(worldId);
+    const objects: ProviderObjectErasure[] = [];
+    for (const worldId of worlds) {
+      const deleted = await this.http.json('DELETE', `${API}/worlds/${encodeURIComponent(worldId)}`, undefined, { signal, accept: [404] });
+      objects.push({ kind: 'world', id: worldId, outcome: deleted.status === 404 ? 'absent' : 'deleted' });
+    }
+    const mediaAssetId = job.state?.mediaAssetId;
+    if (isProviderId(mediaAssetId)) objects.push({ kind: 'media_asset', id: mediaAssetId, outcome: 'kept' });
+    return { status: 'done', objects };
+  }
+
+  /** The ids of the worlds tagged with `tag`, every page (a handful at most: one operation's worlds). */
+  private async worldsTagged(tag: string, signal?: AbortSignal): Promise<string[]> {
+    const ids: string[] = [];
+    let pageToken: string | null = null;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      const { body } = await this.http.json(
+        'POST',
+        `${API}/worlds:list`,
+        { tags: [tag], page_size: 100, ...(pageToken ? { page_token: pageToken } : {}) },
+        { signal },
+      );
+      const answer = record(body);
+      if (Array.isArray(answer.worlds)) {
+        for (const world of answer.worlds) {
+          const id = typeof world === 'object' && world !== null ? (world as Json).world_id : null;
+          if (isProviderId(id)) ids.push(id);
+        }
+      }
+      pageToken = typeof answer.next_page_token === 'string' && answer.next_page_token !== '' ? answer.next_page_token : null;
+      if (!pageToken) break;
+    }
+    return ids;
   }
 
   /** Marble's media-asset flow: prepare, then PUT the bytes to the signed URL (without our key). */
