@@ -8,7 +8,7 @@ import { ImageAssetErrors } from './image-assets.errors';
 import { ImageAssetsRepository } from './image-assets.repository';
 import { detectImageFormat } from './image-format';
 import { dimensionsExceeded, sceneSourceProblem, UNATTACHED_LIFETIME_MS } from './image-rules';
-import { ImageDecodeError, ImageHeader, ImageMedia } from './media/image-media';
+import { ImageDecodeError, ImageHeader, ImageMedia, ImageTooLargeToTurnError } from './media/image-media';
 import { needsUpright, stripMetadata, uprightEncoding } from './metadata/stored-image';
 import { ImageAssetIdPrefix } from './image-assets.ids';
 
@@ -136,7 +136,9 @@ export class ImageAssetsService {
       // The upload itself is walked first (its stripped copy dropped): the same files are refused
       // whether or not they have to be turned, and before the costly re-encode.
       await this.strip(header.format, bytes, false);
-      upright = await decoding(() => this.media.upright(bytes, uprightEncoding(header.format, bytes)));
+      upright = await decoding(() => this.media.upright(bytes, uprightEncoding(header.format, bytes))).catch((e: unknown) => {
+        throw e instanceof ImageTooLargeToTurnError ? ImageAssetErrors.tooLargeToTurn(header.width, header.height, e.maxPixels) : e;
+      });
     }
     // In place: the upload's buffer (or the re-encode's) becomes the stored copy, so an upload
     // in flight holds one buffer of its size, not two.
