@@ -21,7 +21,7 @@
 // asserted: the exit code is 0 whatever they are. Method, machine and results:
 // docs/performance.md.
 
-const { join } = require('node:path');
+const { join, resolve } = require('node:path');
 const sharp = require('sharp');
 const h = require('./lib/harness');
 const { orientedPhotoJpeg, orientedSixteenBitPng, photoPng, photoPngOfSize, withPngMetadata } = require('./lib/images');
@@ -282,7 +282,7 @@ async function measureTurned(api, upload, turned, build, expect201) {
   let weight = NaN;
   let budget = NaN;
   try {
-    const media = require(join(process.cwd(), build.dist, 'libs/image-assets/src/media/sharp-image-media.js'));
+    const media = require(resolve(build.dist, 'libs/image-assets/src/media/sharp-image-media.js'));
     if (media.reencodeWeight) {
       weight = media.reencodeWeight(turned.meta, { format: 'png' }, turned.bytes);
       budget = media.REENCODE_BUDGET_BYTES;
