@@ -33,20 +33,21 @@ const ADOBE_LENGTH = 14;
  * Removes a JPEG's metadata without touching its compressed image data: every APPn segment but
  * the three that change how pixels decode or look — JFIF (APP0, its thumbnail dropped), the ICC
  * profile (APP2 `ICC_PROFILE`, all its chunks) and Adobe's colour transform (APP14, cut to the
- * 12 bytes libjpeg reads), of JFIF and Adobe the one libjpeg goes by — and every comment (COM). So EXIF and XMP (APP1), MPF (APP2), IPTC
- * (APP13 `Photoshop 3.0`), JUMBF/C2PA (APP11) and vendors' blocks go. Whatever follows the
- * end-of-image marker goes too: MPF's secondary images and gain maps live there, with EXIF of
- * their own.
+ * 12 bytes libjpeg reads), of JFIF and Adobe the one libjpeg goes by — and every comment (COM).
+ * So EXIF and XMP (APP1), MPF (APP2), IPTC (APP13 `Photoshop 3.0`), JUMBF/C2PA (APP11) and
+ * vendors' blocks go. Whatever follows the end-of-image marker goes too: MPF's secondary images
+ * and gain maps live there, with EXIF of their own.
  *
  * Every other byte kept is one libjpeg reads to make the pixels: the frame, table and scan
  * headers are parsed whole (a length that does not match their content is refused, as libjpeg
  * refuses it), segments libjpeg skips go (DNL, DAC, JFIF and Adobe segments another one
- * overrides, restart markers outside a scan), and each scan's entropy-coded data is decoded (jpeg-scan.ts) to find
- * where it really ends: bytes between that end and the next marker go. Markers are found as
- * libjpeg finds them (stray bytes and fill bytes before a marker skipped). A structure it cannot
- * walk (no SOI, a length running past the end, an unknown marker, a second SOI or frame header,
- * scan data that does not decode, a file that ends before its EOI marker) is refused, as is a
- * JPEG coded losslessly, hierarchically or arithmetically (which browsers do not display).
+ * overrides, restart markers outside a scan), and each scan's entropy-coded data is decoded
+ * (jpeg-scan.ts) to find where it really ends: bytes between that end and the next marker go.
+ * Markers are found as libjpeg finds them (stray bytes and fill bytes before a marker skipped). A
+ * structure it cannot walk (no SOI, a length running past the end, an unknown marker, a second
+ * SOI or frame header, scan data that does not decode, a file that ends before its EOI marker) is
+ * refused, as is a JPEG coded losslessly, hierarchically or arithmetically (which browsers do not
+ * display).
  */
 export async function stripJpegMetadata(bytes: Buffer, options: StripOptions = {}): Promise<StripResult> {
   if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== SOI) return refused('no SOI marker');
