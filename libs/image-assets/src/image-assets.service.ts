@@ -10,6 +10,7 @@ import { detectImageFormat } from './image-format';
 import { dimensionsExceeded, sceneSourceProblem, UNATTACHED_LIFETIME_MS } from './image-rules';
 import { ImageDecodeError, ImageHeader, ImageMedia, ImageTooLargeToTurnError } from './media/image-media';
 import { needsUpright, stripMetadata, uprightEncoding } from './metadata/stored-image';
+import { StripOptions } from './metadata/strip-result';
 import { ImageAssetIdPrefix } from './image-assets.ids';
 
 const MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
@@ -135,14 +136,15 @@ export class ImageAssetsService {
     if (needsUpright(header.orientation)) {
       // The upload itself is walked first (its stripped copy dropped): the same files are refused
       // whether or not they have to be turned, and before the costly re-encode.
-      await this.strip(header.format, bytes, false);
+      await this.strip(header.format, bytes, {});
       upright = await decoding(() => this.media.upright(bytes, uprightEncoding(header.format, bytes))).catch((e: unknown) => {
         throw e instanceof ImageTooLargeToTurnError ? ImageAssetErrors.tooLargeToTurn(header.width, header.height, e.maxPixels) : e;
       });
     }
     // In place: the upload's buffer (or the re-encode's) becomes the stored copy, so an upload
-    // in flight holds one buffer of its size, not two.
-    const stripped = await this.strip(header.format, upright, true);
+    // in flight holds one buffer of its size, not two. A re-encode's compressed data is our own
+    // encoder's, with nothing planted in it: it is not decoded to its end again.
+    const stripped = await this.strip(header.format, upright, { inPlace: true, ownEncoding: upright !== bytes });
     const stored = await decoding(() => this.media.readHeader(stripped));
     const kept =
       stored.format === header.format &&
@@ -163,8 +165,8 @@ export class ImageAssetsService {
   }
 
   /** The bytes to store of `bytes` (metadata/stored-image.ts); `image_corrupt` when their structure cannot be walked. */
-  private async strip(format: ImageFormat, bytes: Buffer, inPlace: boolean): Promise<Buffer> {
-    const stripped = await stripMetadata(format, bytes, { inPlace });
+  private async strip(format: ImageFormat, bytes: Buffer, options: StripOptions): Promise<Buffer> {
+    const stripped = await stripMetadata(format, bytes, options);
     if (!stripped.ok) {
       this.logger.debug(`refused a ${format} upload: ${stripped.reason}`);
       throw ImageAssetErrors.corrupt();

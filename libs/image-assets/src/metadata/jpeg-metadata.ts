@@ -1,5 +1,5 @@
 import { HuffmanTables } from './jpeg-huffman';
-import { Frame, MAX_SCANS, nextMarkerCode, parseFrame, parseScan, walkScan } from './jpeg-scan';
+import { Frame, MAX_SCANS, nextMarkerCode, ownScan, parseFrame, parseScan, walkScan } from './jpeg-scan';
 import { KeptRanges, refused, StripOptions, StripResult } from './strip-result';
 import { Yielder } from './yielding';
 
@@ -119,7 +119,9 @@ export async function stripJpegMetadata(bytes: Buffer, options: StripOptions = {
       const scan = parseScan(frame, tables, payload);
       if (typeof scan === 'string') return refused(scan);
       kept.keep(at, end);
-      const walked = await walkScan(bytes, end, frame, scan, restartInterval, kept, removed, yielder);
+      const walked = options.ownEncoding
+        ? ownScan(bytes, end, kept)
+        : await walkScan(bytes, end, frame, scan, restartInterval, kept, removed, yielder);
       if ('refused' in walked) return refused(walked.refused);
       p = walked.next;
     } else if (marker >= APP0 && marker <= APP15) {

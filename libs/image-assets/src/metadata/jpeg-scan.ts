@@ -512,6 +512,23 @@ export async function walkScan(
   return { next: code - 1 };
 }
 
+/**
+ * The entropy-coded data of a scan our own encoder wrote, kept up to the first marker that is
+ * neither a stuffed 0xFF00 nor a restart marker, without decoding it: a pass over its bytes.
+ */
+export function ownScan(bytes: Buffer, from: number, kept: KeptRanges): ScanWalk {
+  let i = from;
+  for (;;) {
+    i = bytes.indexOf(0xff, i);
+    if (i < 0 || i + 1 >= bytes.length) return { refused: 'the file ends after a scan, before its EOI marker' };
+    const next = bytes[i + 1];
+    if (next === 0x00 || next === 0xff || (next >= 0xd0 && next <= 0xd7)) i += next === 0xff ? 1 : 2;
+    else break;
+  }
+  kept.keep(from, i);
+  return { next: i };
+}
+
 /** Whether bytes[from, to) are all fill bytes (0xFF); true when there are none. */
 function isFill(bytes: Buffer, from: number, to: number): boolean {
   for (let i = from; i < to; i++) if (bytes[i] !== 0xff) return false;

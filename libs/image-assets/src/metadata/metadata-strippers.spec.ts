@@ -602,6 +602,25 @@ describe(stripWebpMetadata.name, () => {
   });
 });
 
+describe('what our own encoder wrote (ownEncoding)', () => {
+  it('comes out the same without its compressed data decoded to its end', async () => {
+    const noisy = () =>
+      sharp({ create: { width: 40, height: 24, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+        .withIccProfile('p3')
+        .withExif({ IFD0: { Copyright: 'SECRET' } });
+    for (const [strip, bytes] of [
+      [stripJpegMetadata, await noisy().jpeg({ quality: 95, chromaSubsampling: '4:4:4', optimiseCoding: false }).toBuffer()],
+      [stripJpegMetadata, await noisy().jpeg({ progressive: true }).toBuffer()],
+      [stripPngMetadata, await noisy().png().toBuffer()],
+      [stripPngMetadata, await noisy().toColourspace('rgb16').png().toBuffer()],
+    ] as const) {
+      const walked = ok(await strip(bytes));
+      expect(walked.removed).not.toEqual([]);
+      expect(await strip(bytes, { ownEncoding: true })).toEqual(walked);
+    }
+  });
+});
+
 /**
  * Fuzzing: damaged versions of images full of metadata (cut anywhere, bytes overwritten, bytes
  * inserted) never make a stripper throw, and whatever it accepts it strips for good: stripping

@@ -157,15 +157,16 @@ export async function stripPngMetadata(bytes: Buffer, options: StripOptions = {}
   if (!header || phase === 'head') return refused('no image data');
 
   const idat = chunks.filter((c) => c.fate === 'idat');
-  const stream = await checkZlibStream(
-    idat.map((c) => bytes.subarray(c.start + 8, c.end - 4)),
-    imageDataSize(header),
-  );
-  if (!stream.ok) return refused(stream.reason);
+  const parts = idat.map((c) => bytes.subarray(c.start + 8, c.end - 4));
+  let streamLeft = parts.reduce((n, part) => n + part.length, 0);
+  if (!options.ownEncoding) {
+    const stream = await checkZlibStream(parts, imageDataSize(header));
+    if (!stream.ok) return refused(stream.reason);
+    streamLeft = stream.consumed;
+  }
 
   const kept = new KeptRanges(bytes, options.inPlace);
   kept.keep(0, SIGNATURE.length);
-  let streamLeft = stream.consumed;
   for (const c of chunks) {
     if (c.fate === 'keep') kept.keep(c.start, c.end);
     else if (c.fate === 'iend') {
