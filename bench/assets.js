@@ -1,6 +1,6 @@
 'use strict';
 // npm run bench:assets [-- --clients 32 --duration 20 --file-mib 10 --samples 50 --warmup 10
-//                         --sample-ms 100 --oriented-samples 20 --no-baseline --metrics
+//                         --sample-ms 100 --oriented-samples 20 --turned-samples 3 --no-baseline --metrics
 //                         --compare-dist /path/to/other/dist --compare-label name --rounds 1]
 //
 // Image uploads (POST /v1/image-assets), measured against baselines taken in the same run:
@@ -8,7 +8,10 @@
 //    node:http server that only hashes the same bodies;
 //  - the api's peak resident memory during that load, against its own RSS after warm-up;
 //  - the median Server-Timing `validate` of a 1920×1080 PNG uploaded alone, 50 times;
-//  - the same of a 12-megapixel phone photo stored sideways (EXIF orientation 6), 20 times.
+//  - the same of a 12-megapixel phone photo stored sideways (EXIF orientation 6), 20 times;
+//  - the api's RSS growth while it turns a 24-megapixel 16-bit RGBA PNG (orientation 6), 3 times
+//    one at a time and then 4 at once, against the weight its re-encode is counted for and the
+//    re-encode memory budget of the build (issue 34).
 // The images carry metadata (EXIF with GPS, XMP, text, a P3 profile), which the api removes.
 // With --compare-dist, a second api build (another revision: `npx nest build api` in a worktree
 // of it) is measured in the same run on the same images, each in its own database; --rounds N
@@ -18,10 +21,10 @@
 // asserted: the exit code is 0 whatever they are. Method, machine and results:
 // docs/performance.md.
 
-const { join } = require('node:path');
+const { join, resolve } = require('node:path');
 const sharp = require('sharp');
 const h = require('./lib/harness');
-const { orientedPhotoJpeg, photoPng, photoPngOfSize, withPngMetadata } = require('./lib/images');
+const { orientedPhotoJpeg, orientedSixteenBitPng, photoPng, photoPngOfSize, withPngMetadata } = require('./lib/images');
 const { closedLoop, multipartBody, post } = require('./lib/load');
 const { cpuMeter } = require('./lib/machine');
 
@@ -33,6 +36,10 @@ const LARGE = { width: 3840, height: 2160 };
 const SMALL = { width: 1920, height: 1080 };
 /** A 12-megapixel phone sensor, landscape as stored; the photo displays 3024×4032. */
 const PHONE = { width: 4032, height: 3024 };
+/** The 16-bit RGBA PNG of issue 34, stored landscape with orientation 6. */
+const TURNED = { width: 6000, height: 4000 };
+/** How many of it are uploaded at once, after those one at a time. */
+const TURNED_AT_ONCE = 4;
 const MAX_SIDE_PX = 6144;
 const MAX_PIXELS = 24_000_000;
 const WAITED_MS = 1000;
@@ -49,6 +56,8 @@ const options = h.parseArgs(process.argv.slice(2), {
   sampleMs: 100,
   // Uploads of the phone photo (turned by the api), one at a time; 0 leaves them out.
   orientedSamples: 20,
+  // Uploads of the 16-bit RGBA PNG (turned by the api), one at a time, then 4 at once; 0 leaves them out.
+  turnedSamples: 3,
   noBaseline: false,
   // Another api build to measure in the same run (its dist/ folder), and its name in the report.
   compareDist: '',
@@ -110,11 +119,14 @@ async function makeImages() {
   const small = await describe(smallPng);
   const phoneJpeg = await orientedPhotoJpeg(PHONE.width, PHONE.height);
   const phone = { jpeg: phoneJpeg, bytes: phoneJpeg.length, width: PHONE.height, height: PHONE.width };
+  const turnedPng = await orientedSixteenBitPng(TURNED.width, TURNED.height);
+  const turned = { png: turnedPng, bytes: turnedPng.length, meta: await sharp(turnedPng).metadata() };
   log(
     `large: ${large.width}×${large.height}, ${large.bytes} bytes (${mib(large.bytes, 2)} MiB); small: ${small.width}×${small.height}, ${small.bytes} bytes; ` +
-      `phone photo: ${PHONE.width}×${PHONE.height} JPEG with orientation 6, ${phone.bytes} bytes`,
+      `phone photo: ${PHONE.width}×${PHONE.height} JPEG with orientation 6, ${phone.bytes} bytes; ` +
+      `16-bit RGBA PNG: ${TURNED.width}×${TURNED.height} with orientation 6, ${turned.bytes} bytes`,
   );
-  return { large, small, phone };
+  return { large, small, phone, turned };
 }
 
 /** The same load against a node:http server that only hashes the bytes. */
@@ -216,6 +228,8 @@ async function runApi(bodies, images, build) {
     log(`phone photo samples, ms: ${oriented.join(' ')}`);
   }
 
+  const turned = options.turnedSamples > 0 ? await measureTurned(api, upload, images.turned, build, expect201) : null;
+
   await h.sleep(1000);
   const rssBaseline = await h.restingRss(api.pid);
   log(`api RSS at rest after warm-up: ${mib(rssBaseline)} MiB; load: ${options.clients} clients for ${options.duration} s`);
@@ -252,8 +266,52 @@ async function runApi(bodies, images, build) {
     validationCpu,
     oriented,
     orientedLatency,
+    turned,
     dbGrowth: dbAfter - dbBefore,
   };
+}
+
+/**
+ * The api's RSS while it turns the 16-bit PNG: `options.turnedSamples` uploads one at a time,
+ * then TURNED_AT_ONCE at once, each measured from the api's resting RSS just before to the peak
+ * (VmHWM, reset first, and samples every 50 ms). The weight its re-encode is counted for and the
+ * budget come from the build itself (none for a build without a re-encode budget).
+ */
+async function measureTurned(api, upload, turned, build, expect201) {
+  const body = multipartBody(turned.png, { filename: 'turned.png', contentType: 'image/png' });
+  let weight = NaN;
+  let budget = NaN;
+  try {
+    const media = require(resolve(build.dist, 'libs/image-assets/src/media/sharp-image-media.js'));
+    if (media.reencodeWeight) {
+      weight = media.reencodeWeight(turned.meta, { format: 'png' }, turned.bytes);
+      budget = media.REENCODE_BUDGET_BYTES;
+    }
+  } catch {
+    /* a build without the module: no figures to compare with */
+  }
+  const measure = async (what, count) => {
+    await h.sleep(500);
+    const rest = await h.restingRss(api.pid, 5, 100);
+    const rss = new h.RssSampler(api.pid, 50);
+    rss.resetPeak();
+    rss.start();
+    const started = performance.now();
+    const results = await Promise.all(Array.from({ length: count }, () => upload(body)));
+    const seconds = (performance.now() - started) / 1000;
+    const m = rss.stop();
+    for (const r of results) expect201(r, what);
+    return { growth: m.peak - rest, seconds, validate: results.map((r) => serverTimingValidate(r.headers)) };
+  };
+  log(`16-bit PNG: ${options.turnedSamples} uploads one at a time, then ${TURNED_AT_ONCE} at once`);
+  expect201(await upload(body), '16-bit PNG warm-up');
+  const alone = [];
+  for (let i = 0; i < options.turnedSamples; i++) alone.push(await measure('16-bit PNG sample', 1));
+  const together = await measure('16-bit PNG, several at once', TURNED_AT_ONCE);
+  log(
+    `16-bit PNG, RSS growth one at a time, MiB: ${alone.map((a) => mib(a.growth)).join(' ')}; ${TURNED_AT_ONCE} at once: ${mib(together.growth)}`,
+  );
+  return { weight, budget, alone, together };
 }
 
 /** Peaks of prom-client's process metrics, scraped every 500 ms until `stop()`. */
@@ -457,6 +515,27 @@ function printSummary(images, baseline, api, round) {
   );
   out.push(`- CPU during the samples: ${cpuText(api.validationCpu, api.validationCpu.seconds)}`);
   out.push(`- whole request, client side: median ${p(api.validationLatency, 50, 1)} ms, p90 ${p(api.validationLatency, 90, 1)} ms`);
+  if (api.turned) {
+    const { weight, budget, alone, together } = api.turned;
+    const growths = alone.map((a) => a.growth);
+    const maxAlone = Math.max(...growths);
+    const counted = Number.isFinite(weight)
+      ? `counted as ${mib(weight)} MiB of a re-encode budget of ${mib(budget)} MiB per api process`
+      : 'this build counts no re-encode budget';
+    out.push(
+      `- 16-bit RGBA PNG (${TURNED.width}×${TURNED.height} stored, orientation 6, ${images.turned.bytes} bytes), ${counted}: ` +
+        `one at a time (${alone.length}): validate median ${p(
+          alone.map((a) => a.validate[0]),
+          50,
+          0,
+        )} ms, ` +
+        `RSS growth median ${mib(percentile(growths, 50))} MiB, max ${mib(maxAlone)} MiB` +
+        (Number.isFinite(weight) ? ` (within its weight: ${pass(maxAlone <= weight)})` : '') +
+        `; ${TURNED_AT_ONCE} at once: RSS growth ${mib(together.growth)} MiB` +
+        (Number.isFinite(budget) ? ` (within the budget: ${pass(together.growth <= budget)})` : '') +
+        `, all answered in ${fmt(together.seconds, 1)} s`,
+    );
+  }
   if (api.oriented.length > 0) {
     out.push(
       `- phone photo (${phone.height}×${phone.width} stored, orientation 6, ${phone.bytes} bytes), ${api.oriented.length} one at a time: ` +
@@ -481,6 +560,7 @@ function printComparison(images, rounds) {
       rssGrowth: r.memory.peak - r.memory.baseline,
       validation: percentile(r.validation, 50),
       phone: r.oriented.length > 0 ? percentile(r.oriented, 50) : NaN,
+      turned: r.turned ? r.turned.together.growth : NaN,
     };
   };
   /** Cores that went to neither the api, Postgres nor the load generator during a measurement. */
@@ -492,9 +572,18 @@ function printComparison(images, rounds) {
     return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
   };
   const rows = [
-    ['round', 'build', 'uploads/s', 'RSS growth MiB', 'validate median ms (PNG)', 'validate median ms (phone photo)', 'other work, cores'],
+    [
+      'round',
+      'build',
+      'uploads/s',
+      'RSS growth MiB',
+      'validate median ms (PNG)',
+      'validate median ms (phone photo)',
+      `RSS growth MiB (16-bit PNG ×${TURNED_AT_ONCE})`,
+      'other work, cores',
+    ],
   ];
-  const ratios = { uploadsPerSecond: [], rssGrowth: [], validation: [], phone: [] };
+  const ratios = { uploadsPerSecond: [], rssGrowth: [], validation: [], phone: [], turned: [] };
   for (const [i, results] of rounds.entries()) {
     const a = figures(results[mine]);
     const b = figures(results[theirs]);
@@ -509,16 +598,35 @@ function printComparison(images, rounds) {
         mib(f.rssGrowth),
         fmt(f.validation, 1),
         fmt(f.phone, 1),
+        mib(f.turned),
         disturbance(results[label]),
       ]);
     }
     for (const k of Object.keys(ratios)) ratios[k].push(a[k] / b[k]);
     const pct = (k) => `${fmt(ratios[k][i] * 100, 1)} %`;
-    rows.push([String(i + 1), `${mine} ÷ ${theirs}`, pct('uploadsPerSecond'), pct('rssGrowth'), pct('validation'), pct('phone'), '']);
+    rows.push([
+      String(i + 1),
+      `${mine} ÷ ${theirs}`,
+      pct('uploadsPerSecond'),
+      pct('rssGrowth'),
+      pct('validation'),
+      pct('phone'),
+      pct('turned'),
+      '',
+    ]);
   }
   if (rounds.length > 1) {
     const med = (k) => `${fmt(median(ratios[k]) * 100, 1)} %`;
-    rows.push(['median', `${mine} ÷ ${theirs}`, med('uploadsPerSecond'), med('rssGrowth'), med('validation'), med('phone'), '']);
+    rows.push([
+      'median',
+      `${mine} ÷ ${theirs}`,
+      med('uploadsPerSecond'),
+      med('rssGrowth'),
+      med('validation'),
+      med('phone'),
+      med('turned'),
+      '',
+    ]);
   }
   process.stdout.write(`\n${mine} against ${theirs} (${options.compareDist}), same images, same run\n${h.table(rows)}\n`);
 }

@@ -172,4 +172,21 @@ async function orientedPhotoJpeg(width, height, { amplitude = 16, seed = 3 } = {
   ]);
 }
 
-module.exports = { photoPng, photoPngOfSize, PNG_OPTIONS, withPngMetadata, orientedPhotoJpeg };
+/**
+ * The re-encode of issue 34: a `width`×`height` 16-bit RGBA PNG of flat colour with a square
+ * (so it is small: under 1 MiB at 6000×4000) with EXIF orientation 6 in an eXIf chunk. Turning it
+ * holds its raster: width × height × 4 channels × 2 bytes.
+ */
+async function orientedSixteenBitPng(width, height) {
+  const side = Math.floor(Math.min(width, height) / 4);
+  const square = { create: { width: side, height: side, channels: 4, background: { r: 20, g: 90, b: 220, alpha: 1 } } };
+  const png = await sharp({ create: { width, height, channels: 4, background: { r: 210, g: 70, b: 20, alpha: 0.6 } } })
+    .composite([{ input: square, left: side, top: side }])
+    .toColourspace('rgb16')
+    .png(PNG_OPTIONS)
+    .toBuffer();
+  const ihdrEnd = 8 + 12 + 13;
+  return Buffer.concat([png.subarray(0, ihdrEnd), pngChunk('eXIf', exifTiff(6)), png.subarray(ihdrEnd)]);
+}
+
+module.exports = { photoPng, photoPngOfSize, PNG_OPTIONS, withPngMetadata, orientedPhotoJpeg, orientedSixteenBitPng };

@@ -229,13 +229,13 @@ const XMP_PACKET = Buffer.from(
   'utf8',
 );
 
-function jpegSegment(marker: number, payload: Buffer): Buffer {
+export function jpegSegment(marker: number, payload: Buffer): Buffer {
   const head = Buffer.from([0xff, marker, 0, 0]);
   head.writeUInt16BE(payload.length + 2, 2);
   return Buffer.concat([head, payload]);
 }
 
-function riffChunk(fourcc: string, data: Buffer): Buffer {
+export function riffChunk(fourcc: string, data: Buffer): Buffer {
   const head = Buffer.alloc(8);
   head.write(fourcc, 0, 'latin1');
   head.writeUInt32LE(data.length, 4);

@@ -1,5 +1,9 @@
+import { BlobEntity } from '@app/core/blob-store/blob.entity';
+import { ImageAssetEntity } from '@app/image-assets/image-asset.entity';
 import { writeFileSync } from 'node:fs';
-import { image } from '../factories/images';
+import { DataSource, In } from 'typeorm';
+import { CRAFTED_MARKER, craftedImages } from '../factories/crafted-images';
+import { image, METADATA_MARKER } from '../factories/images';
 import { pollUntil } from '../support/poll';
 import { freePort, runCli, ServiceProcess } from '../support/processes';
 import { setUpSuite } from '../support/suite';
@@ -9,8 +13,10 @@ import { CampaignFigures, runUploadCampaign } from './upload-campaign';
 /**
  * Hostile multipart uploads against one api process of the build (issue 23): property-based
  * bodies (boundaries, part headers, nesting, truncation, chunking, pauses, stalls and client
- * resets at every phase), thousands of them at once. Afterwards the process must still run,
- * answer /readyz, and hold no upload slot, no timer, no connection, and its memory must settle.
+ * resets at every phase), thousands of them at once, some carrying files crafted against the
+ * metadata walkers (issue 34: planted text, frames nested 100 000 deep, unknown critical
+ * chunks). Afterwards the process must still run, answer /readyz, and hold no upload slot, no
+ * timer, no connection, its memory must settle, and no stored file may hold what was planted.
  *
  * `npm test` runs a short campaign: two fixed seeds and one drawn for the run (printed on
  * failure, so it can be replayed). `npm run fuzz:long -- --seeds N` runs N seeds drawn at random
@@ -127,6 +133,7 @@ describe('POST /v1/image-assets under hostile multipart bodies (one api process)
         await image('webp', 32, 18),
         await image('png', 320, 180, { noise: true }),
       ],
+      crafted: (await craftedImages()).map((c) => ({ bytes: c.bytes, status: c.expect })),
       stallMs: IDLE_TIMEOUT_SECONDS * 1000 + 500,
     };
     // Warm: sharp loaded, the database pool and the key cache in use, before the baseline.
@@ -200,8 +207,29 @@ describe('POST /v1/image-assets under hostile multipart bodies (one api process)
     expect(all.flatMap((f) => f.failures).slice(0, 25)).toEqual([]);
     expect(report.serverErrors).toBe(0);
     // Every kind of answer was reached, so the campaign exercised more than one path.
-    for (const status of ['201', '400', '401', '408', '415', 'none']) expect(statuses[status]).toBeGreaterThan(0);
+    for (const status of ['201', '400', '401', '408', '415', '422', 'none']) expect(statuses[status]).toBeGreaterThan(0);
+    await expectNothingPlantedStored();
   });
+
+  /** Crafted files were stored (their uploads are counted by their size), and no stored file holds what was planted in them. */
+  async function expectNothingPlantedStored(): Promise<void> {
+    const db = new DataSource({ type: 'postgres', url: suite.env.databaseUrl, entities: [BlobEntity, ImageAssetEntity] });
+    await db.initialize();
+    try {
+      const craftedSizes = ctx.crafted.filter((c) => c.status === 201).map((c) => c.bytes.length);
+      expect(await db.getRepository(ImageAssetEntity).countBy({ sizeBytes: In(craftedSizes) })).toBeGreaterThan(0);
+      for (const marker of [CRAFTED_MARKER, METADATA_MARKER]) {
+        const holding = await db
+          .getRepository(BlobEntity)
+          .createQueryBuilder('blob')
+          .where('position(:marker in blob.content) > 0', { marker: Buffer.from(marker, 'latin1') })
+          .getCount();
+        expect({ marker, holding }).toEqual({ marker, holding: 0 });
+      }
+    } finally {
+      await db.destroy();
+    }
+  }
 
   it('SIGTERM while hostile uploads are in flight: the api drains them and exits cleanly', async () => {
     const campaign = runUploadCampaign(port, uploadCases(SEEDS[0] + 1, 300, ctx), {

@@ -10,8 +10,8 @@ import fc from 'fast-check';
 
 /** What the answer must be. */
 export type Expectation =
-  /** Exactly this status. */
-  | { kind: 'status'; status: number }
+  /** Exactly this status (and, for a refusal, this problem code when one is given). */
+  | { kind: 'status'; status: number; code?: string }
   /** A refusal: some 4xx problem of the contract. */
   | { kind: 'problem' }
   /** 201 or a 4xx problem: which one depends on timing (a stall while the upload waits unread for a slot) or on what a mutation hit. */
@@ -39,6 +39,12 @@ export interface CaseContext {
   apiKey: string;
   /** Small valid PNG, JPEG and WebP files. */
   images: Buffer[];
+  /**
+   * Files crafted to smuggle bytes past the metadata walkers or to break them
+   * (test/factories/crafted-images.ts), each with the status its upload must get: 201 (stored
+   * without what was planted) or 422 `image_corrupt`.
+   */
+  crafted: { bytes: Buffer; status: 201 | 422 }[];
   /** A pause longer than the api's UPLOAD_IDLE_TIMEOUT_SECONDS. */
   stallMs: number;
 }
@@ -59,7 +65,7 @@ type Ending = 'complete-wait' | 'complete-half-close' | 'complete-reset' | 'cut-
 
 interface PartShape {
   name: 'file' | 'other-file' | 'text' | 'no-name' | 'no-disposition' | 'garbage-disposition' | 'weird-name';
-  content: 'image' | 'random' | 'json' | 'nested' | 'boundary-inside' | 'empty';
+  content: 'image' | 'crafted' | 'random' | 'json' | 'nested' | 'boundary-inside' | 'empty';
   contentType: 'image' | 'octet' | 'none' | 'nested-multipart' | 'garbage';
   extraHeaders: number;
   hugeHeader: boolean;
@@ -108,6 +114,7 @@ const partArb: fc.Arbitrary<PartShape> = fc.record({
   ),
   content: fc.oneof(
     { arbitrary: fc.constant('image' as const), weight: 6 },
+    { arbitrary: fc.constant('crafted' as const), weight: 2 },
     { arbitrary: fc.constantFrom('random', 'json', 'nested', 'boundary-inside', 'empty' as const), weight: 3 },
   ),
   contentType: fc.constantFrom('image', 'octet', 'none', 'nested-multipart', 'garbage' as const),
@@ -271,7 +278,13 @@ function contentTypeAccepted(shape: ContentTypeShape, boundary: string): boolean
 /** How multer and busboy take a part: the one file, a text field, skipped, refused, or not decidable from its shape. */
 type PartVerdict = 'file' | 'field' | 'skipped' | 'refused' | 'unsure';
 
-function partBytes(part: PartShape, boundary: string, ctx: CaseContext, eol: string): { bytes: Buffer; verdict: PartVerdict } {
+/** A part's bytes, how multer takes it, and the status its file must get when the request is otherwise valid. */
+function partBytes(
+  part: PartShape,
+  boundary: string,
+  ctx: CaseContext,
+  eol: string,
+): { bytes: Buffer; verdict: PartVerdict; fileStatus: 201 | 422 } {
   const headers: string[] = [];
   switch (part.name) {
     case 'file':
@@ -315,11 +328,18 @@ function partBytes(part: PartShape, boundary: string, ctx: CaseContext, eol: str
   for (let i = 0; i < part.extraHeaders; i++) headers.push(`X-Extra-${i}: ${i}`);
   if (part.hugeHeader) headers.push(`X-Huge: ${'h'.repeat(20_000)}`);
   let content: Buffer;
+  let fileStatus: 201 | 422 = 201;
   const image = ctx.images[part.imageIndex % ctx.images.length];
   switch (part.content) {
     case 'image':
       content = image;
       break;
+    case 'crafted': {
+      const crafted = ctx.crafted[part.imageIndex % ctx.crafted.length];
+      content = crafted.bytes;
+      fileStatus = crafted.status;
+      break;
+    }
     case 'random':
       content = Buffer.from(part.random);
       break;
@@ -341,7 +361,7 @@ function partBytes(part: PartShape, boundary: string, ctx: CaseContext, eol: str
       break;
   }
   const bytes = Buffer.concat([Buffer.from(headers.join(eol) + eol + eol, 'utf8'), content]);
-  return { bytes, verdict: partVerdict(part, content) };
+  return { bytes, verdict: partVerdict(part, content), fileStatus };
 }
 
 function partVerdict(part: PartShape, content: Buffer): PartVerdict {
@@ -352,7 +372,7 @@ function partVerdict(part: PartShape, content: Buffer): PartVerdict {
   if (part.contentType === 'octet' && part.name !== 'file') return 'unsure';
   switch (part.name) {
     case 'file':
-      return part.content === 'image' ? 'file' : 'refused';
+      return part.content === 'image' || part.content === 'crafted' ? 'file' : 'refused';
     case 'other-file':
     case 'no-name':
       return 'refused';
@@ -368,7 +388,7 @@ function partVerdict(part: PartShape, content: Buffer): PartVerdict {
 
 type BodyVerdict = 'valid' | 'refused' | 'unsure';
 
-function bodyBytes(shape: Shape, ctx: CaseContext): { bytes: Buffer; verdict: BodyVerdict } {
+function bodyBytes(shape: Shape, ctx: CaseContext): { bytes: Buffer; verdict: BodyVerdict; fileStatus: 201 | 422 } {
   const { body, boundary } = shape;
   const eol = body.lineEnding === 'crlf' ? CRLF : '\n';
   // A boundary that no delimiter of the real one can be taken for.
@@ -405,7 +425,8 @@ function bodyBytes(shape: Shape, ctx: CaseContext): { bytes: Buffer; verdict: Bo
     else if (body.mutation.kind === 'insert') bytes = Buffer.concat([bytes.subarray(0, at), b, bytes.subarray(at)]);
     else bytes = Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + 1)]);
   }
-  return { bytes, verdict: bodyVerdict(shape, parts) };
+  const file = parts.find((p) => p.verdict === 'file');
+  return { bytes, verdict: bodyVerdict(shape, parts), fileStatus: file?.fileStatus ?? 201 };
 }
 
 function bodyVerdict(shape: Shape, parts: Array<{ bytes: Buffer; verdict: PartVerdict }>): BodyVerdict {
@@ -510,13 +531,25 @@ type Received = 'nothing' | 'head-cut' | 'body-cut' | 'cut-after-close' | 'whole
  * server got: its head cut short, the body cut before its closing delimiter, cut after it (busboy
  * may have finished: timing decides), or whole.
  */
-function expectationOf(shape: Shape, body: BodyVerdict, wellFramed: boolean | 'unsure', received: Received): Expectation {
+function expectationOf(
+  shape: Shape,
+  body: BodyVerdict,
+  fileStatus: 201 | 422,
+  wellFramed: boolean | 'unsure',
+  received: Received,
+): Expectation {
   if (shape.ending.endsWith('reset') || shape.ending === 'cut-close') return { kind: 'none' };
-  const base = baseExpectation(shape, body, wellFramed, received);
+  const base = baseExpectation(shape, body, fileStatus, wellFramed, received);
   return shape.ending.endsWith('half-close') && received === 'whole' ? { kind: 'optional', then: base } : base;
 }
 
-function baseExpectation(shape: Shape, body: BodyVerdict, wellFramed: boolean | 'unsure', received: Received): Expectation {
+function baseExpectation(
+  shape: Shape,
+  body: BodyVerdict,
+  fileStatus: 201 | 422,
+  wellFramed: boolean | 'unsure',
+  received: Received,
+): Expectation {
   // Nothing sent: nothing to answer (Node closes an empty connection quietly, or after its headers timeout with 408).
   if (received === 'nothing') return { kind: 'optional', then: { kind: 'problem' } };
   // A head cut short: Node's parser refuses the EOF (400) or its headers timeout passes (408).
@@ -534,7 +567,8 @@ function baseExpectation(shape: Shape, body: BodyVerdict, wellFramed: boolean | 
   if (body === 'refused' || wellFramed === false || received === 'body-cut') return { kind: 'problem' };
   if (body === 'unsure' || wellFramed === 'unsure' || received === 'cut-after-close') return { kind: 'answered' };
   // A stall while the upload waits unread for a slot is no stall to the server.
-  return shape.stallAt === null ? { kind: 'status', status: 201 } : { kind: 'answered' };
+  if (shape.stallAt !== null) return { kind: 'answered' };
+  return fileStatus === 201 ? { kind: 'status', status: 201 } : { kind: 'status', status: fileStatus, code: 'image_corrupt' };
 }
 
 /** What the api answers from the head alone, before it reads the body; null when it reads on. */
@@ -617,7 +651,7 @@ function caseOf(shape: Shape, ctx: CaseContext): UploadCase {
         : shape.ending.endsWith('half-close')
           ? 'half-close'
           : 'wait',
-    expect: expectationOf(shape, body.verdict, frame.wellFramed, received),
+    expect: expectationOf(shape, body.verdict, body.fileStatus, frame.wellFramed, received),
   };
 }
 
@@ -633,7 +667,7 @@ const fieldArb: fc.Arbitrary<PartShape> = partArb.map((p) => ({
 }));
 
 /**
- * An upload the contract must accept (201), varied only in what must not matter: the spelling of
+ * An upload the contract must accept (201; a crafted file gets its own status), varied only in what must not matter: the spelling of
  * the Content-Type, the boundary, text fields around the file, the file part's own headers, a
  * preamble or epilogue, chunked or not, split anywhere, with short pauses.
  */
@@ -645,7 +679,7 @@ const validShapeArb: fc.Arbitrary<Shape> = fc
     file: partArb.map((p) => ({
       ...p,
       name: 'file' as const,
-      content: 'image' as const,
+      content: p.content === 'crafted' ? ('crafted' as const) : ('image' as const),
       extraHeaders: Math.min(p.extraHeaders, 3),
       hugeHeader: false,
     })),

@@ -112,7 +112,8 @@ function judge(c: UploadCase, o: Outcome, secrets: string[]): string | null {
 function mismatch(expect: Expectation, status: number, body: string): string | null {
   switch (expect.kind) {
     case 'status':
-      return status === expect.status ? null : `expected ${expect.status}, got ${status}: ${body.slice(0, 200)}`;
+      if (status !== expect.status) return `expected ${expect.status}, got ${status}: ${body.slice(0, 200)}`;
+      return !expect.code || body.includes(`"code":"${expect.code}"`) ? null : `expected code ${expect.code}: ${body.slice(0, 200)}`;
     case 'problem':
       return status >= 400 ? null : `expected a refusal, got ${status}`;
     case 'optional':

@@ -3,6 +3,7 @@ import { ImageAssetsService } from '@app/image-assets';
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
+import { CRAFTED_MARKER, craftedImages, CraftedImage } from '../factories/crafted-images';
 import { createEmbedSession, parseEmbedUrl } from '../factories/embed.factory';
 import { METADATA_MARKER, PHOTO_SQUARE, PhotoWithMetadataOptions, photoWithMetadata } from '../factories/images';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
@@ -360,5 +361,60 @@ describe('image metadata, to a provider of the generation protocol', () => {
     expect(image.sha256).not.toBe(sha256(original));
     await expectStoredCopyOf(original, c, bytes);
     expect(bytes.equals((await studioSourceImage(suite, sceneId)).bytes)).toBe(true);
+  });
+});
+
+/**
+ * Files crafted to smuggle bytes past the walkers or to break them (issue 34, items 3 and 4):
+ * each is stored without a byte of its planted text, and with no metadata, or refused as
+ * `image_corrupt`; none is a 500.
+ */
+describe('image metadata, crafted files', () => {
+  const suite = setUpSuite({});
+  let crafted: CraftedImage[];
+  beforeAll(async () => {
+    crafted = await craftedImages();
+  });
+
+  it('every crafted shape is stored without what was planted in it, or refused as image_corrupt', async () => {
+    for (const c of crafted) {
+      const res = await suite.api
+        .http()
+        .post('/v1/image-assets')
+        .set(suite.org.auth)
+        .attach('file', c.bytes, { filename: `crafted.${c.kind}`, contentType: `image/${c.kind}` });
+      if (c.expect === 422) {
+        expect({ name: c.name, status: res.status, code: res.body.code }).toEqual({ name: c.name, status: 422, code: 'image_corrupt' });
+        continue;
+      }
+      expect({ name: c.name, status: res.status }).toEqual({ name: c.name, status: 201 });
+      expect(res.body).toMatchObject({ format: c.kind, sizeBytes: c.bytes.length, sha256: sha256(c.bytes) });
+      const stored = (await suite.api.app.get(ImageAssetsService).readBytes(res.body.imageAssetId))!.bytes;
+      expect({ name: c.name, planted: stored.includes(CRAFTED_MARKER) }).toEqual({ name: c.name, planted: false });
+      await expectNoMetadata(stored);
+      const meta = await sharp(stored).metadata();
+      expect({ width: meta.width, height: meta.height }).toEqual({ width: res.body.width, height: res.body.height });
+    }
+  });
+
+  it('an animated WebP of frames nested 100 000 deep with EXIF orientation 6 is turned upright, not a 500', async () => {
+    const nested = crafted.find((c) => c.name.includes('nested 100 000 deep'))!;
+    expect(nested.bytes.length).toBeGreaterThan(2.2 * 1024 * 1024);
+    const res = await suite.api
+      .http()
+      .post('/v1/image-assets')
+      .set(suite.org.auth)
+      .attach('file', nested.bytes, { filename: 'nested.webp', contentType: 'image/webp' });
+    expect(res.status).toBe(201);
+    const stored = (await suite.api.app.get(ImageAssetsService).readBytes(res.body.imageAssetId))!.bytes;
+    // Re-encoded upright (lossless, as its first frame was): one frame, no EXIF, no nest.
+    const meta = await sharp(stored).metadata();
+    expect({ format: meta.format, pages: meta.pages, orientation: meta.orientation, exif: meta.exif }).toEqual({
+      format: 'webp',
+      pages: undefined,
+      orientation: undefined,
+      exif: undefined,
+    });
+    expect(stored.length).toBeLessThan(4096);
   });
 });

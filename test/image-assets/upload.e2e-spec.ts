@@ -1,5 +1,6 @@
 import { UploadGate } from '@apps/api/uploads/upload-gate';
 import { createHash } from 'node:crypto';
+import sharp from 'sharp';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { createOrganization } from '../factories/organization.factory';
@@ -57,6 +58,18 @@ describe('POST /v1/image-assets', () => {
     const res = await upload(bytes, 'x.jpg', 'image/jpeg');
     expect(res.status).toBe(201);
     expect(res.body.format).toBe('png');
+  });
+
+  it('turns a 24-megapixel 16-bit RGBA PNG upright, its re-encode within the memory budget', async () => {
+    // The shape of issue 34: 0.27 MiB, 6000×4000 16-bit RGBA, orientation 6 (its memory: bench:assets).
+    const png = await sharp({ create: { width: 6000, height: 4000, channels: 4, background: { r: 200, g: 80, b: 20, alpha: 0.6 } } })
+      .toColourspace('rgb16')
+      .png()
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
+    const res = await upload(png);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ format: 'png', width: 4000, height: 6000 });
   });
 
   it('reports dimensions as displayed, after the EXIF orientation', async () => {
@@ -122,6 +135,16 @@ describe('POST /v1/image-assets', () => {
       const res = await upload(await image('png', 6144, 3906));
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ width: 6144, height: 3906 });
+    });
+
+    it('an image that has to be turned, whose re-encode would not fit in the memory budget even alone (a 12-megapixel lossless WebP)', async () => {
+      const webp = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#345' } })
+        .webp({ lossless: true })
+        .withMetadata({ orientation: 6 })
+        .toBuffer();
+      const res = await upload(webp);
+      expectProblem(res, 422, 'image_dimensions_exceeded');
+      expect(res.body.detail).toMatch(/^The image is 3000×4000 pixels and has to be turned upright .* up to [\d,]+ pixels\.$/);
     });
 
     it('a hand-made bomb header claiming 60000×60000, from its header alone', async () => {

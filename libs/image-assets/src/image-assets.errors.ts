@@ -35,6 +35,12 @@ export const ImageAssetErrors = {
       ImageAssetErrorCode.ImageDimensionsExceeded,
       `The image is ${width}×${height} pixels; at most ${MAX_SIDE_PX} pixels per side and ${MAX_PIXELS.toLocaleString('en-US')} pixels in all are accepted.`,
     ),
+  tooLargeToTurn: (width: number, height: number, maxPixels: number) =>
+    new DomainError(
+      ImageAssetErrorCode.ImageDimensionsExceeded,
+      `The image is ${width}×${height} pixels and has to be turned upright (its EXIF orientation); an image of its kind ` +
+        `can be turned at up to ${maxPixels.toLocaleString('en-US')} pixels.`,
+    ),
   sourceNotFound: () =>
     new DomainError(
       ImageAssetErrorCode.SourceAssetNotFound,

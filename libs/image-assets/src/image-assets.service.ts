@@ -8,8 +8,9 @@ import { ImageAssetErrors } from './image-assets.errors';
 import { ImageAssetsRepository } from './image-assets.repository';
 import { detectImageFormat } from './image-format';
 import { dimensionsExceeded, sceneSourceProblem, UNATTACHED_LIFETIME_MS } from './image-rules';
-import { ImageDecodeError, ImageHeader, ImageMedia } from './media/image-media';
+import { ImageDecodeError, ImageHeader, ImageMedia, ImageTooLargeToTurnError } from './media/image-media';
 import { needsUpright, stripMetadata, uprightEncoding } from './metadata/stored-image';
+import { StripOptions } from './metadata/strip-result';
 import { ImageAssetIdPrefix } from './image-assets.ids';
 
 const MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
@@ -118,9 +119,10 @@ export class ImageAssetsService {
   /**
    * Validates the bytes in the contract's order (signature, header dimensions, full decode) and
    * makes the copy to store: its metadata removed, and its orientation applied to the pixels when
-   * it has one (metadata/stored-image.ts). `bytes` is spent once its headers are read. The full decode, and a header read that must find the
-   * upright dimensions and no orientation, are of that copy: what the studio serves and providers
-   * receive is known to decode.
+   * it has one (metadata/stored-image.ts). A file whose structure cannot be walked is refused
+   * before anything else is done with it, re-encoded or not. `bytes` is spent once its headers
+   * are read. The full decode, and a header read that must find the upright dimensions and no
+   * orientation, are of that copy: what the studio serves and providers receive is known to decode.
    */
   private async prepare(bytes: Buffer): Promise<{ header: ImageHeader; stored: Buffer }> {
     const detected = detectImageFormat(bytes);
@@ -130,17 +132,20 @@ export class ImageAssetsService {
     if (header.format !== detected.format) throw ImageAssetErrors.corrupt();
     if (dimensionsExceeded(header.width, header.height)) throw ImageAssetErrors.dimensionsExceeded(header.width, header.height);
 
-    const upright = needsUpright(header.orientation)
-      ? await decoding(() => this.media.upright(bytes, uprightEncoding(header.format, bytes)))
-      : bytes;
-    // In place: the upload's buffer (or the re-encode's) becomes the stored copy, so an upload
-    // in flight holds one buffer of its size, not two.
-    const stripped = stripMetadata(header.format, upright, { inPlace: true });
-    if (!stripped.ok) {
-      this.logger.debug(`refused a ${header.format} upload: ${stripped.reason}`);
-      throw ImageAssetErrors.corrupt();
+    let upright = bytes;
+    if (needsUpright(header.orientation)) {
+      // The upload itself is walked first (its stripped copy dropped): the same files are refused
+      // whether or not they have to be turned, and before the costly re-encode.
+      await this.strip(header.format, bytes, {});
+      upright = await decoding(() => this.media.upright(bytes, uprightEncoding(header.format, bytes))).catch((e: unknown) => {
+        throw e instanceof ImageTooLargeToTurnError ? ImageAssetErrors.tooLargeToTurn(header.width, header.height, e.maxPixels) : e;
+      });
     }
-    const stored = await decoding(() => this.media.readHeader(stripped.bytes));
+    // In place: the upload's buffer (or the re-encode's) becomes the stored copy, so an upload
+    // in flight holds one buffer of its size, not two. A re-encode's compressed data is our own
+    // encoder's, with nothing planted in it: it is not decoded to its end again.
+    const stripped = await this.strip(header.format, upright, { inPlace: true, ownEncoding: upright !== bytes });
+    const stored = await decoding(() => this.media.readHeader(stripped));
     const kept =
       stored.format === header.format &&
       stored.width === header.width &&
@@ -155,8 +160,18 @@ export class ImageAssetsService {
           `${header.icc ? 'its' : 'no'} profile`,
       );
     }
-    await decoding(() => this.media.decodeFully(stripped.bytes));
-    return { header, stored: stripped.bytes };
+    await decoding(() => this.media.decodeFully(stripped));
+    return { header, stored: stripped };
+  }
+
+  /** The bytes to store of `bytes` (metadata/stored-image.ts); `image_corrupt` when their structure cannot be walked. */
+  private async strip(format: ImageFormat, bytes: Buffer, options: StripOptions): Promise<Buffer> {
+    const stripped = await stripMetadata(format, bytes, options);
+    if (!stripped.ok) {
+      this.logger.debug(`refused a ${format} upload: ${stripped.reason}`);
+      throw ImageAssetErrors.corrupt();
+    }
+    return stripped.bytes;
   }
 }
 

@@ -22,6 +22,18 @@ export class ImageDecodeError extends Error {
   override name = 'ImageDecodeError';
 }
 
+/** An image whose upright re-encode would hold more memory than a process gives all its re-encodes together. */
+export class ImageTooLargeToTurnError extends Error {
+  override name = 'ImageTooLargeToTurnError';
+
+  constructor(
+    /** The most pixels an image of this format and kind can have to be turned. */
+    readonly maxPixels: number,
+  ) {
+    super(`too large to turn: at most ${maxPixels} pixels`);
+  }
+}
+
 /**
  * The image codec port. Its implementation is the only code that touches sharp, so its
  * process-wide settings are made once, in one place.
@@ -34,7 +46,9 @@ export abstract class ImageMedia {
   /**
    * Re-encodes an image with its EXIF orientation applied to the pixels, keeping its ICC profile
    * (the pixels stay in its colour space) and no other metadata; of an animated image, its first
-   * frame. Decodes every pixel, failing on any decoder error; throws ImageDecodeError.
+   * frame. Decodes every pixel, failing on any decoder error; throws ImageDecodeError. Turning
+   * holds the whole raster: re-encodes share a memory budget, and one that would not fit in it
+   * alone throws ImageTooLargeToTurnError.
    */
   abstract upright(bytes: Buffer, encoding: UprightEncoding): Promise<Buffer>;
   /** A small sRGB rendition (as displayed) for palettes and textures; used by generation. */

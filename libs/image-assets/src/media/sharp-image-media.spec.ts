@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { ImageDecodeError } from './image-media';
-import { SharpImageMedia } from './sharp-image-media';
+import { ImageDecodeError, ImageTooLargeToTurnError } from './image-media';
+import { REENCODE_BUDGET_BYTES, reencodeWeight, SharpImageMedia } from './sharp-image-media';
 
 // The adapter against sharp itself: what an upright re-encode keeps (colour space, bit depth,
 // profile, alpha) and what it drops (every piece of metadata, the orientation once applied).
@@ -165,5 +165,48 @@ describe(SharpImageMedia.name, () => {
       );
       await expect(sut.upright(Buffer.from('not an image'), { format: 'png' })).rejects.toBeInstanceOf(ImageDecodeError);
     });
+  });
+
+  describe(reencodeWeight.name, () => {
+    const MP24 = { width: 6000, height: 4000 };
+
+    it('counts bit depth × channels × pixels, from the header: a 24-megapixel 16-bit RGBA PNG runs alone, within the budget', () => {
+      const sixteen = reencodeWeight({ ...MP24, channels: 4, depth: 'ushort' }, { format: 'png' }, 280_000);
+      expect(sixteen).toBeGreaterThan(REENCODE_BUDGET_BYTES / 2);
+      expect(sixteen).toBeLessThanOrEqual(REENCODE_BUDGET_BYTES);
+      // Its 8-bit twin weighs half (the raster, not the file, is what costs).
+      expect(reencodeWeight({ ...MP24, channels: 4, depth: 'uchar' }, { format: 'png' }, 280_000)).toBeLessThan(sixteen / 1.9);
+    });
+
+    it('lets two 24-megapixel RGB JPEGs run together, and counts the encoded copy by the upload size', () => {
+      const jpeg = reencodeWeight({ ...MP24, channels: 3, depth: 'uchar' }, { format: 'jpeg', quality: 95 }, 13 << 20);
+      expect(jpeg).toBeLessThanOrEqual(REENCODE_BUDGET_BYTES / 2);
+      expect(reencodeWeight({ ...MP24, channels: 3, depth: 'uchar' }, { format: 'jpeg', quality: 95 }, 1 << 20)).toBe(
+        jpeg - 24 * (1 << 20),
+      );
+    });
+
+    it("weighs WebP by libwebp's encoder, and only an animation's first frame", () => {
+      const frame = { width: 2000, height: 1000, channels: 4 as const, depth: 'uchar' as const };
+      expect(reencodeWeight(frame, { format: 'webp', lossless: true }, 0)).toBe(2_000_000 * 48);
+      expect(reencodeWeight(frame, { format: 'webp', lossless: false, quality: 95 }, 0)).toBe(2_000_000 * 28);
+      expect(reencodeWeight({ ...frame, height: 10_000, pageHeight: 1000 }, { format: 'webp', lossless: false, quality: 95 }, 0)).toBe(
+        2_000_000 * 28,
+      );
+    });
+  });
+
+  it('refuses to turn an image whose re-encode would not fit in the budget even alone, before decoding it', async () => {
+    const webp = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#345' } })
+      .webp({ lossless: true })
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
+    const refusal = sut.upright(webp, { format: 'webp', lossless: true });
+    await expect(refusal).rejects.toBeInstanceOf(ImageTooLargeToTurnError);
+    const { maxPixels } = (await refusal.catch((e: ImageTooLargeToTurnError) => e)) as ImageTooLargeToTurnError;
+    expect(maxPixels).toBeLessThan(4000 * 3000);
+    expect(
+      reencodeWeight({ width: maxPixels, height: 1, channels: 3, depth: 'uchar' }, { format: 'webp', lossless: true }, webp.length),
+    ).toBeLessThanOrEqual(REENCODE_BUDGET_BYTES);
   });
 });

@@ -34,7 +34,11 @@ export function uprightEncoding(format: ImageFormat, bytes: Buffer): UprightEnco
   }
 }
 
-export function stripMetadata(format: ImageFormat, bytes: Buffer, options: StripOptions = {}): StripResult {
+/**
+ * The bytes to store, without metadata and without anything a decoder does not read (docs/api.md,
+ * "Metadata"), or why the file's structure cannot be walked.
+ */
+export async function stripMetadata(format: ImageFormat, bytes: Buffer, options: StripOptions = {}): Promise<StripResult> {
   switch (format) {
     case 'jpeg':
       return stripJpegMetadata(bytes, options);

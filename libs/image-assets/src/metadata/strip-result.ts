@@ -14,6 +14,12 @@ export interface StripOptions {
    * new Buffer: the input is then spent. For a 10 MiB upload in flight, one buffer instead of two.
    */
   inPlace?: boolean;
+  /**
+   * The bytes come from our own encoder (an upright re-encode): their compressed image data holds
+   * the pixels and nothing else, so it is kept without being decoded to its end (a JPEG's scans,
+   * a PNG's zlib stream). Headers and chunks are walked all the same.
+   */
+  ownEncoding?: boolean;
 }
 
 /**

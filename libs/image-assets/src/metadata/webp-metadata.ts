@@ -5,6 +5,12 @@ const WEBP = Buffer.from('WEBP', 'latin1');
 /** VP8X flags (WebP container specification): EXIF and XMP present. */
 const VP8X_EXIF = 0x08;
 const VP8X_XMP = 0x04;
+/** The flags kept: an ICC profile, alpha, animation; the other bits are metadata's or reserved. */
+const VP8X_KEPT = 0x20 | 0x10 | 0x02;
+/** VP8X's data: flags, 3 reserved bytes, the canvas width and height; libwebp reads no more. */
+const VP8X_SIZE = 10;
+/** ANIM's data: background colour and loop count. */
+const ANIM_SIZE = 6;
 /** An ANMF frame's header before its sub-chunks: offsets, size, duration, flags. */
 const ANMF_HEADER = 16;
 
@@ -14,10 +20,14 @@ const KEPT_IN_FRAME = new Set(['ALPH', 'VP8 ', 'VP8L']);
 
 /**
  * Removes a WebP's metadata without re-encoding: the EXIF and XMP chunks and any unknown chunk (at
- * the top level and inside animation frames) go, VP8X's EXIF and XMP flags are cleared and the
- * RIFF size is rewritten. The ICC profile (ICCP) and the bitstreams are copied byte for byte.
- * Data after the RIFF chunk goes. A chunk running past the RIFF size, or a RIFF size past the end
- * of the file, is refused.
+ * the top level and inside animation frames) go, VP8X's EXIF and XMP flags (and reserved bits)
+ * are cleared, and the RIFF size is rewritten. What decoders do not read goes too: VP8X and
+ * ANIM beyond their fixed sizes, a VP8X that is not the first chunk, anything after the
+ * bitstream of a simple (VP8X-less) file. The ICC profile (ICCP) and the bitstreams are copied
+ * byte for byte. Data after the RIFF chunk goes. Frames do not nest: an ANMF chunk inside a frame
+ * is an unknown chunk, removed whole, so the walk never goes deeper than a frame's sub-chunks.
+ * A chunk running past the RIFF size, a RIFF size past the end of the file, or a VP8X, ANIM or
+ * ANMF chunk shorter than its fixed fields is refused.
  */
 export function stripWebpMetadata(bytes: Buffer, options: StripOptions = {}): StripResult {
   if (bytes.length < 12 || !bytes.subarray(0, 4).equals(RIFF) || !bytes.subarray(8, 12).equals(WEBP)) return refused('no RIFF WEBP header');
@@ -30,22 +40,46 @@ export function stripWebpMetadata(bytes: Buffer, options: StripOptions = {}): St
   kept.add(header);
   let changed = riffEnd < bytes.length;
   if (changed) removed.push('data after RIFF');
+  let first = true;
+  let simple = false;
+  const drop = (name: string) => {
+    removed.push(name);
+    changed = true;
+  };
 
   const walked = walkChunks(bytes, 12, riffEnd, (fourcc, at, dataStart, dataEnd, next) => {
-    if (!KEPT.has(fourcc)) {
-      removed.push(fourcc.trim());
-      changed = true;
-      return;
-    }
-    if (fourcc === 'VP8X' && dataEnd > dataStart && (bytes[dataStart] & (VP8X_EXIF | VP8X_XMP)) !== 0) {
-      const chunk = Buffer.from(bytes.subarray(at, next));
-      chunk[8] &= ~(VP8X_EXIF | VP8X_XMP);
+    const isFirst = first;
+    first = false;
+    const size = dataEnd - dataStart;
+    if (simple) return drop(`${fourcc.trim()} after the image`);
+    if (isFirst && (fourcc === 'VP8 ' || fourcc === 'VP8L')) simple = true;
+    else if (!KEPT.has(fourcc) || (fourcc === 'VP8X' && !isFirst)) return drop(fourcc.trim());
+    if (fourcc === 'VP8X') {
+      if (size < VP8X_SIZE) return 'a VP8X chunk shorter than its fields';
+      const chunk = Buffer.from(bytes.subarray(at, dataStart + VP8X_SIZE));
+      chunk.writeUInt32LE(VP8X_SIZE, 4);
+      chunk[8] &= VP8X_KEPT;
+      chunk.fill(0, 9, 12);
+      if (chunk.equals(bytes.subarray(at, next))) return void kept.keep(at, next);
+      if (bytes[dataStart] & (VP8X_EXIF | VP8X_XMP)) removed.push('VP8X metadata flags');
+      if (bytes[dataStart] & ~(VP8X_KEPT | VP8X_EXIF | VP8X_XMP) || bytes.readUIntLE(dataStart + 1, 3) !== 0)
+        removed.push('VP8X reserved bits');
+      if (size > VP8X_SIZE) removed.push('VP8X padding');
       kept.add(chunk);
-      removed.push('VP8X metadata flags');
       changed = true;
       return;
     }
-    if (fourcc === 'ANMF' && dataEnd - dataStart >= ANMF_HEADER) {
+    if (fourcc === 'ANIM') {
+      if (size < ANIM_SIZE) return 'an ANIM chunk shorter than its fields';
+      if (size > ANIM_SIZE) {
+        const chunk = Buffer.from(bytes.subarray(at, dataStart + ANIM_SIZE));
+        chunk.writeUInt32LE(ANIM_SIZE, 4);
+        kept.add(chunk);
+        return drop('ANIM padding');
+      }
+    }
+    if (fourcc === 'ANMF') {
+      if (size < ANMF_HEADER) return 'an ANMF chunk shorter than its frame header';
       const frame = stripFrame(bytes, at, dataStart, dataEnd, removed);
       if (!frame) return 'a frame chunk past its end';
       if (frame !== true) {
@@ -103,18 +137,22 @@ function stripFrame(bytes: Buffer, at: number, dataStart: number, dataEnd: numbe
 
 /**
  * Whether the (first) image of a WebP is lossless (VP8L) or lossy (VP8), from its first bitstream
- * at the top level or in its first animation frame; null when there is none to be found.
+ * at the top level or among an animation frame's own sub-chunks; null when there is none to be
+ * found. A loop, one level deep: frames do not nest, so an ANMF inside a frame is not looked into
+ * (a file of frames nested 100 000 deep once overflowed the stack of a recursive walk here).
  */
 export function webpBitstream(bytes: Buffer): 'lossless' | 'lossy' | null {
   if (bytes.length < 12 || !bytes.subarray(0, 4).equals(RIFF) || !bytes.subarray(8, 12).equals(WEBP)) return null;
   const end = Math.min(bytes.length, 8 + bytes.readUInt32LE(4));
   let found: 'lossless' | 'lossy' | null = null;
-  const visit: ChunkVisitor = (fourcc, _at, dataStart, dataEnd) => {
-    if (found) return 'found';
+  const bitstream: ChunkVisitor = (fourcc) => {
     if (fourcc === 'VP8L') found = 'lossless';
     else if (fourcc === 'VP8 ') found = 'lossy';
-    else if (fourcc === 'ANMF' && dataEnd - dataStart >= ANMF_HEADER) walkChunks(bytes, dataStart + ANMF_HEADER, dataEnd, visit);
+    if (found) return 'found';
   };
-  walkChunks(bytes, 12, end, visit);
+  walkChunks(bytes, 12, end, (fourcc, at, dataStart, dataEnd, next) => {
+    if (fourcc === 'ANMF' && dataEnd - dataStart >= ANMF_HEADER) walkChunks(bytes, dataStart + ANMF_HEADER, dataEnd, bitstream);
+    return found ? 'found' : bitstream(fourcc, at, dataStart, dataEnd, next);
+  });
   return found;
 }
