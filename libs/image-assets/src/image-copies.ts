@@ -1,7 +1,7 @@
 import { ImageFormat } from './image-asset.entity';
 import { detectImageFormat } from './image-format';
 import { dimensionsExceeded } from './image-rules';
-import { ImageDecodeError, ImageMedia } from './media/image-media';
+import { ImageDecodeError, ImageMedia, ImageTooLargeToTurnError } from './media/image-media';
 import { needsUpright, stripMetadata, uprightEncoding } from './metadata/stored-image';
 
 /** An image as we keep it, or why it cannot be kept (a structure the walkers refuse, bytes that are no image). */
@@ -24,9 +24,12 @@ export async function metadataFreeImage(media: ImageMedia, bytes: Buffer): Promi
     // An upload's limits: turning it upright holds its whole raster.
     if (dimensionsExceeded(header.width, header.height)) return { ok: false, reason: 'its dimensions exceed the limits of an upload' };
     const upright = needsUpright(header.orientation) ? await media.upright(bytes, uprightEncoding(format, bytes)) : bytes;
-    return withoutMetadata(format, upright);
+    // A re-encode's compressed data is our own encoder's, with nothing planted in it.
+    return await withoutMetadata(format, upright, upright !== bytes);
   } catch (e) {
     if (e instanceof ImageDecodeError) return { ok: false, reason: 'it does not decode' };
+    if (e instanceof ImageTooLargeToTurnError)
+      return { ok: false, reason: 'it is too large to be turned upright within the memory budget' };
     throw e;
   }
 }
@@ -35,13 +38,13 @@ export async function metadataFreeImage(media: ImageMedia, bytes: Buffer): Promi
  * The walkers alone, without turning the pixels: for an image embedded in a glTF file (a
  * texture), which renderers draw as stored, whatever its orientation tag said.
  */
-export function metadataFreeEmbeddedImage(bytes: Buffer): MetadataFreeImage {
+export async function metadataFreeEmbeddedImage(bytes: Buffer): Promise<MetadataFreeImage> {
   const detected = detectImageFormat(bytes);
   if (!detected.format) return { ok: false, reason: 'not a PNG, JPEG or WebP image' };
-  return withoutMetadata(detected.format, bytes);
+  return withoutMetadata(detected.format, bytes, false);
 }
 
-function withoutMetadata(format: ImageFormat, bytes: Buffer): MetadataFreeImage {
-  const stripped = stripMetadata(format, bytes);
+async function withoutMetadata(format: ImageFormat, bytes: Buffer, ownEncoding: boolean): Promise<MetadataFreeImage> {
+  const stripped = await stripMetadata(format, bytes, { ownEncoding });
   return stripped.ok ? { ok: true, format, bytes: stripped.bytes } : { ok: false, reason: stripped.reason };
 }

@@ -85,7 +85,7 @@ export class ProviderFileScrubbing extends SceneGenerator {
       }
       case 'mesh':
       case 'collider':
-        return checkArtifact(artifact.kind, scrubGlb(artifact.kind, artifact.bytes), this.maxArtifactBytes);
+        return checkArtifact(artifact.kind, await scrubGlb(artifact.kind, artifact.bytes), this.maxArtifactBytes);
       case 'splat':
       case 'splat-preview':
         return checkArtifact(artifact.kind, withoutGzipNames(artifact.bytes), this.maxArtifactBytes);
@@ -126,7 +126,7 @@ const METADATA_EXTENSIONS = new Set(['KHR_xmp_json_ld', 'KHR_xmp']);
 type Json = Record<string, unknown>;
 
 /** A GLB without what its writer said about it (see ProviderFileScrubbing). Throws `generation_failed`. */
-export function scrubGlb(kind: string, bytes: Buffer): Buffer {
+export async function scrubGlb(kind: string, bytes: Buffer): Promise<Buffer> {
   const refuse = (reason: string) => refused(kind, reason);
   if (bytes.length < 20 || bytes.readUInt32LE(0) !== GLB_MAGIC || bytes.readUInt32LE(4) !== 2) throw refuse('not a glTF 2.0 binary');
   const jsonLength = bytes.readUInt32LE(12);
@@ -161,7 +161,7 @@ export function scrubGlb(kind: string, bytes: Buffer): Buffer {
     if (Array.isArray(names)) json[list] = names.filter((n) => !METADATA_EXTENSIONS.has(n as string));
     if (Array.isArray(json[list]) && (json[list] as unknown[]).length === 0) delete json[list];
   }
-  const problem = scrubImages(json, bin);
+  const problem = await scrubImages(json, bin);
   if (problem) throw refuse(problem);
 
   let text = Buffer.from(JSON.stringify(json), 'utf8');
@@ -222,7 +222,7 @@ function scrubJson(json: Json): boolean {
  * its bufferView shortened), so no other offset moves; one in a data URI is rewritten. Answers
  * the reason a file cannot be walked, or null.
  */
-function scrubImages(json: Json, bin: Buffer | null): string | null {
+async function scrubImages(json: Json, bin: Buffer | null): Promise<string | null> {
   const images: unknown[] = Array.isArray(json.images) ? json.images : [];
   const views: unknown[] = Array.isArray(json.bufferViews) ? json.bufferViews : [];
   const buffers: unknown[] = Array.isArray(json.buffers) ? json.buffers : [];
@@ -233,7 +233,7 @@ function scrubImages(json: Json, bin: Buffer | null): string | null {
     if (typeof image.uri === 'string') {
       const data = /^data:([^;,]*);base64,(.*)$/s.exec(image.uri);
       if (!data) return 'an image outside the file';
-      const stripped = metadataFreeEmbeddedImage(Buffer.from(data[2], 'base64'));
+      const stripped = await metadataFreeEmbeddedImage(Buffer.from(data[2], 'base64'));
       if (!stripped.ok) return `an embedded image: ${stripped.reason}`;
       image.uri = `data:${IMAGE_TYPES[stripped.format]};base64,${stripped.bytes.toString('base64')}`;
       continue;
@@ -251,7 +251,7 @@ function scrubImages(json: Json, bin: Buffer | null): string | null {
     const offset = typeof view.byteOffset === 'number' ? view.byteOffset : 0;
     const length = view.byteLength;
     if (typeof length !== 'number' || offset < 0 || offset + length > bin.length) return 'an image past the binary chunk';
-    const stripped = metadataFreeEmbeddedImage(Buffer.from(bin.subarray(offset, offset + length)));
+    const stripped = await metadataFreeEmbeddedImage(Buffer.from(bin.subarray(offset, offset + length)));
     if (!stripped.ok) return `an embedded image: ${stripped.reason}`;
     stripped.bytes.copy(bin, offset);
     bin.fill(0, offset + stripped.bytes.length, offset + length);
