@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { DelayedError, Job, Worker } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -8,6 +8,7 @@ import { AppConfig } from '../config';
 import { isInfrastructureError } from '../errors';
 import { MetricsService } from '../metrics';
 import { createRedis } from '../redis';
+import { bullmq } from './bullmq';
 import { FLEET_REFRESH_MS, FleetSlots } from './fleet-slots';
 import { JOB_HANDLER } from './job-handler.decorator';
 import { JobRegistry } from './job-declaration';
@@ -118,7 +119,7 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
     for (const queueName of this.registry.queues()) {
       const connection = createRedis(this.config, 'bullmq', `worker-${queueName}`);
       this.connections.push(connection);
-      const worker = new Worker(queueName, (job, token) => this.process(queueName, job, token), {
+      const worker = new (bullmq().Worker)(queueName, (job, token) => this.process(queueName, job, token), {
         connection,
         prefix: this.config.queuePrefix,
         concurrency: this.config.worker.concurrency,
@@ -196,11 +197,11 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
         this.deferrals.delete(job.id!);
         await job.moveToDelayed(Date.now() + e.delayMs, token);
         end({ outcome: 'rescheduled' });
-        throw new DelayedError();
+        throw new (bullmq().DelayedError)();
       }
       if (isInfrastructureError(e) && token && (await this.defer(job, token, e as Error))) {
         end({ outcome: 'deferred' });
-        throw new DelayedError();
+        throw new (bullmq().DelayedError)();
       }
       this.deferrals.delete(job.id!);
       end({ outcome: 'failed' });
