@@ -87,6 +87,12 @@ async function checkRedis(url: string): Promise<DependencyProblem | null> {
   }
 }
 
+/** One problem in a sentence: the dependency, where, the variable that names it, what to do. */
+export function describeDependencyProblem(p: DependencyProblem): string {
+  const name = p.dependency === 'postgres' ? 'PostgreSQL' : 'Redis';
+  return `${name} at ${p.target} ${p.state} ${p.variable} (${p.error}): ${p.advice}.`;
+}
+
 /** Both dependencies, retried until they answer or `waitMs` passes; the problems left, if any. */
 export async function checkDependencies(config: AppConfig, waitMs = BOOT_DEPENDENCY_WAIT_MS): Promise<DependencyProblem[]> {
   const deadline = Date.now() + waitMs;
@@ -115,10 +121,9 @@ export async function exitUnlessDependenciesAnswer(config: AppConfig, app: strin
     pino.destination({ dest: 1, sync: true }),
   );
   for (const p of problems) {
-    const name = p.dependency === 'postgres' ? 'PostgreSQL' : 'Redis';
     logger.fatal(
       { dependency: p.dependency, variable: p.variable, target: p.target, error: p.error },
-      `${name} at ${p.target} ${p.state} ${p.variable} (${p.error}): ${p.advice}. The ${app} stops.`,
+      `${describeDependencyProblem(p)} The ${app} stops.`,
     );
   }
   process.exit(1);
