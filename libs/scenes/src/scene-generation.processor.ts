@@ -1,4 +1,4 @@
-import { AppConfig, BlobStore, Clock, isInfrastructureError, JobData, OnJob, RescheduleJob, sha256Hex } from '@app/core';
+import { AppConfig, BlobStore, Clock, isInfrastructureError, JobData, noteJob, OnJob, RescheduleJob, sha256Hex } from '@app/core';
 import {
   GeneratedScene,
   GenerationError,
@@ -103,6 +103,7 @@ export class SceneGenerationProcessor {
   private async step(operationId: string, job: Job): Promise<unknown> {
     const op = await this.operations.findById(operationId);
     if (!op) return { skipped: 'unknown operation' };
+    noteJob(job, { organizationId: op.organizationId });
     if (op.status !== 'processing') {
       // Cancelled by its partner, or its scene deleted, while the provider worked on it.
       await this.cancelAtProvider(op);
