@@ -58,7 +58,8 @@ export function buildProgram(run: (command: () => Promise<void>, json: boolean) 
     .action(act(tenancy, (m) => m.orgLimits));
   org
     .command('bootstrap-local')
-    .description('create the local test organization if the database has none')
+    .description('create the local test organization if the database has none (npm start)')
+    .option('--extra-key', 'also issue a new key of the local test organization')
     .option(...json)
     .action(act(organizations, (m) => m.orgBootstrapLocal));
 

@@ -2,6 +2,9 @@ import { OrganizationsModule, OrganizationsService } from '@app/organizations';
 import { withContext } from './cli-context';
 import { Json, printResult } from './output';
 
+/** The name `org bootstrap-local` gives the organization it creates (OrganizationsService.bootstrapLocal). */
+const LOCAL_ORGANIZATION = 'Local test organization';
+
 /** Organizations, their keys and origins: only the organizations lib is loaded. */
 function withOrganizations<T>(fn: (orgs: OrganizationsService) => Promise<T>): Promise<T> {
   return withContext([OrganizationsModule], (app) => fn(app.get(OrganizationsService)));
@@ -33,21 +36,37 @@ export async function orgList(o: Json): Promise<void> {
   );
 }
 
-export async function orgBootstrapLocal(o: Json): Promise<void> {
-  const r = await withOrganizations((s) => s.bootstrapLocal([]));
-  if (!r) {
-    await printResult(!!o.json, { created: false }, 'Organizations exist already; no local test organization created.');
+/**
+ * `npm start`'s step: the local test organization, created on an empty database (its key is
+ * shown once), else found again; with `--extra-key` also a new key of it (for the partner
+ * example, which needs its own on every run: only hashes are stored).
+ */
+export async function orgBootstrapLocal(o: Json & { extraKey?: boolean }): Promise<void> {
+  const { created, organizationId, extraKey } = await withOrganizations(async (s) => {
+    const made = await s.bootstrapLocal([]);
+    const id = made?.organizationId ?? (await s.listOrganizations()).find((g) => g.test && g.name === LOCAL_ORGANIZATION)?.organizationId;
+    return { created: made, organizationId: id ?? null, extraKey: o.extraKey && id ? await s.createApiKey(id) : null };
+  });
+  const extra = extraKey ? { extraKey: { keyId: extraKey.keyId, apiKey: extraKey.apiKey } } : {};
+  if (!created) {
+    await printResult(
+      !!o.json,
+      { created: false, organizationId, ...extra },
+      organizationId
+        ? `The local test organization exists already: ${organizationId}.`
+        : 'Organizations exist already; none is the local test organization, and none was created.',
+    );
     return;
   }
   await printResult(
     !!o.json,
-    { created: true, ...r },
+    { created: true, ...created, ...extra },
     [
       '',
       '  Created the local test organization (it may embed on http://localhost:<port> origins).',
-      `  Organization: ${r.organizationId}`,
-      `  API key:      ${r.apiKey}`,
-      '  This key is shown once: copy it now. Create more with: npm run --silent cli -- key create --org ' + r.organizationId,
+      `  Organization: ${created.organizationId}`,
+      `  API key:      ${created.apiKey}`,
+      '  This key is shown once: copy it now. Create more with: npm run --silent cli -- key create --org ' + created.organizationId,
       '',
     ].join('\n'),
   );
