@@ -10,3 +10,11 @@ export function bullmq(): typeof BullMQ {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, as said above
   return require('bullmq') as typeof BullMQ;
 }
+
+/**
+ * An error that makes BullMQ fail its job now, whatever attempts are left: for a handler that has
+ * recorded the failure itself and must not be retried (BullMQ's UnrecoverableError).
+ */
+export function unrecoverableJobError(message: string): Error {
+  return new (bullmq().UnrecoverableError)(message);
+}

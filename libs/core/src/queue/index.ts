@@ -1,3 +1,4 @@
+export { unrecoverableJobError } from './bullmq';
 export * from './fleet-slots';
 export * from './job-handler.decorator';
 export * from './job-worker.host';
