@@ -82,7 +82,11 @@ function run() {
     }
     return names;
   }
+  let failing = false;
   async function fail(message, code = 1) {
+    // Once: npm and the terminal may both deliver one Ctrl-C.
+    if (failing) return;
+    failing = true;
     process.stderr.write(`\n${message}\n`);
     stopping.abort();
     const stopped = await stopStarted();
