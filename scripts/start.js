@@ -96,7 +96,9 @@ function run() {
   // Before the supervisor takes over, a stop still has to end the build and stop what was started.
   const early = () => void fail('Interrupted.', 0);
   for (const s of STOP_SIGNALS) process.on(s, early);
-  // The relay is gone (killed, its terminal closed): nobody is left to press Ctrl-C.
+  // The relay is gone (killed, its terminal closed): nobody is left to press Ctrl-C. Its pipes
+  // went with it, so what is left to say is lost (EPIPE), and the stop goes on regardless.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   process.once('disconnect', () => process.emit('SIGHUP', 'SIGHUP'));
   process.channel?.unref();
 
