@@ -55,7 +55,6 @@ function relay() {
 
 /** The run itself. */
 function run() {
-  const { spawn: spawnChild } = require('node:child_process');
   const { build } = require('./build');
   const local = require('./local-services');
   const { supervise } = require('./supervise');
@@ -106,13 +105,14 @@ function run() {
   function runCommand(cmd, args, opts = {}) {
     return new Promise((resolve) => {
       if (stopping.signal.aborted) return resolve(null);
-      const child = spawnChild(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], ...opts });
+      const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], ...opts });
       let out = '';
       child.stdout?.on('data', (d) => (out += d));
       const abort = () => child.kill('SIGTERM');
       stopping.signal.addEventListener('abort', abort, { once: true });
       child.once('error', () => resolve(null));
-      child.once('exit', (code) => {
+      // 'close', not 'exit': its output has been read to the end by then.
+      child.once('close', (code) => {
         stopping.signal.removeEventListener('abort', abort);
         resolve(code === 0 && !stopping.signal.aborted ? out : null);
       });
