@@ -9,7 +9,8 @@
 // given (libs/core/src/config), so production never starts a database by surprise.
 'use strict';
 const { spawn } = require('node:child_process');
-const { existsSync, mkdirSync } = require('node:fs');
+const { createHash } = require('node:crypto');
+const { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const net = require('node:net');
 const { join, delimiter } = require('node:path');
 
@@ -90,6 +91,24 @@ function runningPostmaster(dataDir) {
   }
 }
 
+/**
+ * Kills a server this process started when this process exits before stopping it: a signal (or
+ * an error) that ends `npm start` while it still waits for the server to answer would otherwise
+ * leave it running, since only what answered is handed back to be stopped. Synchronous, as an
+ * `exit` listener must be. Returns what removes the guard once the server is stopped normally.
+ */
+function killOnExit(kill) {
+  const guard = () => {
+    try {
+      kill();
+    } catch {
+      // Gone already.
+    }
+  };
+  process.once('exit', guard);
+  return () => process.off('exit', guard);
+}
+
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'];
 
 /**
@@ -155,6 +174,8 @@ async function ensurePostgres({
     },
     onError: (e) => log(`postgres: ${String(e).trim()}`),
   });
+  // A fast shutdown (SIGINT) of the postmaster, if this process ends before `stop` runs.
+  const unguard = killOnExit(() => pg.process?.kill('SIGINT'));
   try {
     if (!existsSync(join(dataDir, 'PG_VERSION'))) {
       log(`initialising an embedded PostgreSQL 15 in ${dataDir}`);
@@ -170,10 +191,12 @@ async function ensurePostgres({
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
     source: `embedded PostgreSQL 15 (${dataDir}, port ${port})`,
+    embedded: true,
     stop: async () => {
       if (stopped) return;
       stopped = true;
       await pg.stop();
+      unguard();
     },
   };
 }
@@ -236,6 +259,7 @@ async function ensureRedis({
     'yes',
   ];
   const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const unguard = killOnExit(() => child.kill('SIGTERM'));
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -252,6 +276,7 @@ async function ensureRedis({
     );
   } catch (e) {
     child.kill('SIGKILL');
+    unguard();
     throw e;
   }
   log(`started ${bin} on port ${port}`);
@@ -262,8 +287,128 @@ async function ensureRedis({
     stop: async () => {
       if (!gone) child.kill('SIGTERM');
       await exited;
+      unguard();
     },
   };
 }
 
-module.exports = { ROOT, LOCAL_DIR, answers, freePort, ensurePostgres, ensureRedis, MissingRedisError, redisServerOnPath };
+// ---------------------------------------------------------------------------------------------
+// What a running `npm start` started, for the other local tools (the CLI, a replica): written by
+// scripts/start.js once PostgreSQL and Redis answer and the database is migrated, removed when it
+// stops. A record whose pid is no longer alive (an `npm start` killed with SIGKILL) is stale and
+// ignored. It holds no secret but the embedded PostgreSQL's fixed local password: a URL given to
+// `npm start` with a password of its own is not written down (`withheld`), nor is
+// WEBHOOK_SECRETS_KEY (only a fingerprint, so a replica can tell whether its key is the same).
+
+/** `.local/npm-start.json`, or under LOCAL_DATA_DIR. */
+const RUN_RECORD = join(LOCAL_DIR, 'npm-start.json');
+
+/** The variables every local process of one run shares (docs/operations.md, "Replicas"). */
+const SHARED_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'QUEUE_PREFIX', 'PUBLIC_API_URL', 'PUBLIC_EMBED_ORIGIN'];
+
+const hasPassword = (url) => {
+  try {
+    return new URL(url).password !== '';
+  } catch {
+    return false;
+  }
+};
+
+/** A short fingerprint of WEBHOOK_SECRETS_KEY (or null when unset): equal keys, equal prints. */
+function secretsKeyFingerprint(env = process.env) {
+  const key = env.WEBHOOK_SECRETS_KEY;
+  return key ? createHash('sha256').update(`scene-studio webhook key\0${key}`).digest('hex').slice(0, 16) : null;
+}
+
+/**
+ * The record of this run. `env` holds the shared variables as the services got them, except a
+ * URL that carries a password the user gave (`withheld` names it); `embeddedPostgres` says the
+ * database URL's password is the embedded server's fixed local one.
+ */
+function runRecord({ env, ports, embeddedPostgres, pid = process.pid }) {
+  const shared = {};
+  const withheld = [];
+  for (const name of SHARED_VARIABLES) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    const ours = name === 'DATABASE_URL' && embeddedPostgres;
+    if (/_URL$/.test(name) && name !== 'PUBLIC_API_URL' && hasPassword(value) && !ours) withheld.push(name);
+    else shared[name] = value;
+  }
+  return {
+    pid,
+    startedAt: new Date().toISOString(),
+    env: shared,
+    withheld,
+    ports,
+    webhookSecretsKey: secretsKeyFingerprint(env),
+  };
+}
+
+/** Written whole or not at all (a temporary file renamed over it), readable by its owner only. */
+function writeRunRecord(record, file = RUN_RECORD) {
+  mkdirSync(join(file, '..'), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  renameSync(tmp, file);
+}
+
+/** Removes the record if it is this process's (another `npm start` may have written it since). */
+function removeRunRecord(file = RUN_RECORD, pid = process.pid) {
+  try {
+    if (JSON.parse(readFileSync(file, 'utf8')).pid !== pid) return;
+    rmSync(file, { force: true });
+  } catch {
+    // None, or unreadable: nothing of ours to remove.
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
+/**
+ * The running `npm start`'s record: `{ record }` when its process is alive, `{ stale: record }`
+ * when it is not (killed without cleaning up), or null when there is none.
+ */
+function readRunRecord(file = RUN_RECORD) {
+  let record;
+  try {
+    record = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(record?.pid) || typeof record.env !== 'object') return null;
+  return alive(record.pid) ? { record } : { stale: record };
+}
+
+/** `NAME=value` words for a shell, each value quoted when it holds anything but URL-safe characters. */
+function shellAssignments(env) {
+  return Object.entries(env)
+    .map(([k, v]) => (/^[\w@%+=:,./-]*$/.test(v) ? `${k}=${v}` : `${k}='${String(v).replace(/'/g, `'\\''`)}'`))
+    .join(' ');
+}
+
+module.exports = {
+  ROOT,
+  LOCAL_DIR,
+  RUN_RECORD,
+  SHARED_VARIABLES,
+  answers,
+  freePort,
+  ensurePostgres,
+  ensureRedis,
+  MissingRedisError,
+  redisServerOnPath,
+  runRecord,
+  writeRunRecord,
+  removeRunRecord,
+  readRunRecord,
+  secretsKeyFingerprint,
+  shellAssignments,
+};

@@ -26,17 +26,23 @@ const paint = (code, text, on) => (on ? `\x1b[${code}m${text}\x1b[0m` : text);
 
 /**
  * @param {{ name: string, command: string, args: string[], env?: object, cwd?: string }[]} specs
- * @param {{ format?: (line: string) => string, graceMs?: number, onStop?: () => Promise<void>,
- *           out?: NodeJS.WritableStream, color?: boolean }} options
+ * @param {{ format?: (line: string) => string, graceMs?: number, onStopping?: () => void,
+ *           onStop?: (stopped: string[]) => Promise<void>, out?: NodeJS.WritableStream, color?: boolean,
+ *           ownProcessGroups?: boolean, nameWidth?: number }} options
+ *   `onStopping` runs when a stop begins, `onStop` once every child has exited, with the names of
+ *   those this stop ended (a child that had exited by itself is not among them). With
+ *   `ownProcessGroups` each child runs in a process group of its own, so a Ctrl-C in the terminal
+ *   reaches this process alone, which stops the children itself (in order, and once).
  * @returns {{ children: Map<string, import('node:child_process').ChildProcess>, done: Promise<number>,
- *             stop: (reason?: string) => Promise<number> }}
+ *             add: (spec: object) => boolean, stop: (reason?: string) => Promise<number> }}
  */
 function supervise(specs, options = {}) {
   const out = options.out ?? process.stdout;
   const color = options.color ?? Boolean(out.isTTY);
   const format = options.format ?? ((line) => line);
   const graceMs = options.graceMs ?? 30_000;
-  const width = Math.max(...specs.map((s) => s.name.length));
+  specs = [...specs];
+  const width = Math.max(...specs.map((s) => s.name.length), options.nameWidth ?? 0);
   const children = new Map();
   const tails = new Map();
   let stopping = null;
@@ -49,8 +55,13 @@ function supervise(specs, options = {}) {
     for (const l of text.split('\n')) out.write(`${paint(COLORS[i % COLORS.length], name.padEnd(width), color)} | ${l}\n`);
   };
 
-  specs.forEach((spec, i) => {
-    const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const start = (spec, i) => {
+    const child = spawn(spec.command, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: Boolean(options.ownProcessGroups),
+    });
     children.set(spec.name, child);
     const tail = [];
     tails.set(spec.name, tail);
@@ -71,7 +82,8 @@ function supervise(specs, options = {}) {
       const last = tail.length ? `; its last lines:\n${tail.map((l) => `    ${readable(l)}`).join('\n')}` : '';
       void stop(`${spec.name} ${how}, so the others are stopped too${last}`, code === 0 && !signal ? 1 : code || 1);
     });
-  });
+  };
+  specs.forEach(start);
 
   function exited(child) {
     return child.exitCode !== null || child.signalCode !== null;
@@ -81,11 +93,14 @@ function supervise(specs, options = {}) {
     if (stopping) return stopping;
     exitCode = code;
     stopping = (async () => {
+      options.onStopping?.();
       if (reason) out.write(`\n${paint(code ? 31 : 1, reason, color)}\n`);
-      const waits = [...children.values()].map(
-        (child) =>
+      const stopped = [];
+      const waits = [...children].map(
+        ([name, child]) =>
           new Promise((resolve) => {
             if (exited(child) || child.pid === undefined) return resolve();
+            stopped.push(name);
             child.once('exit', () => resolve());
             child.kill('SIGTERM');
             const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
@@ -93,7 +108,7 @@ function supervise(specs, options = {}) {
           }),
       );
       await Promise.all(waits);
-      if (options.onStop) await options.onStop();
+      if (options.onStop) await options.onStop(specs.map((s) => s.name).filter((n) => stopped.includes(n)));
       resolveDone(exitCode);
       return exitCode;
     })();
@@ -105,7 +120,15 @@ function supervise(specs, options = {}) {
     process.on(signal, () => void stop(`${signal}: stopping every process`, 0));
   }
 
-  return { children, done, stop: (reason) => stop(reason, 0) };
+  /** One more child, supervised like the first ones; none once a stop has begun. */
+  const add = (spec) => {
+    if (stopping) return false;
+    specs.push(spec);
+    start(spec, specs.length - 1);
+    return true;
+  };
+
+  return { children, done, add, stop: (reason) => stop(reason, 0) };
 }
 
 module.exports = { supervise };

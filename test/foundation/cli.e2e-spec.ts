@@ -1,5 +1,5 @@
 import { databaseUrl, dropDatabase } from '@app/core/testing';
-import { runCli } from '../support/processes';
+import { freePort, runCli } from '../support/processes';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
 
@@ -11,8 +11,8 @@ describe('operator CLI', () => {
     cliEnv = { DATABASE_URL: suite.env.databaseUrl, QUEUE_PREFIX: suite.env.queuePrefix, LOG_LEVEL: 'info' };
   });
 
-  const json = async (args: string[]) => {
-    const r = await runCli([...args, '--json'], cliEnv);
+  const json = async (args: string[], env: Record<string, string | undefined> = {}) => {
+    const r = await runCli([...args, '--json'], { ...cliEnv, ...env });
     // Exactly one JSON object on stdout, nothing else.
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     return { ...r, body: JSON.parse(r.stdout) as Record<string, any> };
@@ -144,9 +144,56 @@ describe('operator CLI', () => {
   });
 
   it('refuses a bad configuration, naming the variable', async () => {
-    const r = await runCli(['org', 'list', '--json'], { ...cliEnv, DATABASE_URL: 'mysql://nope' });
+    const r = await json(['org', 'list'], { DATABASE_URL: 'mysql://nope' });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('DATABASE_URL');
+    expect(r.body.error).toEqual({ code: 'invalid_configuration', message: expect.stringContaining('DATABASE_URL') });
+    const human = await runCli(['org', 'list'], { ...cliEnv, DATABASE_URL: 'mysql://nope' });
+    expect(human.code).toBe(1);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toMatch(/^error: Invalid configuration: DATABASE_URL/);
+  });
+
+  it('--json prints exactly one JSON object on stdout whatever fails, and no Nest wiring logs anywhere', async () => {
+    // A database that does not answer, named with a password that must not be printed.
+    const closed = await freePort();
+    const unreachable = await json(['key', 'list', '--org', 'org_01JD3Z8Q4W6K2M9T5X7B1C0VHE'], {
+      DATABASE_URL: `postgres://someone:s3cret-pw@127.0.0.1:${closed}/nowhere`,
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.body.error).toEqual({
+      code: 'unavailable',
+      message: expect.stringContaining(`PostgreSQL at 127.0.0.1:${closed} is unreachable, set by DATABASE_URL (ECONNREFUSED)`),
+    });
+    // Said once, in the answer: no stack, no retries, and never the password.
+    expect(unreachable.stderr).toBe('');
+    expect(unreachable.stdout).not.toContain('s3cret-pw');
+
+    // A usage error (a required option missing): commander's text goes to stderr.
+    const usage = await json(['key', 'create']);
+    expect(usage.code).toBe(1);
+    expect(usage.body.error).toEqual({ code: 'usage', message: "required option '--org <organizationId>' not specified" });
+
+    // A success at the default level: the answer, and not one log line.
+    const listed = await json(['org', 'list'], { LOG_LEVEL: 'info' });
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toBe('');
+  });
+
+  it('warns of the development webhook key only in commands that seal a secret', async () => {
+    const dev = { NODE_ENV: 'development', WEBHOOK_SECRETS_KEY: undefined };
+    const org = await json(['org', 'create', '--name', 'Warned', '--test'], dev);
+    expect(org.stderr).toBe('');
+    const orgId = org.body.organizationId as string;
+    const created = await json(
+      ['webhook', 'create', '--org', orgId, '--url', 'http://localhost:4567/hooks', '--event', 'scene.deleted'],
+      dev,
+    );
+    expect(created.code).toBe(0);
+    expect(created.stderr).toContain('WEBHOOK_SECRETS_KEY is not set');
+    expect(created.stderr).not.toContain(created.body.secret);
+    const listed = await json(['webhook', 'list', '--org', orgId], dev);
+    expect(listed.body.endpoints).toHaveLength(1);
+    expect(listed.stderr).toBe('');
   });
 
   it('webhook create/list/disable/enable/rotate-secret/delete manage an organization’s endpoints; secrets are printed once', async () => {

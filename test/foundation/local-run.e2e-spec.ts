@@ -204,12 +204,15 @@ describe('npm start stopped through npm', () => {
   beforeAll(() => (scratch = mkdtempSync(join(tmpdir(), 'ss-npm-start-'))));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it("SIGTERM to npm's own pid reaches scripts/start.js, which stops, leaving nothing behind", async () => {
-    // A redis-server that never answers keeps start.js waiting at its first step, before the
-    // build (a blocking call that would hold the signal back until it ends).
-    const bin = join(scratch, 'bin');
+  /**
+   * `npm start` held at its first step by a redis-server that never answers (so start.js waits
+   * for it, before the build), with every process below npm listed: the fake redis-server among
+   * them, which the run must stop too however it ends.
+   */
+  async function heldNpmStart(name: string) {
+    const bin = join(scratch, name);
     mkdirSync(bin, { recursive: true });
-    const marker = join(scratch, 'redis-server.pid');
+    const marker = join(bin, 'redis-server.pid');
     writeFileSync(join(bin, 'redis-server'), `#!/bin/sh\necho $$ > '${marker}'\nexec sleep 60\n`, { mode: 0o755 });
     const { spawn } = await import('node:child_process');
     const { REDIS_URL: _redis, ...env } = process.env;
@@ -218,31 +221,57 @@ describe('npm start stopped through npm', () => {
       env: { ...env, PATH: `${bin}:${process.env.PATH}`, LOCAL_REDIS_PROBE_PORT: String(await freePort()) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
-    npm.stdout.on('data', (d) => (out += d));
-    npm.stderr.on('data', (d) => (out += d));
+    const output = { text: '' };
+    npm.stdout.on('data', (d) => (output.text += d));
+    npm.stderr.on('data', (d) => (output.text += d));
     const exited = new Promise<void>((resolve) => npm.on('close', () => resolve()));
-    let fakeRedis = 0;
+    const fakeRedis = await pollUntil(
+      async () => Number(await readFile(marker, 'utf8').catch(() => '0')),
+      (pid) => pid > 0,
+      { timeoutMs: 20_000, what: 'start.js to start the redis-server on PATH' },
+    );
+    const below = await descendants(npm.pid!);
+    const cleanUp = () => {
+      for (const pid of [fakeRedis, ...below]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      if (npm.exitCode === null) npm.kill('SIGKILL');
+    };
+    return { npm, output, exited, fakeRedis, below, cleanUp };
+  }
+
+  it("SIGTERM to npm's own pid reaches scripts/start.js, which stops, leaving nothing behind", async () => {
+    const held = await heldNpmStart('sigterm');
     try {
-      fakeRedis = await pollUntil(
-        async () => Number(await readFile(marker, 'utf8').catch(() => '0')),
-        (pid) => pid > 0,
-        { timeoutMs: 20_000, what: 'start.js to start the redis-server on PATH' },
-      );
-      const below = (await descendants(npm.pid!)).filter((pid) => pid !== fakeRedis);
-      expect(below.length).toBeGreaterThan(0);
-      npm.kill('SIGTERM');
-      await exited;
+      // The redis-server it started and was still waiting for is among them: it must go too.
+      expect(held.below).toContain(held.fakeRedis);
+      held.npm.kill('SIGTERM');
+      await held.exited;
       // start.js heard it (its early handler says so), and no process of the run is left.
-      expect(out).toContain('Interrupted.');
+      expect(held.output.text).toContain('Interrupted.');
       await pollUntil(
-        async () => below.filter(alive),
+        async () => held.below.filter(alive),
         (left) => left.length === 0,
-        { timeoutMs: 5000, what: 'every process below npm to stop' },
+        { timeoutMs: 5000, what: 'every process below npm to stop, the redis-server it waited for included' },
       );
     } finally {
-      if (fakeRedis > 0 && alive(fakeRedis)) process.kill(fakeRedis, 'SIGKILL');
-      if (npm.exitCode === null) npm.kill('SIGKILL');
+      held.cleanUp();
+    }
+  });
+
+  it('a run whose terminal side is killed outright (SIGKILL, a closed terminal) notices, and stops what it started', async () => {
+    const held = await heldNpmStart('orphaned');
+    try {
+      // npm's child is the relay in the terminal's group; the run, its own child, is in a group of its own.
+      const relay = Number((await run('ps', ['-o', 'pid=', '--ppid', String(held.npm.pid)])).stdout.trim());
+      expect(held.below).toContain(relay);
+      process.kill(relay, 'SIGKILL');
+      await pollUntil(
+        async () => held.below.filter((pid) => pid !== held.npm.pid && alive(pid)),
+        (left) => left.length === 0,
+        // Well before start.js would give up on that redis-server by itself (10 s).
+        { timeoutMs: 5000, what: 'the run and the redis-server it waited for to stop' },
+      );
+    } finally {
+      held.cleanUp();
     }
   });
 });

@@ -1,4 +1,7 @@
+import { AppConfig, openOpsServer, opsDependencies } from '@app/core';
 import { TcpProxy } from '@app/core/testing';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
 import { RunningHttpApp, startApi, startOps, startStudio } from '../support/apps';
 import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
@@ -72,6 +75,27 @@ describe('readiness', () => {
         await ops.close();
       }
     } finally {
+      await studio.close();
+    }
+  });
+
+  it('an ops port opened before its application exists is alive but not ready until the application is attached', async () => {
+    // The worker takes its port this way before it joins the queues (apps/worker/src/main.ts).
+    const studio = await startStudio(suite.env);
+    const ops = await openOpsServer(studio.app.get(AppConfig), 0, '127.0.0.1');
+    const url = `http://127.0.0.1:${(ops.server.address() as AddressInfo).port}`;
+    try {
+      expect((await request(url).get('/healthz')).body).toEqual({ status: 'ok' });
+      for (const path of ['/readyz', '/metrics']) {
+        const res = await request(url).get(path);
+        expectProblem(res, 503, 'unavailable');
+        expect(res.headers['retry-after']).toBe('1');
+      }
+      ops.attach(opsDependencies(studio.app));
+      expect((await request(url).get('/readyz')).status).toBe(200);
+      expect((await request(url).get('/metrics')).text).toContain('process_resident_memory_bytes');
+    } finally {
+      await new Promise<void>((resolve) => ops.server.close(() => resolve()));
       await studio.close();
     }
   });

@@ -4,6 +4,7 @@ import {
   exitOnConfigError,
   exitOnBootFailure,
   exitUnlessDependenciesAnswer,
+  listeningOn,
   loadConfig,
   serveOps,
   stopOnSignalsAndFatalErrors,
@@ -25,9 +26,9 @@ async function main(): Promise<void> {
   app.useLogger(app.get(Logger));
   const stops = stopOnSignalsAndFatalErrors(app);
   await configureApiApp(app);
-  await app.listen(config.ports.api, config.host);
+  await listeningOn('API_PORT', () => app.listen(config.ports.api, config.host));
   app.get(Logger).log(`api listening on ${config.host}:${config.ports.api} (public URL ${config.publicApiUrl})`);
-  const ops = await serveOps(app, stops, config.ports.apiOps, config.host);
+  const ops = await listeningOn('API_OPS_PORT', () => serveOps(app, stops, config.ports.apiOps, config.host));
   app.get(Logger).log(`api health and metrics on ${config.host}:${(ops.address() as AddressInfo).port}`);
 }
 

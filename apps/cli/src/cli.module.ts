@@ -1,24 +1,22 @@
 import { AppConfig, CoreModule } from '@app/core';
-import { EmbedSessionsModule } from '@app/embed-sessions';
-import { OrganizationsModule } from '@app/organizations';
-import { TenancyModule } from '@app/tenancy';
-import { WebhooksModule } from '@app/webhooks';
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
+
+/** The lib modules a command works with: only those are loaded and built, nothing else. */
+export type CliImports = NonNullable<ModuleMetadata['imports']>;
 
 @Module({})
 export class CliModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /**
+   * Core and the lib modules one command works with (its commands file names them), nothing more:
+   * `org list` builds neither the scenes nor the webhooks, and loads none of their code.
+   */
+  static forRoot(config: AppConfig, imports: CliImports): DynamicModule {
     return {
       module: CliModule,
-      // Logs go to stderr so that stdout carries only the command's output.
       imports: [
-        CoreModule.forRoot({ app: 'cli', config, logging: { destination: 2, quietLevel: 'warn' } }),
-        OrganizationsModule,
-        // Registers what removing an origin ends (its live embed sessions); without it `origin
-        // remove` would leave them running.
-        EmbedSessionsModule,
-        TenancyModule,
-        WebhooksModule,
+        // Logs go to stderr so that stdout carries only the command's output.
+        CoreModule.forRoot({ app: 'cli', config, logging: { destination: 2, quietLevel: 'warn' }, databaseRetryAttempts: 0 }),
+        ...imports,
       ],
     };
   }

@@ -1,13 +1,19 @@
 import 'reflect-metadata';
-import { AppConfig, ConfigError, loadConfig } from '@app/core';
-import { Command } from 'commander';
-import * as c from './commands';
-import { printError } from './output';
+import { Command, CommanderError } from 'commander';
+import { Json, printError, UsageError } from './output';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-/** Builds the command tree; each action receives the config loaded once, lazily. */
-export function buildProgram(run: (action: (config: AppConfig) => Promise<void>, json: boolean) => void): Command {
+// Each group of commands is loaded when one of them runs, and with it only the libs it needs:
+// `key create` loads the organizations lib, never scenes, image processing or the queues' workers.
+const organizations = () => import('./organizations.commands.js');
+const originRemoval = () => import('./origin-remove.command.js');
+const tenancy = () => import('./tenancy.commands.js');
+const webhooks = () => import('./webhooks.commands.js');
+const migrations = () => import('./migrate.command.js');
+
+/** Builds the command tree; `run` runs the chosen command (once) and reports its failure. */
+export function buildProgram(run: (command: () => Promise<void>, json: boolean) => void): Command {
   const program = new Command('scene-studio')
     .description(
       'Operate Scene Studio: migrations, organizations, their limits and usage, API keys, approved origins and webhook endpoints.',
@@ -17,16 +23,16 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
   const json = ['--json', 'print one JSON object on stdout and nothing else'] as const;
   // commander hands actions untyped options; each command function states the shape it reads.
   const act =
-    <O extends c.Json>(command: (config: AppConfig, o: O) => Promise<void>) =>
+    <M, O extends Json>(load: () => Promise<M>, pick: (m: M) => (o: O) => Promise<void>) =>
     (o: O) =>
-      run((cfg) => command(cfg, o), !!o.json);
+      run(async () => pick(await load())(o), !!o.json);
 
   program
     .command('migrate')
     .description('run pending database migrations')
     .option('--create-database', 'create the database first when it does not exist (local development)')
     .option(...json)
-    .action(act(c.migrate));
+    .action(act(migrations, (m) => m.migrate));
 
   const org = program.command('org').description('organizations');
   org
@@ -36,26 +42,27 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
     .option('--test', 'test organization: sk_test_ keys, may embed on http://localhost:<port>')
     .option('--origin <origin>', 'approved HTTPS origin (repeatable)', collect, [])
     .option(...json)
-    .action(act(c.orgCreate));
+    .action(act(organizations, (m) => m.orgCreate));
   org
     .command('list')
     .description('list organizations and their origins')
     .option(...json)
-    .action(act(c.orgList));
+    .action(act(organizations, (m) => m.orgList));
   org
     .command('limits')
-    .description("show an organization's limits, or change those named (contract section 7)")
+    .description('show an organization\'s limits, or change those named (docs/operations.md, "Tenancy")')
     .requiredOption('--org <organizationId>')
     .option('--max-concurrent-generations <n>', 'generations and edits running at once (default 10)')
     .option('--generations-per-day <n>', 'creations plus edits started per UTC day, or "unlimited" (the default)')
     .option('--max-waiting-generations <n>', 'generations and edits accepted and waiting to start (default 1000)')
     .option(...json)
-    .action(act(c.orgLimits));
+    .action(act(tenancy, (m) => m.orgLimits));
   org
     .command('bootstrap-local')
-    .description('create the local test organization if the database has none')
+    .description('create the local test organization if the database has none (npm start)')
+    .option('--extra-key', 'also issue a new key of the local test organization')
     .option(...json)
-    .action(act(c.orgBootstrapLocal));
+    .action(act(organizations, (m) => m.orgBootstrapLocal));
 
   program
     .command('usage')
@@ -64,7 +71,7 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
     .option('--from <YYYY-MM-DD>', 'first day')
     .option('--to <YYYY-MM-DD>', 'last day')
     .option(...json)
-    .action(act(c.usage));
+    .action(act(tenancy, (m) => m.usage));
 
   const key = program.command('key').description('API keys');
   key
@@ -72,19 +79,19 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
     .description('issue a new API key')
     .requiredOption('--org <organizationId>')
     .option(...json)
-    .action(act(c.keyCreate));
+    .action(act(organizations, (m) => m.keyCreate));
   key
     .command('revoke')
     .description('revoke an API key')
     .requiredOption('--key <keyId>')
     .option(...json)
-    .action(act(c.keyRevoke));
+    .action(act(organizations, (m) => m.keyRevoke));
   key
     .command('list')
     .description('list keys of an organization (no secrets)')
     .requiredOption('--org <organizationId>')
     .option(...json)
-    .action(act(c.keyList));
+    .action(act(organizations, (m) => m.keyList));
 
   const origin = program.command('origin').description('approved embed origins');
   origin
@@ -92,19 +99,19 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
     .requiredOption('--org <organizationId>')
     .requiredOption('--origin <origin>')
     .option(...json)
-    .action(act(c.originAdd));
+    .action(act(organizations, (m) => m.originAdd));
   origin
     .command('remove')
     .description('withdraw an approved origin; its live embed sessions end (embed_session.ended, revoked)')
     .requiredOption('--org <organizationId>')
     .requiredOption('--origin <origin>')
     .option(...json)
-    .action(act(c.originRemove));
+    .action(act(originRemoval, (m) => m.originRemove));
   origin
     .command('list')
     .requiredOption('--org <organizationId>')
     .option(...json)
-    .action(act(c.originList));
+    .action(act(organizations, (m) => m.originList));
 
   const webhook = program.command('webhook').description("an organization's webhook endpoints");
   webhook
@@ -119,13 +126,13 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
       [],
     )
     .option(...json)
-    .action(act(c.webhookCreate));
+    .action(act(webhooks, (m) => m.webhookCreate));
   webhook
     .command('list')
     .description('list endpoints (no secrets)')
     .requiredOption('--org <organizationId>')
     .option(...json)
-    .action(act(c.webhookList));
+    .action(act(webhooks, (m) => m.webhookList));
   for (const [name, enabled] of [
     ['enable', true],
     ['disable', false],
@@ -136,7 +143,7 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
       .requiredOption('--org <organizationId>')
       .requiredOption('--endpoint <webhookEndpointId>')
       .option(...json)
-      .action(act((cfg, o: c.Json & { org: string; endpoint: string }) => c.webhookSetEnabled(cfg, o, enabled)));
+      .action(act(webhooks, (m) => (o: Parameters<typeof m.webhookSetEnabled>[0]) => m.webhookSetEnabled(o, enabled)));
   }
   webhook
     .command('rotate-secret')
@@ -145,34 +152,38 @@ export function buildProgram(run: (action: (config: AppConfig) => Promise<void>,
     .requiredOption('--endpoint <webhookEndpointId>')
     .option('--overlap-seconds <seconds>', 'how long the previous secret keeps signing (0 to 604800, default 86400)')
     .option(...json)
-    .action(act(c.webhookRotate));
+    .action(act(webhooks, (m) => m.webhookRotate));
   webhook
     .command('delete')
     .requiredOption('--org <organizationId>')
     .requiredOption('--endpoint <webhookEndpointId>')
     .option(...json)
-    .action(act(c.webhookDelete));
+    .action(act(webhooks, (m) => m.webhookDelete));
   return program;
 }
 
 async function main(): Promise<void> {
+  const json = process.argv.includes('--json');
   let pending: Promise<void> = Promise.resolve();
-  const program = buildProgram((action, json) => {
-    pending = (async () => {
-      try {
-        await action(loadConfig());
-      } catch (e) {
-        if (e instanceof ConfigError) process.stderr.write(`${e.message}\n`);
-        await printError(json, e instanceof ConfigError ? new Error('invalid configuration') : e);
-        process.exitCode = 1;
-      }
-    })();
+  const program = buildProgram((command, json) => {
+    pending = command().catch(async (e: unknown) => {
+      await printError(json, e);
+      process.exitCode = 1;
+    });
   });
+  if (json) {
+    // With --json a usage error is the one JSON object on stdout; commander's text goes to stderr.
+    program.configureOutput({ outputError: () => undefined });
+  }
   try {
     await program.parseAsync(process.argv);
   } catch (e) {
-    // commander already printed usage errors and help on stderr/stdout
-    process.exitCode = (e as { exitCode?: number }).exitCode ?? 1;
+    const exitCode = (e as { exitCode?: number }).exitCode ?? 1;
+    if (json && e instanceof CommanderError && exitCode !== 0) {
+      await printError(true, new UsageError(e.message.replace(/^error: /, '')));
+    }
+    // Otherwise commander already printed usage errors and help on stderr/stdout.
+    process.exitCode = exitCode;
   }
   await pending;
   process.exit(process.exitCode ?? 0);

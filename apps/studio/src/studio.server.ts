@@ -2,6 +2,7 @@ import {
   createHttpAdapter,
   exitOnConfigError,
   exitUnlessDependenciesAnswer,
+  listeningOn,
   loadConfig,
   serveOps,
   stopOnSignalsAndFatalErrors,
@@ -28,8 +29,8 @@ export async function startStudio(options: Pick<StudioModuleOptions, 'webBundleD
   app.useLogger(app.get(Logger));
   const stops = stopOnSignalsAndFatalErrors(app);
   await configureStudioApp(app);
-  await app.listen(config.ports.studio, config.host);
+  await listeningOn('STUDIO_PORT', () => app.listen(config.ports.studio, config.host));
   app.get(Logger).log(`studio listening on ${config.host}:${config.ports.studio} (embed origin ${config.publicEmbedOrigin})`);
-  const ops = await serveOps(app, stops, config.ports.studioOps, config.host);
+  const ops = await listeningOn('STUDIO_OPS_PORT', () => serveOps(app, stops, config.ports.studioOps, config.host));
   app.get(Logger).log(`studio health and metrics on ${config.host}:${(ops.address() as AddressInfo).port}`);
 }

@@ -3,10 +3,13 @@ import {
   exitOnConfigError,
   exitOnBootFailure,
   exitUnlessDependenciesAnswer,
+  listeningOn,
   loadConfig,
-  serveOps,
+  openOpsServer,
+  opsDependencies,
   stopOnSignalsAndFatalErrors,
 } from '@app/core';
+import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { WorkerModule } from './worker.module';
@@ -14,15 +17,19 @@ import { WorkerModule } from './worker.module';
 async function main(): Promise<void> {
   const config = exitOnConfigError(() => loadConfig());
   await exitUnlessDependenciesAnswer(config, 'worker');
-  // An application context, not an HTTP app: the worker's only HTTP is the ops server below.
+  // Its port first: a worker whose port is taken stops here, before it has joined the queues
+  // (building the application starts taking jobs).
+  const ops = await listeningOn('WORKER_PORT', () => openOpsServer(config, config.ports.worker, config.host));
+  // An application context, not an HTTP app: the worker's only HTTP is the ops server.
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config }), {
     bufferLogs: true,
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
   const stops = stopOnSignalsAndFatalErrors(app);
-  await serveOps(app, stops, config.ports.worker, config.host);
-  app.get(Logger).log(`worker health and metrics on ${config.host}:${config.ports.worker}`);
+  ops.attach(opsDependencies(app));
+  stops.closeLast(ops.server);
+  app.get(Logger).log(`worker health and metrics on ${config.host}:${(ops.server.address() as AddressInfo).port}`);
 }
 
 main().catch((e: unknown) => exitOnBootFailure('worker', e));

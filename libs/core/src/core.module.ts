@@ -24,6 +24,8 @@ export interface CoreOptions {
    * those of every lib they serve, so each code answers with its lib's status.
    */
   errors?: ErrorDeclarations[];
+  /** How often a failed first database connection is retried (DatabaseModule.forRoot); default 3. */
+  databaseRetryAttempts?: number;
 }
 
 @Global()
@@ -42,7 +44,7 @@ export class CoreModule {
       imports: [
         ConfigModule.forRoot(options.config ?? {}),
         LoggingModule.forRoot(options.app, options.logging),
-        DatabaseModule.forRoot(options.app),
+        DatabaseModule.forRoot(options.app, { retryAttempts: options.databaseRetryAttempts }),
         RedisModule,
         MetricsModule,
         NetworkModule,

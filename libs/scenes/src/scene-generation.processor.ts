@@ -1,4 +1,15 @@
-import { AppConfig, BlobStore, Clock, isInfrastructureError, JobData, OnJob, RescheduleJob, sha256Hex } from '@app/core';
+import {
+  AppConfig,
+  BlobStore,
+  Clock,
+  isInfrastructureError,
+  JobData,
+  noteJob,
+  OnJob,
+  RescheduleJob,
+  sha256Hex,
+  unrecoverableJobError,
+} from '@app/core';
 import {
   GeneratedScene,
   GenerationError,
@@ -12,7 +23,7 @@ import {
 import { ImageAssetsService } from '@app/image-assets';
 import { UsageService } from '@app/tenancy';
 import { Injectable, Logger } from '@nestjs/common';
-import { Job, UnrecoverableError } from 'bullmq';
+import type { Job } from 'bullmq';
 import { EntityManager } from 'typeorm';
 import { AdmissionSignal } from './admission-signal';
 import { GenerationMetrics } from './generation-metrics';
@@ -107,6 +118,7 @@ export class SceneGenerationProcessor {
   private async step(operationId: string, job: Job): Promise<unknown> {
     const op = await this.operations.findById(operationId);
     if (!op) return { skipped: 'unknown operation' };
+    noteJob(job, { organizationId: op.organizationId });
     if (op.status !== 'processing') {
       // Cancelled by its partner, or its scene deleted, after a worker started it: its work is
       // followed to its end, which frees its slot.
@@ -145,7 +157,7 @@ export class SceneGenerationProcessor {
       if (lastAttempt || !failure.retryNow) {
         await this.fail(op, failure.error);
         // Recorded; make BullMQ stop retrying and count the job as failed.
-        throw new UnrecoverableError(failure.error.code);
+        throw unrecoverableJobError(failure.error.code);
       }
       // Our code only: BullMQ keeps the message in Redis, and provider output stays out of it.
       throw e instanceof GenerationError ? new Error(e.code) : e instanceof Error ? e : new Error('generation failed');

@@ -140,7 +140,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       await this.webhooks.markEndpointHealthy(d.endpointId);
       return;
     }
-    await this.webhooks.recordAttempt(d.endpointId, d.messageId, attempt, this.next(d.attempts + 1, now), now, keep);
+    const outcome = this.next(d.attempts + 1, now);
+    await this.webhooks.recordAttempt(d.endpointId, d.messageId, attempt, outcome, now, keep);
+    this.logFailure(d, attempt, outcome);
     const disableBefore = new Date(now.getTime() - this.config.slice(WEBHOOKS_CONFIG).disableAfterMs);
     if (await this.webhooks.markEndpointFailing(d.endpointId, now, disableBefore)) {
       this.disabled.inc();
@@ -148,6 +150,28 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         `webhook endpoint ${d.endpointId} disabled: no delivery succeeded for ${this.config.slice(WEBHOOKS_CONFIG).disableAfterMs / 1000} s`,
       );
     }
+  }
+
+  /**
+   * One line per failed attempt, by ids and our own words only: never the URL (it may carry
+   * credentials or a token in its query), the body or a secret. A retry to come is `info` (a
+   * partner's endpoint being down is the partner's to fix, and the metric counts it); the last
+   * attempt failing is a warning.
+   */
+  private logFailure(d: ClaimedDelivery, attempt: WebhookAttempt, outcome: DeliveryOutcome): void {
+    const fields = {
+      webhookEndpointId: d.endpointId,
+      messageId: d.messageId,
+      attempt: d.attempts + 1,
+      statusCode: attempt.statusCode,
+      error: attempt.error,
+      durationMs: attempt.durationMs,
+      nextAttemptAt: outcome.status === 'pending' ? outcome.nextAttemptAt.toISOString() : null,
+    };
+    const what = attempt.error === 'http_status' ? `HTTP ${attempt.statusCode}` : attempt.error;
+    const line = `webhook delivery ${d.messageId} to ${d.endpointId} failed (attempt ${fields.attempt}: ${what})`;
+    if (outcome.status === 'pending') this.logger.log(fields, `${line}; next attempt at ${fields.nextAttemptAt}`);
+    else this.logger.warn(fields, `${line}; no attempt is left, the delivery has failed`);
   }
 
   /** After `attempts` failed attempts: the next one per the schedule (±10 % so retries spread), or the end. */

@@ -18,6 +18,8 @@ export function newSigningSecret(random: RandomSource): string {
 @Injectable()
 export class SecretBox {
   private readonly key: Buffer;
+  /** Warned once, on first use: a process (or a CLI command) that never seals or opens a secret says nothing. */
+  private unwarned: boolean;
 
   constructor(
     config: AppConfig,
@@ -25,12 +27,17 @@ export class SecretBox {
   ) {
     const { secretsKey, secretsKeyIsDevelopment } = config.slice(WEBHOOKS_CONFIG);
     this.key = secretsKey;
-    if (secretsKeyIsDevelopment && config.env !== 'test') {
-      new Logger(SecretBox.name).warn('WEBHOOK_SECRETS_KEY is not set: webhook secrets are sealed with the development key');
-    }
+    this.unwarned = secretsKeyIsDevelopment && config.env !== 'test';
+  }
+
+  private warnOfDevelopmentKey(): void {
+    if (!this.unwarned) return;
+    this.unwarned = false;
+    new Logger(SecretBox.name).warn('WEBHOOK_SECRETS_KEY is not set: webhook secrets are sealed with the development key');
   }
 
   seal(secret: string): string {
+    this.warnOfDevelopmentKey();
     const iv = this.random.bytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
@@ -38,6 +45,7 @@ export class SecretBox {
   }
 
   open(sealed: string): string {
+    this.warnOfDevelopmentKey();
     const [version, iv, tag, body] = sealed.split('.');
     if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('not a sealed webhook secret');
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));

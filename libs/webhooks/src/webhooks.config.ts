@@ -11,7 +11,7 @@ const DAY_MS = 86_400_000;
 export class WebhookVariables {
   /**
    * The key that seals webhook signing secrets at rest (AES-256-GCM): base64 of 32 bytes. Required
-   * in production; elsewhere a development key is used and the processes warn at boot.
+   * in production; elsewhere a development key is used, with a warning when it first seals or opens one.
    */
   @IsOptional()
   @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'must be base64 of exactly 32 bytes (openssl rand -base64 32)' })

@@ -1,8 +1,12 @@
-import { AppConfig } from '@app/core';
+import { AppConfig, HealthController } from '@app/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ApiExcludeController, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Express } from 'express';
 import { PROBLEM_SCHEMA } from './problem.schema';
+
+// The probes are for load balancers, not partners (core's HealthController says why it is not
+// decorated there).
+ApiExcludeController()(HealthController);
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 

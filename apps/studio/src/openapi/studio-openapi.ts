@@ -1,8 +1,13 @@
+import { HealthController } from '@app/core';
 import { ARTIFACT_KINDS } from '@app/generation';
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ApiExcludeController, DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { CAMERA_PATH_KINDS, CAMERA_PATH_LIMITS, cameraPathDocumentJsonSchema } from '@scene-studio/camera-path';
 import { STUDIO_ERROR_TABLE } from '../studio-errors';
+
+// The probes are for load balancers, not the studio page (core's HealthController says why it is
+// not decorated there).
+ApiExcludeController()(HealthController);
 
 type Schema = Record<string, unknown>;
 

@@ -1,8 +1,17 @@
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import type * as S3 from '@aws-sdk/client-s3';
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { AppConfig } from '../config';
 import { BlobStore, BlobStream } from './blob-store';
+
+/**
+ * The AWS SDK, loaded when an S3 store is made: a process on the default table store (and every
+ * CLI call) never loads it.
+ */
+function s3Sdk(): typeof S3 {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, as said above
+  return require('@aws-sdk/client-s3') as typeof S3;
+}
 
 /** Deletes sent at once: a scene's files or a sweep's batch, without opening hundreds of sockets. */
 const DELETE_CONCURRENCY = 8;
@@ -18,7 +27,8 @@ const DELETE_CONCURRENCY = 8;
  */
 @Injectable()
 export class S3BlobStore extends BlobStore implements OnApplicationShutdown {
-  private readonly client: S3Client;
+  private readonly sdk = s3Sdk();
+  private readonly client: S3.S3Client;
   private readonly bucket: string;
   private readonly prefix: string;
 
@@ -28,7 +38,7 @@ export class S3BlobStore extends BlobStore implements OnApplicationShutdown {
     if (!s3.bucket) throw new Error('S3_BUCKET must be set when BLOB_STORE is "s3"');
     this.bucket = s3.bucket;
     this.prefix = s3.keyPrefix;
-    this.client = new S3Client({
+    this.client = new this.sdk.S3Client({
       region: s3.region,
       ...(s3.endpoint ? { endpoint: s3.endpoint } : {}),
       forcePathStyle: s3.forcePathStyle,
@@ -45,7 +55,13 @@ export class S3BlobStore extends BlobStore implements OnApplicationShutdown {
 
   async put(key: string, bytes: Buffer, contentType: string): Promise<void> {
     await this.client.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: bytes, ContentType: contentType, ContentLength: bytes.length }),
+      new this.sdk.PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.key(key),
+        Body: bytes,
+        ContentType: contentType,
+        ContentLength: bytes.length,
+      }),
     );
   }
 
@@ -59,14 +75,14 @@ export class S3BlobStore extends BlobStore implements OnApplicationShutdown {
 
   async open(key: string): Promise<BlobStream | null> {
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
+      const res = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
       return {
         stream: res.Body as Readable,
         contentType: res.ContentType ?? 'application/octet-stream',
         sizeBytes: res.ContentLength ?? 0,
       };
     } catch (e) {
-      if (e instanceof NoSuchKey || (e instanceof S3ServiceException && e.$metadata.httpStatusCode === 404)) return null;
+      if (e instanceof this.sdk.NoSuchKey || (e instanceof this.sdk.S3ServiceException && e.$metadata.httpStatusCode === 404)) return null;
       throw e;
     }
   }
@@ -76,7 +92,7 @@ export class S3BlobStore extends BlobStore implements OnApplicationShutdown {
     const queue = [...keys];
     const worker = async () => {
       for (let k = queue.shift(); k !== undefined; k = queue.shift()) {
-        await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(k) }));
+        await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(k) }));
       }
     };
     await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, keys.length) }, worker));

@@ -36,9 +36,10 @@ export class EnvironmentVariables {
   @Max(65535)
   STUDIO_PORT: number;
 
+  /** The worker's health and metrics port. 0 picks any free port (logged at boot; a local replica). */
   @Transform(toInt)
   @IsInt()
-  @Min(1)
+  @Min(0)
   @Max(65535)
   WORKER_PORT: number;
 

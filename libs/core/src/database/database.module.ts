@@ -6,7 +6,12 @@ import { databaseOptions } from './database.options';
 
 @Module({})
 export class DatabaseModule {
-  static forRoot(applicationName: string): DynamicModule {
+  /**
+   * `retryAttempts`: how often a first connection that failed is tried again, a second apart. A
+   * service waits out a database that is briefly away at boot; a one-shot command (the CLI) says
+   * at once that it cannot reach it.
+   */
+  static forRoot(applicationName: string, { retryAttempts = 3 }: { retryAttempts?: number } = {}): DynamicModule {
     return {
       module: DatabaseModule,
       imports: [
@@ -16,7 +21,7 @@ export class DatabaseModule {
             ...databaseOptions(config, applicationName),
             autoLoadEntities: true,
             // Boot must not hang or crash-loop while Postgres is briefly away: /readyz reports it.
-            retryAttempts: 3,
+            retryAttempts,
             retryDelay: 1000,
           }),
         }),

@@ -87,6 +87,12 @@ async function checkRedis(url: string): Promise<DependencyProblem | null> {
   }
 }
 
+/** One problem in a sentence: the dependency, where, the variable that names it, what to do. */
+export function describeDependencyProblem(p: DependencyProblem): string {
+  const name = p.dependency === 'postgres' ? 'PostgreSQL' : 'Redis';
+  return `${name} at ${p.target} ${p.state} ${p.variable} (${p.error}): ${p.advice}.`;
+}
+
 /** Both dependencies, retried until they answer or `waitMs` passes; the problems left, if any. */
 export async function checkDependencies(config: AppConfig, waitMs = BOOT_DEPENDENCY_WAIT_MS): Promise<DependencyProblem[]> {
   const deadline = Date.now() + waitMs;
@@ -115,13 +121,40 @@ export async function exitUnlessDependenciesAnswer(config: AppConfig, app: strin
     pino.destination({ dest: 1, sync: true }),
   );
   for (const p of problems) {
-    const name = p.dependency === 'postgres' ? 'PostgreSQL' : 'Redis';
     logger.fatal(
       { dependency: p.dependency, variable: p.variable, target: p.target, error: p.error },
-      `${name} at ${p.target} ${p.state} ${p.variable} (${p.error}): ${p.advice}. The ${app} stops.`,
+      `${describeDependencyProblem(p)} The ${app} stops.`,
     );
   }
   process.exit(1);
+}
+
+/** The settings that name a listening port, and whether 0 (any free port) is allowed for each. */
+export type PortVariable = 'API_PORT' | 'STUDIO_PORT' | 'WORKER_PORT' | 'API_OPS_PORT' | 'STUDIO_OPS_PORT';
+const ANY_FREE_PORT_ALLOWED: ReadonlySet<PortVariable> = new Set(['WORKER_PORT', 'API_OPS_PORT', 'STUDIO_OPS_PORT']);
+
+/**
+ * Runs `listen`; a port in use fails naming the variable that chose it, so the process's last
+ * word says what to change (exitOnBootFailure).
+ */
+export async function listeningOn<T>(variable: PortVariable, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException)?.code === 'EADDRINUSE') Object.assign(e as object, { portVariable: variable });
+    throw e;
+  }
+}
+
+function portInUse(err: NodeJS.ErrnoException & { port?: number; portVariable?: PortVariable }): string {
+  const port = err.port ?? '';
+  const variable = err.portVariable;
+  if (!variable) return `port ${port} is in use by another process`;
+  const anyFree = ANY_FREE_PORT_ALLOWED.has(variable) ? ` (0: any free port)` : '';
+  return (
+    `port ${port} (${variable}) is in use by another process: set ${variable} to a free port${anyFree}. ` +
+    'Beside `npm start`, `npm run start:replica -- worker|api|studio` picks free ports by itself'
+  );
 }
 
 /**
@@ -134,8 +167,7 @@ export function exitOnBootFailure(app: string, e: unknown): never {
     { base: { app }, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
     pino.destination({ dest: 1, sync: true }),
   );
-  const reason =
-    err.code === 'EADDRINUSE' ? `port ${(err as { port?: number }).port ?? ''} is in use by another process` : (err.message ?? String(e));
+  const reason = err.code === 'EADDRINUSE' ? portInUse(err) : (err.message ?? String(e));
   logger.fatal({ err, error: err.code ?? 'error' }, `The ${app} failed to start: ${reason}`);
   process.exit(1);
 }

@@ -1,5 +1,4 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
 import { DomainError, ErrorCode } from '../errors';
 import { HealthService } from './health.service';
 
@@ -13,7 +12,12 @@ export function notReadyError(checks: Record<string, string>): DomainError {
   });
 }
 
-@ApiExcludeController()
+/**
+ * The probes, for load balancers and orchestrators, not partners: the api and the studio leave
+ * them out of their OpenAPI documents (their openapi files apply `ApiExcludeController`). Core
+ * names no OpenAPI decorator, which would load @nestjs/swagger into every process that imports
+ * core, each CLI call included.
+ */
 @Controller()
 export class HealthController {
   constructor(private readonly health: HealthService) {}

@@ -1,7 +1,6 @@
-import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
-import express, { Express, NextFunction, Request, RequestHandler, Response } from 'express';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { NestApplicationOptions, StreamableFile } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Server } from 'node:http';
 import { AppConfig } from '../config';
 import { DomainError } from '../errors';
 import { REQUEST_LOGGER, RequestLogger } from '../logging';
@@ -13,6 +12,7 @@ import { problemSettings } from './problem';
 import { ProblemDetailsFilter, sendProblem } from './problem-details.filter';
 import { requestIdFor } from './request-id';
 import { DomainValidationPipe } from './validation';
+import type { HttpAdapter } from './http-adapter';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -44,134 +44,13 @@ const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 150_000;
 
 /**
- * An Express application with the settings every HTTP process shares. They must be set before
- * the first middleware is added: Express builds its router with them then.
+ * The adapter the api and the studio are built on. Its module, and with it Express and Nest's
+ * Express platform (about 80 modules), is loaded here, when an HTTP process makes its adapter, and
+ * not by every process that imports core: the CLI never serves HTTP.
  */
-export function createExpressInstance(): Express {
-  const app = express();
-  // Paths match exactly (`/V1/scenes` and `/v1/scenes/` are not routes).
-  app.set('case sensitive routing', true);
-  app.set('strict routing', true);
-  // API answers are no-store: an ETag would only cost a hash of every body. Static files get
-  // theirs from the static middleware.
-  app.set('etag', false);
-  app.set('x-powered-by', false);
-  app.set('query parser', 'simple');
-  return app;
-}
-
-/**
- * An HTTP server for an Express app whose requests and responses are born with Express's
- * prototypes. Express otherwise re-parents every request and response with
- * `Object.setPrototypeOf` on its way in, which V8 handles badly: measured here, a trivial Express
- * route costs 2.5 to 3 × the CPU of plain node:http, a third of it garbage collection
- * (docs/performance.md). Here Node constructs them from subclasses whose prototypes sit in front
- * of Express's, and the app's own prototypes become those subclasses' (they inherit everything
- * Express put there), so Express's `setPrototypeOf` finds the prototype in place and changes
- * nothing. Call it once per app.
- */
-export function createExpressServer(app: Express): Server {
-  class ExpressRequest extends IncomingMessage {}
-  class ExpressResponse extends ServerResponse {}
-  Object.setPrototypeOf(ExpressRequest.prototype, app.request);
-  Object.setPrototypeOf(ExpressResponse.prototype, app.response);
-  app.request = ExpressRequest.prototype as unknown as Express['request'];
-  app.response = ExpressResponse.prototype as unknown as Express['response'];
-  return createServer(
-    {
-      IncomingMessage: ExpressRequest,
-      ServerResponse: ExpressResponse,
-      // How often Node checks the header and request timeouts (30 s by default): every second,
-      // so a stalled client is answered within a second of its limit.
-      connectionsCheckingInterval: 1000,
-      // Node would answer a missing Host with a bare 400; the first middleware answers it with
-      // problem details instead (host-header.ts).
-      requireHostHeader: false,
-    },
-    app,
-  );
-}
-
-/**
- * Nest's Express adapter with a graceful close: the listener stops, idle keep-alive connections
- * close at once, requests in flight finish (their responses carry `Connection: close`), a request
- * arriving meanwhile on an open connection gets `503 unavailable`, and whatever still runs after
- * the shutdown timeout is cut.
- */
-export class HttpAdapter extends ExpressAdapter {
-  private isClosing = false;
-  private readonly inFlight = new Set<Response>();
-  drainTimeoutMs = 25_000;
-
-  constructor() {
-    super(createExpressInstance());
-  }
-
-  get closing(): boolean {
-    return this.isClosing;
-  }
-
-  /**
-   * A route's JSON answer, written directly. Nest's adapter hands it to Express's `res.json`,
-   * which, for the same bytes, parses and re-formats the Content-Type it has just set and checks
-   * conditional-request freshness this service never uses (no ETag, no Last-Modified): about
-   * 2 % of the api's CPU when polling. Anything else (no body, files, streams, errors, 204/304,
-   * a Content-Type the route chose) takes Nest's path.
-   */
-  override reply(response: Response, body: unknown, statusCode?: number): unknown {
-    if (
-      body === null ||
-      typeof body !== 'object' ||
-      body instanceof StreamableFile ||
-      body instanceof Error ||
-      ArrayBuffer.isView(body) ||
-      statusCode === 204 ||
-      statusCode === 304 ||
-      response.headersSent ||
-      response.getHeader('content-type') !== undefined
-    ) {
-      return super.reply(response, body, statusCode);
-    }
-    if (statusCode) response.statusCode = statusCode;
-    const json = JSON.stringify(body);
-    response.setHeader('content-type', 'application/json; charset=utf-8');
-    response.setHeader('content-length', Buffer.byteLength(json));
-    return response.end(json);
-  }
-
-  /** The server of `createExpressServer` instead of Nest's plain one (TLS ends at the load balancer). */
-  override initHttpServer(options: NestApplicationOptions): void {
-    if (options?.httpsOptions) throw new Error('HTTPS is terminated by the load balancer, not by this process');
-    this.setHttpServer(createExpressServer(this.getInstance<Express>()));
-  }
-
-  /** Responses in flight, so a close can tell them to drop their connections. */
-  track(res: Response): void {
-    this.inFlight.add(res);
-  }
-
-  untrack(res: Response): void {
-    this.inFlight.delete(res);
-  }
-
-  override async close(): Promise<void> {
-    this.isClosing = true;
-    for (const res of this.inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
-    const server = this.getHttpServer() as Server | undefined;
-    if (!server?.listening) return;
-    await new Promise<void>((resolve) => {
-      const deadline = setTimeout(() => server.closeAllConnections(), this.drainTimeoutMs);
-      deadline.unref();
-      server.close(() => {
-        clearTimeout(deadline);
-        resolve();
-      });
-      server.closeIdleConnections();
-    });
-  }
-}
-
 export function createHttpAdapter(): HttpAdapter {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, as said above
+  const { HttpAdapter } = require('./http-adapter') as typeof import('./http-adapter');
   return new HttpAdapter();
 }
 

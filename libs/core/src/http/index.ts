@@ -1,7 +1,9 @@
 export * from './bearer-token';
 export * from './client-address';
 export * from './host-header';
+export * from './express-server';
 export * from './http-app';
+export type { HttpAdapter } from './http-adapter';
 export * from './json-body';
 export * from './json-body.guard';
 export * from './parse-id.pipe';

@@ -121,6 +121,25 @@ export class BufferedLogDestination implements DestinationStream {
   }
 }
 
+/**
+ * Nest's own account of its wiring: a line per module initialised (InstanceLoader), per
+ * controller and route mapped (RoutesResolver, RouterExplorer), and its start (NestFactory,
+ * NestApplication): about 190 lines before an api, a worker and a studio say where they listen.
+ * They say nothing an operator acts on, so they are written at `debug`.
+ */
+const WIRING_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+const INFO = 30;
+
+/** pino's logMethod hook: an `info` line of one of Nest's wiring contexts goes out at `debug`. */
+function wiringAtDebug(this: PinoInstance, args: Parameters<pino.LogFn>, method: pino.LogFn, level: number): void {
+  const first: unknown = args[0];
+  if (level === INFO && typeof first === 'object' && first !== null && WIRING_CONTEXTS.has((first as { context?: string }).context ?? '')) {
+    this.debug(...args);
+    return;
+  }
+  method.apply(this, args);
+}
+
 export function createRootLogger(
   config: AppConfig,
   app: string,
@@ -130,6 +149,7 @@ export function createRootLogger(
   return pino(
     {
       ...baseOptions(config, app, options),
+      hooks: { logMethod: wiringAtDebug },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       serializers: {
         // Only safe, stable fields: a driver error can carry query parameters. The message and

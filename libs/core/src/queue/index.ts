@@ -1,6 +1,8 @@
+export { unrecoverableJobError } from './bullmq';
 export * from './fleet-slots';
 export * from './job-handler.decorator';
 export * from './job-worker.host';
 export * from './job-declaration';
+export * from './job-notes';
 export * from './queue.module';
 export * from './queue.service';

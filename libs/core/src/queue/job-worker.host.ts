@@ -1,16 +1,19 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { DelayedError, Job, Worker } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { AppConfig } from '../config';
 import { isInfrastructureError } from '../errors';
+import { scrubSecrets } from '../logging';
 import { MetricsService } from '../metrics';
 import { createRedis } from '../redis';
+import { bullmq } from './bullmq';
 import { FLEET_REFRESH_MS, FleetSlots } from './fleet-slots';
 import { JOB_HANDLER } from './job-handler.decorator';
 import { JobRegistry } from './job-declaration';
+import { jobNote } from './job-notes';
 import { QueueService } from './queue.service';
 
 type Handler = (data: unknown, job: Job) => Promise<unknown>;
@@ -79,6 +82,8 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
   private readonly deferrals = new LRUCache<string, number>({ max: 10_000 });
   private readonly workerId = randomUUID();
   private fleetTimer: NodeJS.Timeout | null = null;
+  /** Sweeps that run on a schedule: their ordinary runs are logged at debug, not info. */
+  private readonly scheduled: ReadonlySet<string>;
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -96,6 +101,7 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
       ['queue', 'name', 'outcome'] as const,
       [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     );
+    this.scheduled = new Set(registry.schedules().map((j) => j.name));
     const producers = this.queues;
     const queueNames = registry.queues();
     // Collected on each scrape; registered once, nothing to keep.
@@ -119,7 +125,7 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
     for (const queueName of this.registry.queues()) {
       const connection = createRedis(this.config, 'bullmq', `worker-${queueName}`);
       this.connections.push(connection);
-      const worker = new Worker(queueName, (job, token) => this.process(queueName, job, token), {
+      const worker = new (bullmq().Worker)(queueName, (job, token) => this.process(queueName, job, token), {
         connection,
         prefix: this.config.queuePrefix,
         concurrency: this.config.worker.concurrency,
@@ -187,26 +193,54 @@ export class JobWorkerHost implements OnApplicationBootstrap, BeforeApplicationS
       return { skipped: true };
     }
     const end = this.jobDuration.startTimer({ queue, name: job.name });
+    const startedAt = performance.now();
     try {
       const result = await handler(job.data, job);
       this.deferrals.delete(job.id!);
       end({ outcome: 'completed' });
+      this.logEnd(queue, job, startedAt, 'completed');
       return result;
     } catch (e) {
       if (e instanceof RescheduleJob && token) {
         this.deferrals.delete(job.id!);
         await job.moveToDelayed(Date.now() + e.delayMs, token);
         end({ outcome: 'rescheduled' });
-        throw new DelayedError();
+        this.logEnd(queue, job, startedAt, 'rescheduled', { nextRunInMs: e.delayMs });
+        throw new (bullmq().DelayedError)();
       }
       if (isInfrastructureError(e) && token && (await this.defer(job, token, e as Error))) {
         end({ outcome: 'deferred' });
-        throw new DelayedError();
+        throw new (bullmq().DelayedError)();
       }
       this.deferrals.delete(job.id!);
       end({ outcome: 'failed' });
+      this.logEnd(queue, job, startedAt, 'failed', { err: e });
       throw e;
     }
+  }
+
+  /**
+   * One line per run of a job: its name and id, the organization it worked for (when its handler
+   * named it: noteJob), the attempt, how long it took and how it ended. A failure is a warning
+   * (BullMQ retries it unless it was the last attempt); a generation waiting on its provider
+   * (rescheduled, every few seconds each) and the scheduled sweeps' ordinary runs are at debug, so
+   * an idle fleet writes nothing. A deferral writes its own warning (defer).
+   */
+  private logEnd(
+    queue: string,
+    job: Job,
+    startedAt: number,
+    outcome: 'completed' | 'rescheduled' | 'failed',
+    extra: { err?: unknown; nextRunInMs?: number } = {},
+  ): void {
+    const durationMs = Math.round(performance.now() - startedAt);
+    const organizationId = jobNote(job)?.organizationId;
+    const attempt = job.attemptsMade + 1;
+    const fields = { job: job.name, jobId: job.id, queue, organizationId, attempt, durationMs, outcome, ...extra };
+    const line = `${job.name} ${job.id}${organizationId ? ` (${organizationId})` : ''} ${outcome} in ${durationMs} ms${attempt > 1 ? `, attempt ${attempt}` : ''}`;
+    if (outcome === 'failed') this.logger.warn(fields, `${line}: ${scrubSecrets((extra.err as Error)?.message ?? 'failed')}`);
+    else if (outcome === 'rescheduled' || this.scheduled.has(job.name)) this.logger.debug(fields, line);
+    else this.logger.log(fields, line);
   }
 
   /** Puts the job back for later without spending an attempt; false when even that is impossible. */

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { JobsOptions, Queue } from 'bullmq';
+import type { JobsOptions, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { AppConfig } from '../config';
 import { createRedis } from '../redis';
+import { bullmq } from './bullmq';
 import { JobDeclaration } from './job-declaration';
 
 /** Defaults for every job: bounded retention so Redis does not grow without end. */
@@ -17,14 +18,13 @@ const DEFAULT_JOB_OPTIONS: JobsOptions = {
 @Injectable()
 export class QueueService implements OnApplicationShutdown {
   private readonly logger = new Logger('Queue');
-  private readonly connection: Redis;
+  /** Made with the first queue: a process that never enqueues (the CLI) opens no connection. */
+  private connection: Redis | null = null;
   private readonly queues = new Map<string, Queue>();
 
   private lastWarning = 0;
 
-  constructor(private readonly config: AppConfig) {
-    this.connection = createRedis(config, 'commands', 'queue-producer');
-  }
+  constructor(private readonly config: AppConfig) {}
 
   /** The producer of one queue (by its name, as declared with its jobs), made on first use. */
   queue(name: string): Queue {
@@ -32,8 +32,8 @@ export class QueueService implements OnApplicationShutdown {
     if (!queue) {
       // Producers must fail fast when Redis is away (callers fall back to the reconciler);
       // BullMQ still needs a connection without a per-request retry cap for its own scripts.
-      queue = new Queue(name, {
-        connection: this.connection,
+      queue = new (bullmq().Queue)(name, {
+        connection: (this.connection ??= createRedis(this.config, 'commands', 'queue-producer')),
         prefix: this.config.queuePrefix,
         defaultJobOptions: DEFAULT_JOB_OPTIONS,
         skipWaitingForReady: true,
@@ -56,6 +56,6 @@ export class QueueService implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
-    this.connection.disconnect();
+    this.connection?.disconnect();
   }
 }

@@ -1,7 +1,7 @@
 import { HostResolver, isPublicAddress, pinnedLookup } from '@app/core';
 import { lookup as systemLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { Agent, fetch, Headers, RequestInit, Response } from 'undici';
+import type { Agent, Headers, RequestInit, Response } from 'undici';
 import { GenerationError } from '../scene-generator';
 
 /**
@@ -100,6 +100,15 @@ class Watchdog {
 
 type Answer = Response & { watchdog: Watchdog; caller?: AbortSignal; idle: boolean };
 
+/**
+ * undici (about 110 modules), loaded when a provider adapter is made: the built-in generator, and
+ * every process that loads this lib without generating (the CLI removing an origin), never load it.
+ */
+function undici(): typeof import('undici') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, as said above
+  return require('undici') as typeof import('undici');
+}
+
 /** A connection to a host the provider handed back would reach a private, loopback or link-local address. */
 class AddressRefused extends Error {
   constructor() {
@@ -132,7 +141,7 @@ export class ProviderHttp {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.insecureAllowed = this.baseUrl.startsWith('http://');
     this.trustedHost = new URL(this.baseUrl).hostname;
-    this.dispatcher = new Agent({ connect: { lookup: pinnedLookup((host) => this.addressesOf(host)) } });
+    this.dispatcher = new (undici().Agent)({ connect: { lookup: pinnedLookup((host) => this.addressesOf(host)) } });
   }
 
   /**
@@ -250,7 +259,7 @@ export class ProviderHttp {
     const caller = init.signal ?? undefined;
     const signal = caller ? AbortSignal.any([caller, watchdog.signal]) : watchdog.signal;
     try {
-      return Object.assign(await fetch(url, { ...init, signal, dispatcher: this.dispatcher }), {
+      return Object.assign(await undici().fetch(url, { ...init, signal, dispatcher: this.dispatcher }), {
         watchdog,
         caller,
         idle: opts.idle ?? false,
