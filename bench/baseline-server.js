@@ -10,7 +10,7 @@
 //   LRUCache keyed by the hash, max 50 000, TTL API_KEY_CACHE_TTL_SECONDS, unknown keys cached as
 //   a miss marker; on a miss the key SELECT, and the first miss subscribes to the revocation
 //   channel `<QUEUE_PREFIX>:api-keys:revoked`, evicting by key id) → the api's findVisible query
-//   (same columns, same join and conditions) → the contract's JSON with Cache-Control: no-store
+//   (same columns, same join and conditions) → the documented JSON with Cache-Control: no-store
 //   and, while processing, Retry-After from the scenes queue's depth and the organization's own
 //   operations waiting for their turn (SceneJobs' suggestedPollDelaySeconds: BullMQ
 //   getJobCounts at most once a second, the organization's waiting count — its backlog row — at
@@ -24,7 +24,7 @@
 //   against its cap (UsageService.startGeneration: the same one statement); INSERT
 //   idempotency_keys; COMMIT (the api's column lists and values; one statement per write, as a
 //   plain app would write them, where the api saves round trips) →
-//   202 with Location and the contract's body. Then, without the client waiting, the admission
+//   202 with Location and the documented body. Then, without the client waiting, the admission
 //   signal the api publishes (`<QUEUE_PREFIX>:admission`): the operation waits for its turn in
 //   PostgreSQL and a worker's admission enqueues it, in both setups.
 // The api's extra work, not done here: the framework (routing, middleware, Nest's pipes and

@@ -2,7 +2,7 @@
 // npm run bench:tenancy [-- --heavy 500 --light-tenants 5 --light-every 3 --duration 45 --concurrency 4
 //                          --marble-duration 300 --marble-light-every 200 --no-marble]
 //
-// Fair share (contract section 7; docs/architecture.md, "Fair share"), measured. A heavy tenant
+// Fair share (docs/architecture.md, "Fair share"), measured. A heavy tenant
 // keeps `--heavy` generations waiting while `--light-tenants` light tenants each submit one every
 // `--light-every` s for `--duration` s. Two sides in the same run, on the same build, each on a
 // fresh database and queue prefix with one api and one worker process:

@@ -8,7 +8,7 @@ import { runCli } from '../support/processes';
 const APP = 'https://app.acme.example';
 
 /**
- * Contract section 8, "Origins", seen from an open studio: once an operator removes the origin
+ * docs/api.md, "Approved origins", seen from an open studio: once an operator removes the origin
  * a session is bound to (`cli origin remove`), the studio shows its ended state within 2 s, as
  * for any revocation, with no reload.
  */

@@ -96,7 +96,7 @@ class NetworkCapture {
 const markersIn = (captured: Captured[]) => MARKERS.filter((m) => captured.some((c) => c.text.includes(m)));
 
 /**
- * Contract section 8, "Modes see only their data", in a real browser: a perform page, open while
+ * docs/embed.md, "What each mode receives", in a real browser: a perform page, open while
  * the scene is edited in another session, never receives the prompt or an instruction, in any
  * response or event-stream chunk; an edit_and_perform page beside it does (which shows the
  * capture would see them), and the perform page works from what it gets.

@@ -14,7 +14,7 @@ import { MeshyFake } from '../support/fakes/meshy-fake';
 import { FakeWorldLabs } from '../support/fakes/worldlabs-fake';
 
 /**
- * Contract section 8, "Modes see only their data": a perform session never receives the scene's
+ * docs/embed.md, "What each mode receives": a perform session never receives the scene's
  * prompt, an edit instruction or the edit history, through any studio route or event; the edit
  * modes receive them where they need them. Markers in the prompt and the instructions are looked
  * for in every byte each session receives (headers and bodies, files included). The files carry

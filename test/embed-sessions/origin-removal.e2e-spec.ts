@@ -13,7 +13,7 @@ const OTHER = 'https://other.acme.example';
 const LOCAL = 'http://localhost:5173';
 
 /**
- * Contract section 8, "Origins": `cli origin remove` ends the live sessions bound to the origin
+ * docs/api.md, "Approved origins": `cli origin remove` ends the live sessions bound to the origin
  * (`embed_session.ended`, reason `revoked`, once each; open studios hear of it within 2 s), and
  * `:extend` refuses a session whose origin is no longer approved (`404 not_found`). The CLI runs
  * as its own process, as operators run it.

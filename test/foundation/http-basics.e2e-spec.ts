@@ -23,7 +23,7 @@ describe('HTTP basics of the partner API', () => {
   });
 
   describe('problem details', () => {
-    it('has every member of the contract and nothing internal', async () => {
+    it('has every documented member and nothing internal', async () => {
       const res = await suite.api.http().get('/v1/does-not-exist').set(suite.org.auth);
       const body = res.body as ProblemBody;
       expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');

@@ -36,7 +36,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('documents every partner route by its contract path, the custom methods included', () => {
+  it('documents every partner route by its documented path, the custom methods included', () => {
     const routes = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
     );

@@ -127,7 +127,7 @@ function send(port: number, agent: http.Agent, r: FuzzRequest): Promise<Answer> 
 /**
  * Sends `requests` to the server at `url`, `concurrency` at a time on keep-alive connections, and
  * checks every answer: never a 5xx or a stalled request, always an `X-Request-Id`, every error a
- * problem of the contract (problem+json, a known code, the same request id), nothing internal
+ * problem as docs/api.md defines it (problem+json, a known code, the same request id), nothing internal
  * (stacks, SQL, driver errors) and none of `secrets` in a body. Returns what broke those rules
  * and how many answers of each status came back.
  */

@@ -4,7 +4,7 @@ import fc from 'fast-check';
  * Hostile uploads for `POST /v1/image-assets`, as fast-check arbitraries: whole HTTP requests
  * written byte by byte to a socket, so nothing on the client side tidies them up. Each case is
  * built from a shape (who asks, the Content-Type, the multipart body, its framing, how it is
- * delivered and how the client ends) and carries what the contract says the answer must be, as
+ * delivered and how the client ends) and carries what docs/api.md says the answer must be, as
  * far as the shape decides it.
  */
 
@@ -12,7 +12,7 @@ import fc from 'fast-check';
 export type Expectation =
   /** Exactly this status (and, for a refusal, this problem code when one is given). */
   | { kind: 'status'; status: number; code?: string }
-  /** A refusal: some 4xx problem of the contract. */
+  /** A refusal: some documented 4xx problem. */
   | { kind: 'problem' }
   /** 201 or a 4xx problem: which one depends on timing (a stall while the upload waits unread for a slot) or on what a mutation hit. */
   | { kind: 'answered' }
@@ -527,7 +527,7 @@ function authHeader(auth: Auth, apiKey: string): string | null {
 type Received = 'nothing' | 'head-cut' | 'body-cut' | 'cut-after-close' | 'whole';
 
 /**
- * The answer the contract requires for a shape. `received` says how much of the request the
+ * The answer docs/api.md requires for a shape. `received` says how much of the request the
  * server got: its head cut short, the body cut before its closing delimiter, cut after it (busboy
  * may have finished: timing decides), or whole.
  */
@@ -667,7 +667,7 @@ const fieldArb: fc.Arbitrary<PartShape> = partArb.map((p) => ({
 }));
 
 /**
- * An upload the contract must accept (201; a crafted file gets its own status), varied only in what must not matter: the spelling of
+ * An upload the API must accept (201; a crafted file gets its own status), varied only in what must not matter: the spelling of
  * the Content-Type, the boundary, text fields around the file, the file part's own headers, a
  * preamble or epilogue, chunked or not, split anywhere, with short pauses.
  */

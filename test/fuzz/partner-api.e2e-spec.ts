@@ -11,7 +11,7 @@ import { fire, FuzzRequest, HOSTILE_TEXT, pct } from './fuzz-support';
  * A seeded fuzz of the partner API, driven by its own OpenAPI document: every operation gets
  * requests built from its schema and then bent (wrong types, hostile text, junk ids, wrong
  * content types, broken JSON, random multipart), with valid and invalid keys. Whatever comes
- * in, the answer is never a 5xx, every error is a problem of the contract with its request id,
+ * in, the answer is never a 5xx, every error is a problem document (docs/api.md, "Errors") with its request id,
  * and no answer carries internals or a key. FUZZ_SEED and FUZZ_REQUESTS replay or widen a run.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
@@ -267,7 +267,7 @@ describe('fuzzing the partner API from its OpenAPI document', () => {
     return fc.sample(fc.oneof(...operations), { seed: SEED, numRuns: REQUESTS });
   }
 
-  it(`${REQUESTS} seeded requests (seed ${SEED}): no 5xx, every error a contract problem, nothing internal`, async () => {
+  it(`${REQUESTS} seeded requests (seed ${SEED}): no 5xx, every error a documented problem, nothing internal`, async () => {
     const all = requests();
     expect(all).toHaveLength(REQUESTS);
     // Declared query parameters are fuzzed too (usage periods, webhook pages).

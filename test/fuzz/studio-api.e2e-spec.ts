@@ -10,7 +10,7 @@ const CAMERA_PATHS = '/studio-api/v1/camera-paths';
  * A seeded fuzz of the studio origin: the embed page and the session-scoped studio API, with the
  * secrets of live sessions in each mode, of a revoked one and of none, junk versions and hostile
  * edit instructions and bodies, and saved camera paths (junk ids, mangled documents). Same rules as the partner API's fuzz: no 5xx, every error a
- * problem of the contract with its request id (the embed page's own ended page aside), nothing
+ * documented problem with its request id (the embed page's own ended page aside), nothing
  * internal and no secret in an answer. FUZZ_SEED and FUZZ_REQUESTS replay or widen a run.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
@@ -154,7 +154,7 @@ describe('fuzzing the studio origin', () => {
     );
   }
 
-  it(`seeded requests (seed ${SEED}): no 5xx, every error a contract problem, no secret or internals`, async () => {
+  it(`seeded requests (seed ${SEED}): no 5xx, every error a documented problem, no secret or internals`, async () => {
     const all = requests();
     const secretValues = [secrets.edit, secrets.perform, secrets.revoked, suite.org.apiKey];
     const { failures, statuses } = await fire(suite.studio.url, all, CONCURRENCY, secretValues, /^\/embed\//);

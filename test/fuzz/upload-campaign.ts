@@ -86,7 +86,7 @@ function parseResponse(data: Buffer): Omit<Outcome, 'error'> | null {
   return { status: Number(statusLine.split(' ')[1]), headers, body: data.subarray(end + 4, end + 4 + length).toString('utf8') };
 }
 
-/** What is wrong with an outcome, by the contract and by the case's expectation; null when nothing. */
+/** What is wrong with an outcome, by docs/api.md and by the case's expectation; null when nothing. */
 function judge(c: UploadCase, o: Outcome, secrets: string[]): string | null {
   if (o.status === null) return c.expect.kind === 'none' || c.expect.kind === 'optional' ? null : o.error;
   if (!ALLOWED.has(o.status)) return `status ${o.status}: ${o.body.slice(0, 200)}`;
@@ -125,7 +125,7 @@ function mismatch(expect: Expectation, status: number, body: string): string | n
 
 /**
  * Sends `cases` to the api on `port`, `concurrency` connections at a time, and judges every
- * answer: allowed statuses only (never a 5xx), every refusal a problem of the contract with its
+ * answer: allowed statuses only (never a 5xx), every refusal a documented problem with its
  * request id, nothing internal or secret in a body, and the answer the case requires. `label`
  * prefixes failures (the seed, to replay them).
  */

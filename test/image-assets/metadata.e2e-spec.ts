@@ -18,7 +18,7 @@ import { binaryBody } from '../support/binary-body';
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /**
- * Contract section 8, "Image metadata": the bytes stored for an upload, served by the studio and
+ * docs/api.md, "Metadata" under `POST /v1/image-assets`: the bytes stored for an upload, served by the studio and
  * sent to a provider carry no EXIF (GPS above all), XMP, IPTC or comments; the orientation is in
  * the pixels, the ICC profile kept; `sha256` is the uploaded bytes' and `width`/`height` the
  * upright image's. Photos full of metadata (test/factories/images.ts) go the whole way: upload,

@@ -59,7 +59,7 @@ class HeldGenerator extends SceneGenerator {
 }
 
 /**
- * Contract section 8, "Deletion erases": deleting a scene in any state — generating, ready, or a
+ * docs/api.md, `DELETE /v1/scenes/{sceneId}`: deleting a scene in any state — generating, ready, or a
  * creation that failed or was cancelled — revokes its embed sessions at once (the studio answers
  * as for an ended session, `:extend` refuses), announces `embed_session.ended` (`scene_deleted`)
  * and `scene.deleted` once, and the purge that follows leaves a tombstone under which replays of

@@ -11,7 +11,7 @@ import { stored } from '../support/stored';
 import type { OperationEntity } from '@app/scenes/operation.entity';
 
 /**
- * Fair share across organizations (contract section 7): an organization with one operation waiting
+ * Fair share across organizations (docs/architecture.md, "Fair share"): an organization with one operation waiting
  * while another has hundreds sees it start within the next 2 × (worker slots) starts; within an
  * organization, arrival order; with several worker replicas, through a worker killed with SIGKILL
  * and a Redis restart, every operation runs once and succeeds.

@@ -8,7 +8,7 @@ import { setUpSuite } from '../support/suite';
 import { stored } from '../support/stored';
 
 /**
- * Provider admission (contract section 7) against the Marble fake, which limits starts per
+ * Provider admission (`GENERATION_PROVIDER_RATE`, docs/operations.md "Tenancy") against the Marble fake, which limits starts per
  * account over a rolling window and answers 429 with Retry-After past it, as World Labs documents:
  * GENERATION_PROVIDER_RATE keeps the whole fleet (two worker processes) under it, so Marble never
  * has to refuse, and work over it waits with `stage: queued`, its progress unchanged; a 429 anyway

@@ -62,7 +62,7 @@ function helpers(suite: ServiceSuite, org: () => TestOrganization) {
 }
 
 /**
- * Retention (contract section 8) with the clock moved by hand: ended embed sessions and finished
+ * Retention (docs/operations.md, "Data we keep") with the clock moved by hand: ended embed sessions and finished
  * operations of deleted scenes are erased 30 days after they ended (webhook deliveries:
  * test/service/webhook-retention.service-spec.ts), and each period is a setting.
  */
@@ -77,7 +77,7 @@ describe('retention of ended data on a real database', () => {
     org = await createOrganization(suite.app);
   });
 
-  it('the defaults are the contract’s 30 days', () => {
+  it('the defaults are the documented 30 days', () => {
     expect(suite.app.get(AppConfig).slice(EMBED_SESSIONS_CONFIG).retentionMs).toBe(30 * DAY);
     expect(suite.app.get(AppConfig).slice(SCENES_CONFIG).operationRetentionMs).toBe(30 * DAY);
   });

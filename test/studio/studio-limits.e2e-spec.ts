@@ -15,8 +15,8 @@ const ORIGIN = 'http://localhost:5173';
 type Mode = 'edit' | 'perform' | 'edit_and_perform';
 
 /**
- * The studio's own limits per embed session (contract section 7, docs/embed.md "The studio's
- * limits"), at the contract's numbers, against two studio replicas sharing Redis: one edit in
+ * The studio's own limits per embed session (docs/embed.md "The studio's
+ * limits"), at the documented numbers, against two studio replicas sharing Redis: one edit in
  * flight, 30 edits an hour, 120 other writes a minute, 5 open event streams.
  */
 describe("the studio's limits per embed session", () => {

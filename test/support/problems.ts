@@ -2,7 +2,7 @@ import type { ApiErrorCode } from '@apps/api/api-errors';
 import type { StudioErrorCode } from '@apps/studio/studio-errors';
 import type { Response } from 'supertest';
 
-/** Asserts a response is an RFC 9457 problem of the contract with this status and code. */
+/** Asserts a response is an RFC 9457 problem (docs/api.md, "Errors") with this status and code. */
 export function expectProblem(
   res: Response,
   status: number,

@@ -13,7 +13,7 @@ import { setUpSuite } from '../support/suite';
 import { stored } from '../support/stored';
 
 /**
- * Contract section 7 through the CLI and the api: an organization's limits (`cli org limits`),
+ * Tenancy (docs/operations.md "Tenancy"; docs/api.md "Usage") through the CLI and the api: an organization's limits (`cli org limits`),
  * the daily quota (`429 quota_exceeded`, nothing created, the key unused, a new day counts
  * afresh; the studio refuses an edit with the same code) and usage (`GET /v1/usage` and
  * `cli usage`), counted exactly and seen only by its organization.

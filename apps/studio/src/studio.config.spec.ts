@@ -4,7 +4,7 @@ import { STUDIO_CONFIG } from './studio.config';
 describe('STUDIO_CONFIG', () => {
   const sut = (overrides: Record<string, string | undefined>) => loadConfig(overrides, {});
 
-  it('reads the studio limits, the contract numbers by default', () => {
+  it('reads the studio limits, the documented numbers by default', () => {
     expect(sut({}).slice(STUDIO_CONFIG)).toEqual({
       editsPerHour: 30,
       writesPerMinute: 120,

@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 
 /**
- * The studio's limits per embed session (contract section 7; docs/embed.md, "The studio's
+ * The studio's limits per embed session (docs/embed.md, "The studio's
  * limits"), its event streams' safety sweep and what one studio process does at once. Only the
  * studio process reads them, so they are declared with its wiring rather than in a lib. Each
  * property name is the variable's, so a validation failure names it.
@@ -77,7 +77,7 @@ export const STUDIO_CONFIG = defineConfigSlice({
   name: 'studio',
   variables: StudioVariables,
   defaults: {
-    // The contract's studio limits (section 7).
+    // The studio's limits as docs/embed.md states them.
     STUDIO_EDITS_PER_HOUR: '30',
     STUDIO_WRITES_PER_MINUTE: '120',
     STUDIO_EVENT_STREAMS_PER_SESSION: '5',

@@ -5,7 +5,7 @@ export const CameraPathErrors = {
   /** Rules that span fields (camera-path-rules.ts), answered like the DTO's own field errors. */
   invalidDocument: (errors: FieldError[]) => DomainError.validation(errors, 'The camera path document breaks the rules of its format.'),
   /**
-   * The scene keeps as many paths as it may. No contract code fits better than a validation
+   * The scene keeps as many paths as it may. No code of docs/api.md's table fits better than a validation
    * failure; `errors[0].field` names the collection, so a page can say what to do.
    */
   tooMany: () =>

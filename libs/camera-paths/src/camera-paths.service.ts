@@ -79,7 +79,7 @@ export class CameraPathsService implements OnModuleInit {
     return toSaved(saved);
   }
 
-  /** Idempotent and silent, like every DELETE of the contract. */
+  /** Idempotent and silent, like every DELETE of our APIs (docs/api.md, Conventions). */
   async remove(scope: CameraPathScope, id: string): Promise<void> {
     await this.paths.delete(scope, id);
   }

@@ -5,7 +5,7 @@ import { EmbedSessionJob } from './embed-sessions.jobs';
 import { EMBED_SESSIONS_CONFIG } from './embed-sessions.config';
 
 /**
- * Retention (contract section 8): a session is erased EMBED_SESSION_RETENTION_DAYS (30) after it
+ * Retention (docs/operations.md, "Data we keep"): a session is erased EMBED_SESSION_RETENTION_DAYS (30) after it
  * ended — revoked (by its partner or its scene's deletion) or expired. An expired session waits
  * for its `embed_session.ended` to be written first (`embed-sessions.end-expired`). Once erased, its
  * URL answers as an unknown session, which the studio cannot tell from an ended one anyway.

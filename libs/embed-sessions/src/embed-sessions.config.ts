@@ -25,7 +25,7 @@ export const EMBED_SESSIONS_CONFIG = defineConfigSlice({
   name: 'embed sessions',
   variables: EmbedSessionsVariables,
   defaults: {
-    // Contract section 8: ended sessions, 30 days.
+    // Ended sessions, 30 days (docs/operations.md, "Data we keep").
     EMBED_SESSION_RETENTION_DAYS: '30',
   },
   build: (v) => ({

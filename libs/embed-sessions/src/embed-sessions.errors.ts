@@ -1,6 +1,6 @@
 import { DomainError, ErrorCode, ErrorDeclarations } from '@app/core';
 
-/** The embed sessions' own codes (contract section 4). */
+/** The embed sessions' own codes (docs/api.md, "Errors"; the studio's: docs/embed.md). */
 export enum EmbedSessionErrorCode {
   OriginNotAllowed = 'origin_not_allowed',
   SessionEnded = 'session_ended',

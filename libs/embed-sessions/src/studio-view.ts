@@ -41,8 +41,8 @@ const CARRIES_AUTHORING: Record<StudioEventType, boolean> = {
 };
 
 /**
- * What a studio session receives, by its mode: the one place that decides it (contract section 8,
- * "Modes see only their data"). The studio API's answers and its event stream are built here.
+ * What a studio session receives, by its mode: the one place that decides it (docs/embed.md,
+ * "What each mode receives"). The studio API's answers and its event stream are built here.
  *
  * The scene's authoring data — its prompt, the edit instructions and the edit history, and what
  * a generator derived from them — goes only to modes that edit (`edit`, `edit_and_perform`), which

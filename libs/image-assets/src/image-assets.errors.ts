@@ -1,7 +1,7 @@
 import { DomainError, ErrorDeclarations } from '@app/core';
 import { MAX_PIXELS, MAX_SIDE_PX, MIN_SOURCE_HEIGHT, MIN_SOURCE_WIDTH } from './image-rules';
 
-/** The image assets' own codes (contract section 4). */
+/** The image assets' own codes (docs/api.md, "Errors"). */
 export enum ImageAssetErrorCode {
   UnsupportedImageFormat = 'unsupported_image_format',
   ImageCorrupt = 'image_corrupt',

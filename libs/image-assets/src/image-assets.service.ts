@@ -117,7 +117,7 @@ export class ImageAssetsService {
   }
 
   /**
-   * Validates the bytes in the contract's order (signature, header dimensions, full decode) and
+   * Validates the bytes in docs/api.md's order (signature, header dimensions, full decode) and
    * makes the copy to store: its metadata removed, and its orientation applied to the pixels when
    * it has one (metadata/stored-image.ts). A file whose structure cannot be walked is refused
    * before anything else is done with it, re-encoded or not. `bytes` is spent once its headers
@@ -152,7 +152,7 @@ export class ImageAssetsService {
       stored.height === header.height &&
       stored.orientation === 1 &&
       (stored.icc && header.icc ? stored.icc.equals(header.icc) : stored.icc === header.icc);
-    // Our failure, not the upload's: a 500 (logged with this message), never a copy that breaks the contract.
+    // Our failure, not the upload's: a 500 (logged with this message), never a copy that breaks the documented metadata rules.
     if (!kept) {
       throw new Error(
         `the stored copy of a ${header.format} upload reads as ${stored.format} ${stored.width}×${stored.height} ` +

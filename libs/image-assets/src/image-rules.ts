@@ -12,7 +12,7 @@ export function dimensionsExceeded(width: number, height: number): boolean {
 }
 
 /**
- * Why an image cannot be a scene source (contract section 4: `source_image_too_small`,
+ * Why an image cannot be a scene source (docs/api.md, "Errors": `source_image_too_small`,
  * `source_image_aspect_ratio`), or null when it can.
  */
 export function sceneSourceProblem(width: number, height: number): 'too_small' | 'aspect_ratio' | null {

@@ -1,4 +1,4 @@
-/** Prefixes of contract section 3: organizations and their API keys. Ids are `<prefix>_<ULID>` (IdGenerator); a prefix never changes once ids carry it. */
+/** Prefixes of organizations and their API keys (docs/api.md, "Identifiers"). Ids are `<prefix>_<ULID>` (IdGenerator); a prefix never changes once ids carry it. */
 export const OrganizationIdPrefix = {
   Organization: 'org',
   ApiKey: 'key',

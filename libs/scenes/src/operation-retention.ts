@@ -5,7 +5,7 @@ import { SceneJob } from './scenes.jobs';
 import { SCENES_CONFIG } from './scenes.config';
 
 /**
- * Retention (contract section 8): a finished operation of a deleted scene is erased
+ * Retention (docs/operations.md, "Data we keep"): a finished operation of a deleted scene is erased
  * OPERATION_RETENTION_DAYS (30) after it ended. Operations of live scenes are their scene's
  * history and stay with it. The purge marks a deleted scene's operations (ScenePurge), which is
  * how this job finds them; small batches with SKIP LOCKED keep each DELETE's locks short and let

@@ -27,7 +27,7 @@ export interface ScenePurgeResult {
 type Step = { kind: 'none' } | { kind: 'files'; deleted: number } | { kind: 'versions' } | { kind: 'purged'; sourceImage: boolean };
 
 /**
- * Deletion erases (contract section 8): what a deleted scene held is erased by this job, a few
+ * Deletion erases (docs/api.md, `DELETE /v1/scenes/{sceneId}`): what a deleted scene held is erased by this job, a few
  * minutes after the deletion (`scenes.purge-deleted`, every 5 minutes on the worker): its
  * generated files (the blob store), its versions, its source image unless another scene still
  * names it, its prompt, externalRef and edit instructions; then the provider's copies of what its

@@ -5,7 +5,7 @@ describe('SCENES_CONFIG', () => {
   const sut = (overrides: Record<string, string | undefined>) => loadConfig(overrides, {});
   const day = 86_400_000;
 
-  it('reads the reconciler settings and the operations kept 30 days by default (contract section 8)', () => {
+  it('reads the reconciler settings and the operations kept 30 days by default', () => {
     expect(sut({}).slice(SCENES_CONFIG)).toEqual({ reconcile: { intervalMs: 5000, graceMs: 10_000 }, operationRetentionMs: 30 * day });
     expect(sut({ OPERATION_RETENTION_DAYS: '90', RECONCILE_GRACE_MS: '500' }).slice(SCENES_CONFIG)).toMatchObject({
       reconcile: { graceMs: 500 },

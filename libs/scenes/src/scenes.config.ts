@@ -41,7 +41,7 @@ export const SCENES_CONFIG = defineConfigSlice({
   defaults: {
     RECONCILE_INTERVAL_MS: '5000',
     RECONCILE_GRACE_MS: '10000',
-    // Contract section 8: finished operations of deleted scenes, 30 days.
+    // Finished operations of deleted scenes, 30 days (docs/operations.md, "Data we keep").
     OPERATION_RETENTION_DAYS: '30',
   },
   build: (v) => ({

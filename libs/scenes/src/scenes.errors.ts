@@ -1,6 +1,6 @@
 import { DomainError, ErrorDeclarations } from '@app/core';
 
-/** The scenes' own codes (contract section 4). */
+/** The scenes' own codes (docs/api.md, "Errors"). */
 export enum SceneErrorCode {
   ExternalRefConflict = 'external_ref_conflict',
   SceneNotReady = 'scene_not_ready',

@@ -1,4 +1,4 @@
-/** Prefixes of contract section 3: scenes and their operations. Ids are `<prefix>_<ULID>` (IdGenerator); a prefix never changes once ids carry it. */
+/** Prefixes of scenes and their operations (docs/api.md, "Identifiers"). Ids are `<prefix>_<ULID>` (IdGenerator); a prefix never changes once ids carry it. */
 export const SceneIdPrefix = {
   Scene: 'scn',
   Operation: 'op',

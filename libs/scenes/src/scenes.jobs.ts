@@ -7,7 +7,7 @@ export const SCENES_QUEUE = 'scenes';
 export const SceneJob = {
   Generate: declareJob<{ operationId: string }>()('scene.generate', SCENES_QUEUE),
   Edit: declareJob<{ operationId: string }>()('scene.edit', SCENES_QUEUE),
-  // Contract section 8: a deleted scene's files and texts are erased within 24 hours; every
+  // docs/api.md promises a deleted scene's files and texts are erased within 24 hours; every
   // 5 minutes leaves room for a backlog (or a failing run) many times over.
   PurgeDeleted: declareJob()('scenes.purge-deleted', MAINTENANCE_QUEUE, { everyMs: 5 * 60_000 }),
   PurgeOldOperations: declareJob()('scenes.purge-old-operations', MAINTENANCE_QUEUE, { everyMs: 60 * 60_000 }),

@@ -197,7 +197,7 @@ export class ScenesService {
   }
 
   /**
-   * One edit turn of a scene at a time (contract section 7: `409 edit_in_progress`). Exact under
+   * One edit turn of a scene at a time (docs/embed.md, "The studio's limits": `409 edit_in_progress`). Exact under
    * the scene's row lock, which every edit start takes first; per scene rather than per session,
    * since two sessions editing one scene at once would only make versions that undo each other.
    */

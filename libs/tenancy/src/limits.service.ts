@@ -4,7 +4,7 @@ import { EntityManager } from 'typeorm';
 import { TenancyErrors } from './tenancy.errors';
 import { TenancyRepository } from './tenancy.repository';
 
-/** What an organization may use of the shared fleet (contract section 7). */
+/** What an organization may use of the shared fleet (docs/operations.md, "Tenancy: limits, the provider's rate, usage"). */
 export interface OrganizationLimits {
   /** Generations and edits running at once; more wait their turn (`stage: queued`). */
   maxConcurrentGenerations: number;

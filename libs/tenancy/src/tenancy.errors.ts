@@ -1,6 +1,6 @@
 import { DomainError, ErrorDeclarations } from '@app/core';
 
-/** Tenancy's own code (contract section 7). */
+/** Tenancy's own code (docs/api.md, "Errors"). */
 export enum TenancyErrorCode {
   QuotaExceeded = 'quota_exceeded',
   MaxWaitingGenerationsExceeded = 'max_waiting_generations_exceeded',

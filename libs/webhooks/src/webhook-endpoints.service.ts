@@ -115,7 +115,7 @@ export class WebhookEndpointsService {
     return { ...toEndpointResponse(endpoint), secret };
   }
 
-  /** Idempotent and silent, like every DELETE of the contract. */
+  /** Idempotent and silent, like every DELETE of our APIs (docs/api.md, Conventions). */
   async delete(organizationId: string, id: string): Promise<void> {
     await this.webhooks.deleteEndpoint(organizationId, id, this.clock.now());
   }

@@ -1,4 +1,4 @@
-/** The event types of the contract, in the order the docs list them. */
+/** The event types, in the order docs/api.md ("Events") lists them. */
 export const WEBHOOK_EVENT_TYPES = ['operation.succeeded', 'operation.failed', 'scene.deleted', 'embed_session.ended'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

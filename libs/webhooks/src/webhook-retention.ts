@@ -19,7 +19,7 @@ export interface PurgeResult {
 }
 
 /**
- * The maintenance job that erases webhook data (contract section 8): a delivery and its attempt
+ * The maintenance job that erases webhook data (docs/operations.md, "Data we keep"): a delivery and its attempt
  * log WEBHOOK_RETENTION_DAYS (30) after it ended — delivered, or failed for good at the end of the
  * retry schedule (about 27 h) — so a partner can look back over that window and replay any
  * delivery; a delivery still pending that long after it fell due (its endpoint disabled all that

@@ -37,7 +37,7 @@ describe('WEBHOOKS_CONFIG', () => {
     expect(() => sut({ WEBHOOK_ALLOW_LOOPBACK: 'yes' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK/);
   });
 
-  it('keeps deliveries 30 days by default (contract section 8), settable in days', () => {
+  it('keeps deliveries 30 days by default, settable in days', () => {
     const day = 86_400_000;
     expect(webhooks({}).retentionMs).toBe(30 * day);
     expect(webhooks({ WEBHOOK_RETENTION_DAYS: '1' }).retentionMs).toBe(day);

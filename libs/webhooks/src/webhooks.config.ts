@@ -102,7 +102,7 @@ export const WEBHOOKS_CONFIG = defineConfigSlice({
     WEBHOOK_RETRY_SCHEDULE_MS: '5000,300000,1800000,7200000,18000000,36000000,36000000',
     WEBHOOK_DISABLE_AFTER_SECONDS: String(5 * 86_400),
     WEBHOOK_ALLOW_LOOPBACK: 'false',
-    // Contract section 8: webhook deliveries are kept 30 days.
+    // Webhook deliveries are kept 30 days (docs/api.md, "Webhooks").
     WEBHOOK_RETENTION_DAYS: '30',
   },
   // Production must not seal webhook secrets with the development key everyone can read here.

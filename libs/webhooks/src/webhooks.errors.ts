@@ -1,7 +1,7 @@
 import { DomainError, ErrorDeclarations } from '@app/core';
 import { WEBHOOK_LIMITS } from './webhook-limits';
 
-/** The webhooks' own code (contract: the 21st endpoint). */
+/** The webhooks' own code (docs/api.md, "Webhooks": the 21st endpoint). */
 export enum WebhookErrorCode {
   LimitExceeded = 'limit_exceeded',
 }

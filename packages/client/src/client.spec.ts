@@ -4,8 +4,8 @@ import { SceneStudioClient } from './client';
 import { OperationTimeoutError, SceneStudioError } from './errors';
 
 /**
- * The client's retry and polling rules against a scripted fetch (the api's answers as the
- * contract writes them); test/client/client.e2e-spec.ts runs the same helpers against the real api.
+ * The client's retry and polling rules against a scripted fetch (the api's answers as
+ * docs/api.md writes them); test/client/client.e2e-spec.ts runs the same helpers against the real api.
  */
 type Answer = { status: number; body?: unknown; headers?: Record<string, string> } | Error;
 

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 
-/** The contract's upload limit (20 MiB): a stream is buffered up to it, never beyond. */
+/** The API's upload limit (20 MiB, docs/api.md): a stream is buffered up to it, never beyond. */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 
 /**

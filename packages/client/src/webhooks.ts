@@ -3,7 +3,7 @@ import type { Operation } from './types';
 
 export { WebhookVerificationError };
 
-/** The events Scene Studio sends (contract: Webhooks). Other senders' events arrive as `UnknownWebhookEvent`. */
+/** The events Scene Studio sends (docs/api.md, "Webhooks"). Other senders' events arrive as `UnknownWebhookEvent`. */
 export type SceneStudioWebhookEvent =
   | { type: 'operation.succeeded' | 'operation.failed'; timestamp: string; data: Operation }
   | { type: 'scene.deleted'; timestamp: string; data: { sceneId: string; externalRef: string | null } }

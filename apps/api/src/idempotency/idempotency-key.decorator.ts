@@ -2,7 +2,7 @@ import { DomainError, ErrorCode, IdempotencyKey as RequestKey } from '@app/core'
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 
-/** Canonical lowercase UUID v4, as the contract requires. */
+/** Canonical lowercase UUID v4, as docs/api.md requires (else `400 idempotency_key_invalid`). */
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 export function parseIdempotencyKey(header: string | string[] | undefined): string {

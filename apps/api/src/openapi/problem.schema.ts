@@ -1,6 +1,6 @@
 import { API_ERROR_TABLE } from '../api-errors';
 
-/** RFC 9457 problem details as this API writes them (contract section 4). */
+/** RFC 9457 problem details as this API writes them (docs/api.md, "Errors"). */
 export const PROBLEM_SCHEMA = {
   type: 'object',
   description: 'RFC 9457 problem details. `code` is stable and machine-readable.',

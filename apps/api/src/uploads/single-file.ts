@@ -186,7 +186,7 @@ export async function readSingleFile(
   return file.buffer;
 }
 
-/** multer's and busboy's errors in the contract's words. */
+/** multer's and busboy's errors as our codes (docs/api.md, `POST /v1/image-assets`). */
 function toDomainError(e: unknown, limit: number): DomainError {
   if (e instanceof DomainError) return e;
   if (!(e instanceof MulterError)) return malformed();

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { STUDIO_CONFIG } from '../studio.config';
 
 /**
- * The studio's write budgets per embed session (contract section 7), counted in Redis so every
+ * The studio's write budgets per embed session (docs/embed.md, "The studio's limits"), counted in Redis so every
  * studio replica shares them: STUDIO_EDITS_PER_HOUR edit turns (edits and reverts, each possibly a
  * paid provider job) and STUDIO_WRITES_PER_MINUTE other writes (camera paths, saved views). Past
  * either, `429 rate_limited` with Retry-After (the seconds until the window ends).

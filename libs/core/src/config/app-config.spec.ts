@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from './app-config';
 describe(loadConfig.name, () => {
   const sut = (overrides: Record<string, string | undefined>) => loadConfig(overrides, {});
 
-  it('applies the contract defaults', () => {
+  it('applies the documented defaults', () => {
     const config = sut({});
     expect(config.ports).toEqual({ api: 3000, studio: 3001, worker: 3002, apiOps: 3003, studioOps: 3004 });
     expect(config.database.url).toBe('postgres://postgres@127.0.0.1:5432/scene_studio');
@@ -104,7 +104,7 @@ describe(loadConfig.name, () => {
     expect(sut({ DATABASE_STATEMENT_TIMEOUT_MS: '0' }).database.statementTimeoutMs).toBe(0);
   });
 
-  it('reads the per-address lookup budget, the contract number by default', () => {
+  it('reads the per-address lookup budget, the documented number by default', () => {
     expect(sut({}).unknownCredentialLookupsPerMinute).toBe(300);
     expect(() => sut({ UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE: '0' })).toThrow(/UNKNOWN_CREDENTIAL_LOOKUPS_PER_MINUTE/);
   });

@@ -1,5 +1,5 @@
 /**
- * Core's own machine-readable error codes (contract section 4): those of the transport (HTTP
+ * Core's own machine-readable error codes (docs/api.md, "Errors"): those of the transport (HTTP
  * framing, bodies, ids) and of the mechanisms core holds (authentication's answer, validation,
  * idempotency keys, rate limits, dependencies). Each lib declares its domain codes with their
  * status in its `<lib>.errors.ts`; an HTTP app assembles them into its `ErrorTable`.

@@ -4,7 +4,7 @@ import getRawBody from 'raw-body';
 import secureJson from 'secure-json-parse';
 import { DomainError, ErrorCode } from '../errors';
 
-/** JSON bodies are small by contract; uploads are streamed by their own route with their own cap. */
+/** JSON bodies are small (64 KiB: docs/api.md, Conventions, "Bodies"); uploads are streamed by their own route with their own cap. */
 export const JSON_BODY_LIMIT = 64 * 1024;
 
 /** How much of a JSON body is read, and for how long. */

@@ -7,7 +7,7 @@ import { buildProblem, mapError, ProblemSettings } from './problem';
 import { requestIdFor } from './request-id';
 import { LINGER_BYTES, LINGER_MS } from './unread-body';
 
-/** What Node's HTTP parser refuses before any request object exists, in the contract's words. */
+/** What Node's HTTP parser refuses before any request object exists, as our problem codes (docs/api.md, "Errors"). */
 function parserError(code: string | undefined): DomainError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':

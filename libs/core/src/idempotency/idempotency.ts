@@ -7,7 +7,7 @@ import { OnJob } from '../queue';
 import { CoreJob } from './idempotency.jobs';
 import { IdempotencyRepository } from './idempotency.repository';
 
-/** How long a key is remembered: the contract's idempotency window. */
+/** How long a key is remembered: the idempotency window of docs/api.md ("Idempotency", 24 hours). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** Expired records deleted per statement by the purge job. */

@@ -81,7 +81,7 @@ describe('ulidFactory', () => {
 });
 
 describe(IdGenerator.name, () => {
-  it('prefixes ids as the contract says', () => {
+  it('prefixes ids as the docs list them', () => {
     const sut = new IdGenerator();
     for (const prefix of ['scn', 'op', 'img', 'es', 'org', 'key', 'whe', 'msg', 'cam'])
       expect(isValidId(prefix, sut.generate(prefix))).toBe(true);

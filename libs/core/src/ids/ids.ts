@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 
 /**
- * An id's prefix (`scn`, `op`, …). Each lib declares its own in `<lib>.ids.ts` (contract section 3);
+ * An id's prefix (`scn`, `op`, …). Each lib declares its own in `<lib>.ids.ts` (docs/api.md, "Identifiers");
  * core only makes and checks ids: lowercase letters, then `_` and a ULID.
  */
 export type IdPrefix = string;
@@ -22,7 +22,7 @@ function patternOf(prefix: IdPrefix): RegExp {
   return pattern;
 }
 
-/** "Syntactically valid" in the contract's sense: the prefix and a 26-character Crockford ULID. */
+/** "Syntactically valid" as docs/api.md says it: the prefix and a 26-character Crockford ULID. */
 export function isValidId(prefix: IdPrefix, value: unknown): value is string {
   return typeof value === 'string' && patternOf(prefix).test(value);
 }

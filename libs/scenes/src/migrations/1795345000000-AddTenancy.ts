@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Tenancy (contract section 7, docs/architecture.md "Fair share"):
+ * Tenancy (docs/architecture.md "Fair share"):
  *
  * - `organization_limits` (libs/tenancy): what operators set with `cli org limits`; no row means
  *   the defaults (10 at once, unlimited per day).

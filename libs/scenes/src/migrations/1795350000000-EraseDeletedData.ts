@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Deletion erases, and ended data has a retention (contract section 8, docs/operations.md
+ * Deletion erases, and ended data has a retention (docs/operations.md
  * "Data we keep"):
  *
  * - `scenes.purged_at` (libs/scenes): when the purge job (`scenes.purge-deleted`) erased a deleted

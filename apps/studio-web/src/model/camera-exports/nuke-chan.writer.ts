@@ -9,7 +9,8 @@ const DEG = 180 / Math.PI;
  * view in degrees, which Nuke's Camera turns back into a focal length through its vertical
  * aperture. Nuke's axes are the studio's (+Y up, the camera looks down −Z). Frames are numbered
  * from 0. Angles are unwrapped (kept within 180° of the previous frame's) so Nuke's per-channel
- * interpolation never spins the long way round.
+ * interpolation never spins the long way round. Blender's chan add-on builds the same pose from it
+ * with its rotation order set to ZXY (its R is also Ry·Rx·Rz) and "Make Z up" (docs/embed.md).
  */
 export function writeNukeChan(input: CameraExportInput): string {
   assertExportable(input);
