@@ -13,7 +13,9 @@ const { join, relative } = require('node:path');
 
 const ROOT = join(__dirname, '..');
 const SELF = relative(ROOT, __filename).split('\\').join('/');
-const CITATION = /contract\s*(?:section|§)/i;
+// Across a line break too ("contract" at the end of a comment line, "section 7" on the next):
+// comment markers and whitespace between the two words are skipped.
+const CITATION = /contract(?:[\s*#/]|\/\/)*(?:section|§)/gi;
 
 function tracked() {
   try {
@@ -43,10 +45,11 @@ for (const file of files) {
   if (!existsSync(path)) continue; // deleted in the work tree, not yet committed
   const bytes = readFileSync(path);
   if (bytes.subarray(0, 8000).includes(0)) continue; // binary
-  const lines = bytes.toString('utf8').split('\n');
-  lines.forEach((line, i) => {
-    if (CITATION.test(line)) problems.push(`${file}:${i + 1}: ${line.trim().slice(0, 160)}`);
-  });
+  const text = bytes.toString('utf8');
+  for (const match of text.matchAll(CITATION)) {
+    const line = text.slice(0, match.index).split('\n').length;
+    problems.push(`${file}:${line}: ${match[0].replace(/\s+/g, ' ').slice(0, 160)}`);
+  }
 }
 for (const p of problems) console.error(p);
 if (problems.length > 0) {
