@@ -252,5 +252,7 @@ describe('operator CLI', () => {
     ]);
     expect(refused.code).toBe(1);
     expect(refused.body.error).toEqual({ code: 'validation_failed', message: expect.stringContaining('url: url must be https://') });
-  });
+    // Ten CLI processes in a row, each a second or two of CPU: more than the default 60 s on a
+    // busy two-core machine.
+  }, 180_000);
 });
