@@ -3,6 +3,10 @@ import { freePort, runCli } from '../support/processes';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
 
+// Each test runs several CLI processes in a row, each a second or two of CPU: on a busy two-core
+// machine more than jest's default 60 s.
+jest.setTimeout(180_000);
+
 describe('operator CLI', () => {
   const suite = setUpSuite({ org: false });
   let cliEnv: Record<string, string>;
@@ -252,7 +256,5 @@ describe('operator CLI', () => {
     ]);
     expect(refused.code).toBe(1);
     expect(refused.body.error).toEqual({ code: 'validation_failed', message: expect.stringContaining('url: url must be https://') });
-    // Ten CLI processes in a row, each a second or two of CPU: more than the default 60 s on a
-    // busy two-core machine.
-  }, 180_000);
+  });
 });

@@ -177,3 +177,42 @@ export abstract class SceneGenerator {
     return Promise.resolve({ status: 'done', objects: [] });
   }
 }
+
+/**
+ * A generator that hands every call to `inner` and changes the scenes it finishes, whichever way
+ * they finish (at once from `submit`, or from `fetch` after polling): the file scrubbing and the
+ * splat previews wrap every generator so. Jobs stay `inner`'s: its name is theirs.
+ */
+export abstract class FinishedSceneTransform extends SceneGenerator {
+  constructor(readonly inner: SceneGenerator) {
+    super();
+  }
+
+  /** What a finished scene becomes. */
+  protected abstract transform(scene: GeneratedScene): GeneratedScene | Promise<GeneratedScene>;
+
+  get name(): string {
+    return this.inner.name;
+  }
+
+  async submit(request: GenerationRequest, signal?: AbortSignal): Promise<SubmitOutcome> {
+    const outcome = await this.inner.submit(request, signal);
+    return 'scene' in outcome ? { scene: await this.transform(outcome.scene) } : outcome;
+  }
+
+  override poll(job: ProviderJob, signal?: AbortSignal): Promise<JobPoll> {
+    return this.inner.poll(job, signal);
+  }
+
+  override async fetch(job: ProviderJob, request: GenerationRequest, signal?: AbortSignal): Promise<GeneratedScene> {
+    return this.transform(await this.inner.fetch(job, request, signal));
+  }
+
+  override cancel(job: ProviderJob, signal?: AbortSignal): Promise<boolean> {
+    return this.inner.cancel(job, signal);
+  }
+
+  override delete(job: ProviderJob, owner: ProviderJobOwner, signal?: AbortSignal): Promise<ProviderErasure> {
+    return this.inner.delete(job, owner, signal);
+  }
+}

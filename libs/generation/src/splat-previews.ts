@@ -1,15 +1,5 @@
 import { Logger } from '@nestjs/common';
-import {
-  GeneratedScene,
-  GenerationRequest,
-  JobPoll,
-  ProviderErasure,
-  ProviderJob,
-  ProviderJobOwner,
-  SceneArtifact,
-  SceneGenerator,
-  SubmitOutcome,
-} from './scene-generator';
+import { FinishedSceneTransform, GeneratedScene, SceneArtifact, SceneGenerator } from './scene-generator';
 import { previewSplats } from './spz/splat-preview';
 import { SPZ_CONTENT_TYPE, SpzError, SpzReader, writeSpz } from '@scene-studio/world-engine';
 
@@ -32,42 +22,17 @@ export interface SplatPreviewOptions {
  * version 4, or over `maxSourceSplats`) goes without a preview: the studio then waits for the
  * world, as before, and nothing fails.
  */
-export class SplatPreviewingGenerator extends SceneGenerator {
+export class SplatPreviewingGenerator extends FinishedSceneTransform {
   private readonly logger = new Logger('SplatPreviews');
 
   constructor(
-    readonly inner: SceneGenerator,
+    inner: SceneGenerator,
     private readonly options: SplatPreviewOptions,
   ) {
-    super();
+    super(inner);
   }
 
-  get name(): string {
-    return this.inner.name;
-  }
-
-  async submit(request: GenerationRequest, signal?: AbortSignal): Promise<SubmitOutcome> {
-    const outcome = await this.inner.submit(request, signal);
-    return 'scene' in outcome ? { scene: this.withPreview(outcome.scene) } : outcome;
-  }
-
-  override poll(job: ProviderJob, signal?: AbortSignal): Promise<JobPoll> {
-    return this.inner.poll(job, signal);
-  }
-
-  override async fetch(job: ProviderJob, request: GenerationRequest, signal?: AbortSignal): Promise<GeneratedScene> {
-    return this.withPreview(await this.inner.fetch(job, request, signal));
-  }
-
-  override cancel(job: ProviderJob, signal?: AbortSignal): Promise<boolean> {
-    return this.inner.cancel(job, signal);
-  }
-
-  override delete(job: ProviderJob, owner: ProviderJobOwner, signal?: AbortSignal): Promise<ProviderErasure> {
-    return this.inner.delete(job, owner, signal);
-  }
-
-  private withPreview(scene: GeneratedScene): GeneratedScene {
+  protected transform(scene: GeneratedScene): GeneratedScene {
     const splat = scene.artifacts.find((a) => a.kind === 'splat');
     if (!splat || scene.artifacts.some((a) => a.kind === 'splat-preview')) return scene;
     const preview = this.preview(splat);

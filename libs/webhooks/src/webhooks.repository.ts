@@ -126,26 +126,7 @@ export class WebhooksRepository {
    * written when no endpoint listens.
    */
   async insertMessage(tx: EntityManager, id: string, organizationId: string, body: WebhookBody, at: Date): Promise<number> {
-    // The column lists follow the values in their SELECTs, so they are rendered from the entities.
-    const message = entityColumns(tx, WebhookMessageEntity, { only: ['id', 'organizationId', 'type', 'payload', 'createdAt'] });
-    const delivery = entityColumns(tx, WebhookDeliveryEntity, {
-      only: ['endpointId', 'messageId', 'status', 'nextAttemptAt', 'createdAt'],
-    });
-    const { affected } = await rawQuery(
-      tx,
-      `WITH targets AS (
-         SELECT id FROM webhook_endpoints
-          WHERE organization_id = $2 AND enabled AND deleted_at IS NULL AND $3 = ANY(events)
-       ), message AS (
-         INSERT INTO webhook_messages (${message.sql})
-         SELECT $1, $2, $3, $4::jsonb, $5 WHERE EXISTS (SELECT 1 FROM targets)
-         RETURNING id
-       )
-       INSERT INTO webhook_deliveries (${delivery.sql})
-       SELECT t.id, m.id, 'pending', $5, $5 FROM targets t CROSS JOIN message m`,
-      [id, organizationId, body.type, JSON.stringify(body), at],
-    );
-    return affected;
+    return this.insertMessages(tx, organizationId, body.type, [{ id, body }], at);
   }
 
   /** Whether an enabled endpoint of the organization subscribes to `type`, in the caller's transaction. */
@@ -159,8 +140,9 @@ export class WebhooksRepository {
   }
 
   /**
-   * `insertMessage` for many messages of one organization and type at once (one statement per
-   * call: a scene's deletion ending thousands of embed sessions must not cost a round trip each).
+   * `insertMessage` for many messages of one organization and type at once, in one statement
+   * (a scene's deletion ending thousands of embed sessions must not cost a round trip each). The
+   * column lists follow the values in their SELECTs, so they are rendered from the entities.
    * Nothing is written when no endpoint listens. Returns the deliveries written.
    */
   async insertMessages(

@@ -1,17 +1,6 @@
 import { ImageMedia, metadataFreeEmbeddedImage, metadataFreeImage } from '@app/image-assets';
 import { checkArtifact } from './artifacts';
-import {
-  GeneratedScene,
-  GenerationError,
-  GenerationRequest,
-  JobPoll,
-  ProviderErasure,
-  ProviderJob,
-  ProviderJobOwner,
-  SceneArtifact,
-  SceneGenerator,
-  SubmitOutcome,
-} from '../scene-generator';
+import { FinishedSceneTransform, GeneratedScene, GenerationError, SceneArtifact, SceneGenerator } from '../scene-generator';
 
 const IMAGE_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
 
@@ -35,41 +24,16 @@ const IMAGE_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' }
  * A file whose structure cannot be walked fails the generation, as any file that is not what it
  * should be (`generation_failed`).
  */
-export class ProviderFileScrubbing extends SceneGenerator {
+export class ProviderFileScrubbing extends FinishedSceneTransform {
   constructor(
-    readonly inner: SceneGenerator,
+    inner: SceneGenerator,
     private readonly media: ImageMedia,
     private readonly maxArtifactBytes: number,
   ) {
-    super();
+    super(inner);
   }
 
-  get name(): string {
-    return this.inner.name;
-  }
-
-  async submit(request: GenerationRequest, signal?: AbortSignal): Promise<SubmitOutcome> {
-    const outcome = await this.inner.submit(request, signal);
-    return 'scene' in outcome ? { scene: await this.scrubbed(outcome.scene) } : outcome;
-  }
-
-  override poll(job: ProviderJob, signal?: AbortSignal): Promise<JobPoll> {
-    return this.inner.poll(job, signal);
-  }
-
-  override async fetch(job: ProviderJob, request: GenerationRequest, signal?: AbortSignal): Promise<GeneratedScene> {
-    return this.scrubbed(await this.inner.fetch(job, request, signal));
-  }
-
-  override cancel(job: ProviderJob, signal?: AbortSignal): Promise<boolean> {
-    return this.inner.cancel(job, signal);
-  }
-
-  override delete(job: ProviderJob, owner: ProviderJobOwner, signal?: AbortSignal): Promise<ProviderErasure> {
-    return this.inner.delete(job, owner, signal);
-  }
-
-  private async scrubbed(scene: GeneratedScene): Promise<GeneratedScene> {
+  protected async transform(scene: GeneratedScene): Promise<GeneratedScene> {
     const artifacts: SceneArtifact[] = [];
     for (const artifact of scene.artifacts) artifacts.push(await this.scrub(artifact));
     return { ...scene, artifacts };
