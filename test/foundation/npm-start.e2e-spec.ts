@@ -246,7 +246,12 @@ describe('npm start on a machine with no PostgreSQL or Redis running, and the co
     const org = /cli -- key create --org (org_\w+)/.exec(box())![1];
     const prefix = `LOCAL_DATA_DIR=${bare.LOCAL_DATA_DIR}`;
     const limits = await sh(`${prefix} npm run --silent cli -- org limits --org ${org} --max-concurrent-generations 7 --json`);
-    expect(JSON.parse(limits.stdout)).toEqual({ organizationId: org, maxConcurrentGenerations: 7, generationsPerDay: null });
+    expect(JSON.parse(limits.stdout)).toEqual({
+      organizationId: org,
+      maxConcurrentGenerations: 7,
+      generationsPerDay: null,
+      maxWaitingGenerations: 1000,
+    });
     const usage = await sh(`${prefix} npm run --silent cli -- usage --org ${org} --json`);
     expect(JSON.parse(usage.stdout)).toMatchObject({ organizationId: org, limits: { maxConcurrentGenerations: 7 } });
   });
