@@ -42,6 +42,14 @@ const common = {
 module.exports = {
   // A global option: jest ignores it inside projects.
   testTimeout: 60_000,
+  // The e2e files mostly wait on PostgreSQL, Redis, Chromium and child processes, so on two
+  // cores three workers keep them busy. Each file has its own database and queue prefix and
+  // takes ports from the OS (docs/testing.md: what a test may share).
+  maxWorkers: 3,
+  // The slowest files first (test/jest/durations.json), so no long file starts at the end.
+  testSequencer: '<rootDir>/test/jest/slowest-first-sequencer.js',
+  // The ten slowest files and the time per project, after every run.
+  reporters: ['default', '<rootDir>/test/jest/timing-reporter.js'],
   // On two cores jest would run every file in its own process (one worker or less means "in
   // band"), where what each file leaves behind (modules, Nest apps' closures) adds up until the
   // heap runs out near the end of the suite (CI: exit 134). A memory limit makes jest use a

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The build in its three parts, each skipped when its inputs have not changed since it last built.
 //
-//   npm run build                      builds every part (CI, `npm test`) and records what it built from
-//   node scripts/build.js --if-changed builds only the parts whose inputs changed (what `npm start` does)
+//   npm run build                      builds every part and records what it built from
+//   node scripts/build.js --if-changed builds only the parts whose inputs changed (what `npm start`,
+//                                      `npm test` and the e2e suites' global set-up do)
 //
 // As a module (scripts/start.js; a test set-up may use it the same way):
 //   const { build, staleParts, PARTS, hashInputs } = require('./build');

@@ -145,11 +145,11 @@ describe('removing an approved origin', () => {
       await pollUntil(
         async () =>
           (
-            await suite.api.app
-              .get(DataSource)
-              .query<{ n: number }[]>(
-                `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%approved_origins%'`,
-              )
+            await suite.api.app.get(DataSource).query<{ n: number }[]>(
+              // This file's database only: other files' creations may wait on their own removals.
+              `SELECT count(*)::int AS n FROM pg_stat_activity
+                  WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%approved_origins%'`,
+            )
           )[0].n,
         (n) => n > 0,
         { what: 'the creation to wait on the removal', timeoutMs: 10_000 },

@@ -374,7 +374,9 @@ describe('POST /v1/image-assets, read as a stream', () => {
 });
 
 describe('POST /v1/image-assets with one upload slot', () => {
-  const suite = setUpSuite({ api: { config: { UPLOAD_CONCURRENCY: '1' } } });
+  // A's body stalls on purpose while B waits: on a busy machine (other test files in parallel)
+  // that may take longer than the default 10 s idle timeout, which would end A and free the slot.
+  const suite = setUpSuite({ api: { config: { UPLOAD_CONCURRENCY: '1', UPLOAD_IDLE_TIMEOUT_SECONDS: '120' } } });
 
   it('an upload waiting for the slot stays unread until the slot frees, then succeeds', async () => {
     const port = Number(new URL(suite.api.url).port);
@@ -382,8 +384,11 @@ describe('POST /v1/image-assets with one upload slot', () => {
     const serverSockets: Socket[] = [];
     (suite.api.app.getHttpServer() as Server).on('connection', (s: Socket) => serverSockets.push(s));
 
-    // A holds the slot: half of its body arrives, the rest waits.
+    // Both bodies made before A takes the slot: a 12 MiB PNG takes sharp a while.
     const first = multipartUpload(await image('png', 640, 360, { noise: true }), suite.org.auth.Authorization);
+    const second = multipartUpload(await pngOfExactSize(12 * MiB), suite.org.auth.Authorization);
+
+    // A holds the slot: half of its body arrives, the rest waits.
     const a = await RawConnection.open(port);
     await a.write(Buffer.concat([Buffer.from(first.head), first.body.subarray(0, first.body.length >> 1)]));
     await pollUntil(
@@ -393,13 +398,12 @@ describe('POST /v1/image-assets with one upload slot', () => {
     );
 
     // B sends all of a 12 MiB upload at once; the server must not read it while A holds the slot.
-    const second = multipartUpload(await pngOfExactSize(12 * MiB), suite.org.auth.Authorization);
     const b = await RawConnection.open(port);
     const bSent = b.write(Buffer.concat([Buffer.from(second.head), second.body]));
     await pollUntil(
       async () => gate.waiting,
       (n) => n === 1,
-      { what: 'the second upload to wait for the slot' },
+      { what: 'the second upload to wait for the slot', timeoutMs: 30_000 },
     );
     const bOnServer = serverSockets.find((s) => s.remotePort === b.socket.localPort)!;
     expect(bOnServer.bytesRead).toBeLessThan(1 * MiB);

@@ -43,7 +43,9 @@ describe('long-running generations and their failures on a real database', () =>
         return fake.url;
       },
       GENERATION_PROVIDER_API_KEY: 'pk_fake',
-      GENERATION_PROVIDER_TIMEOUT_MS: '2000',
+      // No test here waits for a timeout; the fake renders with sharp, which on a busy machine
+      // (other test files in parallel) can take seconds: a short timeout made a slow answer a failure.
+      GENERATION_PROVIDER_TIMEOUT_MS: '30000',
       GENERATION_DEADLINE_SECONDS: String(DEADLINE_SECONDS),
       GENERATION_POLL_INTERVAL_MS: '2000',
       GENERATION_POLL_MAX_MS: '15000',

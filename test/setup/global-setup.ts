@@ -4,8 +4,7 @@ import { databaseUrl, dropDatabase, recreateDatabase } from '../../libs/core/src
 import { MIGRATIONS } from '../../apps/cli/src/migrations';
 import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalService, localServices } from './local-services';
 import { startLocalS3 } from '../support/s3-server';
@@ -29,13 +28,12 @@ async function dropOrphans(serverUrl: string): Promise<void> {
   }
 }
 
-export default async function globalSetup(): Promise<void> {
-  const root = join(__dirname, '..', '..');
-  if (!existsSync(join(root, 'dist/apps/api/src/main.js'))) {
-    // Suites that spawn real processes need the build; `npm test` builds first anyway.
-    execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
-  }
+export default async function globalSetup(_globalConfig: unknown, project: { displayName?: { name: string } }): Promise<void> {
+  // The service tier calls the domain in-process: only the e2e suites need the build.
+  if (project.displayName?.name === 'e2e') await buildWhatChanged();
   await startLocalServices();
+  // Jest runs this once per project (service, e2e) in one process: one migrated template serves both.
+  if (process.env.SS_TEST_RUN_ID?.startsWith(`${process.pid}_`)) return;
   const serverUrl = loadConfig().database.url;
   const runId = `${process.pid}_${randomBytes(3).toString('hex')}`;
   const template = `ss_test_${runId}_template`;
@@ -52,6 +50,19 @@ export default async function globalSetup(): Promise<void> {
   process.env.SS_TEST_RUN_ID = runId;
   process.env.SS_TEST_TEMPLATE = template;
   process.env.SS_TEST_SERVER_URL = serverUrl;
+}
+
+/**
+ * Suites that spawn real processes (api, worker, studio, cli) and the browser suites run the
+ * build: the parts whose sources changed since it was made are built again first (scripts/build.js
+ * compares content hashes), so `npx jest <file>` after an edit never tests a stale build. After
+ * `npm test`'s own build, nothing is stale and this only hashes the sources (a few seconds).
+ */
+async function buildWhatChanged(): Promise<void> {
+  const { build } = require('../../scripts/build') as {
+    build(o: { onlyChanged: boolean; log: (m: string) => void }): Promise<{ built: string[]; skipped: string[] }>;
+  };
+  await build({ onlyChanged: true, log: (m) => (/skipped$/.test(m) ? undefined : process.stderr.write(`[global-setup] ${m}\n`)) });
 }
 
 /**

@@ -5,6 +5,7 @@ import { Browser } from 'playwright-core';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { RunningHttpApp, startApi, startStudio, startWorker } from './apps';
 import { launchChromium } from './browser';
+import { BROWSER_SLOT_WAIT_MS, takeBrowserSlot } from './browser-slot';
 import { createTestEnvironment, TestEnvironment } from './environment';
 import { PartnerApp } from './partner-app';
 import { freePort } from './processes';
@@ -39,6 +40,12 @@ export interface EmbedStackOptions {
  */
 export function setUpEmbedStack(options: EmbedStackOptions = {}): EmbedStack {
   const stack = {} as EmbedStack;
+  let releaseSlot: (() => Promise<void>) | undefined;
+
+  // Apart from the start below, with a deadline of its own: waiting for a slot is not starting.
+  beforeAll(async () => {
+    releaseSlot = await takeBrowserSlot();
+  }, BROWSER_SLOT_WAIT_MS + 60_000);
 
   beforeAll(async () => {
     // The browser first: without one, nothing else is started (and left running) for nothing.
@@ -59,6 +66,7 @@ export function setUpEmbedStack(options: EmbedStackOptions = {}): EmbedStack {
     // error is reported.
     const steps = [
       () => stack.browser?.close(),
+      () => releaseSlot?.(),
       () => stack.partner?.stop(),
       () => stack.worker?.close(),
       () => stack.studio?.close(),

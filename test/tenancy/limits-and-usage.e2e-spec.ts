@@ -69,7 +69,8 @@ describe('limits, quotas and usage per organization', () => {
     expect((await limits(org)).json).toMatchObject({ maxConcurrentGenerations: 3, generationsPerDay: null, maxWaitingGenerations: 50 });
     const unknown = await cli(['org', 'limits', '--org', 'org_01JD3Z8Q4W6K2M9T5X7B1C0VHE']);
     expect(unknown).toMatchObject({ code: 1, json: { error: { code: 'not_found' } } });
-  });
+    // Eleven CLI processes, each booting in turn: seconds apiece while other test files run.
+  }, 180_000);
 
   it('over generationsPerDay: 429 quota_exceeded with Retry-After to midnight UTC, exactly the quota created under a race, the key unused, a new day afresh', async () => {
     const org = await createOrganization(suite.api.app);
