@@ -44,8 +44,9 @@ module.exports = {
   testTimeout: 60_000,
   // The e2e files mostly wait on PostgreSQL, Redis, Chromium and child processes, so on two
   // cores three workers keep them busy. Each file has its own database and queue prefix and
-  // takes ports from the OS (docs/testing.md: what a test may share).
-  maxWorkers: 3,
+  // takes ports from the OS (docs/testing.md: what a test may share). SS_TEST_WORKERS=1 runs the
+  // files one at a time, to tell a load-dependent failure from a real one.
+  maxWorkers: Number(process.env.SS_TEST_WORKERS ?? 3),
   // The slowest files first (test/jest/durations.json), so no long file starts at the end.
   testSequencer: '<rootDir>/test/jest/slowest-first-sequencer.js',
   // The ten slowest files and the time per project, after every run.
