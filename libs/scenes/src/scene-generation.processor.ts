@@ -37,6 +37,7 @@ import { SceneReverts } from './scene-reverts';
 import { SceneEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
 import { SceneJob } from './scenes.jobs';
+import { TestOrganizations } from './test-organizations';
 
 /** An edit found a newer version than it started from: start over from that one. */
 class VersionMoved extends Error {}
@@ -94,6 +95,7 @@ export class SceneGenerationProcessor {
     private readonly admission: AdmissionSignal,
     private readonly metrics: GenerationMetrics,
     private readonly changes: SceneChanges,
+    private readonly testOrganizations: TestOrganizations,
   ) {}
 
   @OnJob(SceneJob.Generate)
@@ -142,7 +144,12 @@ export class SceneGenerationProcessor {
           this.metrics.throttled('provider');
           // The provider counts starts per account: every worker holds back, not this job alone,
           // and the operation shows it waits (`queued`, its progress as it was).
-          await this.starts.pause(e.retryAfterMs).catch((p: Error) => this.logger.warn(`could not pause the fleet's starts: ${p.message}`));
+          // A test organization's simulated throttle holds back its own operation only, never the fleet.
+          if (!(await this.testOrganizations.isTest(op.organizationId))) {
+            await this.starts
+              .pause(e.retryAfterMs)
+              .catch((p: Error) => this.logger.warn(`could not pause the fleet's starts: ${p.message}`));
+          }
           await this.progress(op, 'queued', 0);
           throw new RescheduleJob(Math.max(e.retryAfterMs, this.config.slice(GENERATION_CONFIG).pollIntervalMs));
         }
@@ -231,7 +238,13 @@ export class SceneGenerationProcessor {
     try {
       const poll = await this.generator.poll(job);
       if (poll.status !== 'running') costUnits = poll.costUnits ?? 0;
-      if (poll.status === 'failed') throw poll.error;
+      if (poll.status === 'failed' || poll.status === 'cancelled') {
+        // A job that ended without a result is final: polling it again would only say so again.
+        const error = poll.status === 'cancelled' ? OperationFailures.cancelledAtProvider() : poll.error;
+        await this.fail(op, { code: error.code, message: error.message, retryable: error.retryable }, costUnits);
+        await this.cancelAtProvider({ ...op, status: 'failed' });
+        return { failed: error.code };
+      }
       if (poll.job) await this.operations.replaceJob(op.id, poll.job, this.clock.now());
       if (poll.status === 'running') {
         if (poll.progress !== null) {
@@ -301,6 +314,8 @@ export class SceneGenerationProcessor {
       source: opts.withSource ? await this.sourceOf(scene) : null,
       edit: op.kind === 'scene.edit' ? { previous: await this.viewOf(scene.id, base!), instruction: op.instruction ?? '' } : null,
       idempotencyKey: op.id,
+      testMode: await this.testOrganizations.isTest(op.organizationId),
+      acceptedAt: op.createdAt,
     };
   }
 
