@@ -1,3 +1,4 @@
+import { MetricsService } from '@app/core';
 import { TEST_MODE_FAILURES } from '@app/generation';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
 import { createOrganization } from '../factories/organization.factory';
@@ -108,5 +109,18 @@ describe("test mode: a test organization's directives pick a creation's or an ed
     expect(succeeding.status).toBe(202);
     const succeeded = await awaitOperation(suite.api, suite.org, succeeding.body.operationId);
     expect(succeeded.body).toMatchObject({ status: 'succeeded', version: 2 });
+  });
+
+  // Last: by now every directive above has run on this worker.
+  it("keeps made-up outcomes out of the provider's metrics, so no operator is paged for them", async () => {
+    const { body } = await suite.worker.get(MetricsService).render();
+    const counted = (pattern: RegExp) =>
+      body
+        .split('\n')
+        .filter((line) => pattern.test(line))
+        .reduce((n, line) => n + Number(line.split(' ').pop()), 0);
+    expect(counted(/^generations_finished_total\{/)).toBeGreaterThan(0); // real generations are counted
+    expect(counted(/^generations_finished_total\{.*outcome="failed"/)).toBe(0);
+    expect(counted(/^generation_throttled_total\{.*source="provider"/)).toBe(0);
   });
 });

@@ -137,13 +137,16 @@ export class GenerationError extends Error {
     readonly code: GenerationErrorCode,
     message: string,
     readonly retryable: boolean,
-    options?: { cause?: unknown; retryAfterMs?: number },
+    options?: { cause?: unknown; retryAfterMs?: number; simulated?: boolean },
   ) {
     super(message, options);
     this.retryAfterMs = options?.retryAfterMs;
+    this.simulated = options?.simulated === true;
   }
 
   readonly retryAfterMs: number | undefined;
+  /** Made up by test mode (TestModeSceneGenerator), not a provider's: kept out of the provider's metrics. */
+  readonly simulated: boolean;
 }
 
 /**

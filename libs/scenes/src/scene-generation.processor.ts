@@ -19,6 +19,8 @@ import {
   SceneView,
   SourceImageInput,
   GENERATION_CONFIG,
+  isTestModeJob,
+  isTestModeRequest,
 } from '@app/generation';
 import { ImageAssetsService } from '@app/image-assets';
 import { UsageService } from '@app/tenancy';
@@ -141,7 +143,7 @@ export class SceneGenerationProcessor {
         const waitedMs = this.clock.now().getTime() - op.createdAt.getTime();
         if (waitedMs + e.retryAfterMs < this.config.slice(GENERATION_CONFIG).deadlineMs) {
           this.logger.warn(`operation ${op.id}: ${this.generator.name} asked for ${e.retryAfterMs} ms before the submit; the fleet waits`);
-          this.metrics.throttled('provider');
+          if (!e.simulated) this.metrics.throttled('provider');
           // The provider counts starts per account: every worker holds back, not this job alone,
           // and the operation shows it waits (`queued`, its progress as it was).
           // A test organization's simulated throttle holds back its own operation only, never the fleet.
@@ -162,7 +164,7 @@ export class SceneGenerationProcessor {
         this.logger.error({ err: e, operationId: op.id }, `operation ${op.id} failed unexpectedly`);
       }
       if (lastAttempt || !failure.retryNow) {
-        await this.fail(op, failure.error);
+        await this.fail(op, failure.error, 0, e instanceof GenerationError && e.simulated);
         // Recorded; make BullMQ stop retrying and count the job as failed.
         throw unrecoverableJobError(failure.error.code);
       }
@@ -241,7 +243,7 @@ export class SceneGenerationProcessor {
       if (poll.status === 'failed' || poll.status === 'cancelled') {
         // A job that ended without a result is final: polling it again would only say so again.
         const error = poll.status === 'cancelled' ? OperationFailures.cancelledAtProvider() : poll.error;
-        await this.fail(op, { code: error.code, message: error.message, retryable: error.retryable }, costUnits);
+        await this.fail(op, { code: error.code, message: error.message, retryable: error.retryable }, costUnits, isTestModeJob(job));
         await this.cancelAtProvider({ ...op, status: 'failed' });
         return { failed: error.code };
       }
@@ -326,7 +328,8 @@ export class SceneGenerationProcessor {
     const committed = await this.scenes.transaction((tx) =>
       this.commit(tx, op, request.sceneId, base, request.version, generated, costUnits),
     );
-    if ('version' in committed) this.metrics.succeeded(op.kind);
+    // Test mode's outcomes are made up: the provider's metrics (and its alerts) never see them.
+    if ('version' in committed && !isTestModeRequest(request)) this.metrics.succeeded(op.kind);
     return committed;
   }
 
@@ -389,7 +392,7 @@ export class SceneGenerationProcessor {
     return { version };
   }
 
-  private async fail(op: OperationEntity, error: OperationError, costUnits = 0): Promise<void> {
+  private async fail(op: OperationEntity, error: OperationError, costUnits = 0, simulated = false): Promise<void> {
     const ended = await this.scenes.transaction(async (tx) => {
       const now = this.clock.now();
       // Scene before operation, as everywhere (see OperationsService.cancel).
@@ -399,7 +402,7 @@ export class SceneGenerationProcessor {
       await this.usage.providerCost(tx, op.organizationId, costUnits, now);
       return true;
     });
-    if (ended) this.metrics.failed(op.kind, error.code);
+    if (ended && !simulated) this.metrics.failed(op.kind, error.code);
   }
 
   /**

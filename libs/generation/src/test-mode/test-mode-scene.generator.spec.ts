@@ -1,6 +1,12 @@
 import { ManualClock } from '@app/core';
 import { GenerationError, GenerationRequest, ProviderJob, SceneGenerator, SubmitOutcome } from '../scene-generator';
-import { parseTestDirective, TEST_MODE_FAILURES, TestModeSceneGenerator } from './test-mode-scene.generator';
+import {
+  isTestModeJob,
+  isTestModeRequest,
+  parseTestDirective,
+  TEST_MODE_FAILURES,
+  TestModeSceneGenerator,
+} from './test-mode-scene.generator';
 
 /** Stands for the configured provider: records what reached it. */
 class RecordingGenerator extends SceneGenerator {
@@ -79,6 +85,7 @@ describe(TestModeSceneGenerator.name, () => {
     if (poll.status !== 'failed') throw new Error(`expected a failure, got ${poll.status}`);
     expect(poll.error).toBeInstanceOf(GenerationError);
     expect(poll.error.code).toBe(code);
+    expect(poll.error.simulated).toBe(true);
   });
 
   it('reports a cancel by the provider', async () => {
@@ -104,7 +111,7 @@ describe(TestModeSceneGenerator.name, () => {
   it('asks for a pause, counted from acceptance, until the throttle has passed', async () => {
     clock.advance(2_000);
     const first = sut.submit(request('test:throttle:5 x'));
-    await expect(first).rejects.toMatchObject({ code: 'provider_unavailable', retryable: true, retryAfterMs: 3_000 });
+    await expect(first).rejects.toMatchObject({ code: 'provider_unavailable', retryable: true, retryAfterMs: 3_000, simulated: true });
     clock.advance(3_000);
     await expect(sut.submit(request('test:throttle:5 x'))).resolves.toHaveProperty('scene');
   });
@@ -112,6 +119,15 @@ describe(TestModeSceneGenerator.name, () => {
   it('rejects a directive it does not know instead of sending it to the provider', async () => {
     await expect(sut.submit(request('test:sucess x'))).rejects.toMatchObject({ code: 'provider_rejected' });
     expect(provider.submitted).toEqual([]);
+  });
+
+  it('tells which requests and jobs are its own', async () => {
+    expect(isTestModeRequest(request('test:cancel x'))).toBe(true);
+    expect(isTestModeRequest(request('test:cancel x', { testMode: false }))).toBe(false);
+    expect(isTestModeRequest(request('a harbour'))).toBe(false);
+    const outcome = await sut.submit(request('test:cancel x'));
+    expect('job' in outcome && isTestModeJob(outcome.job)).toBe(true);
+    expect(isTestModeJob({ id: 'provider-job' })).toBe(false);
   });
 
   it('routes jobs it did not start to the provider', async () => {

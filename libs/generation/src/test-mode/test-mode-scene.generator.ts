@@ -1,5 +1,5 @@
 import { Clock } from '@app/core';
-import { PROVIDER_MESSAGES, providerUnavailable } from '../providers/provider-http';
+import { PROVIDER_MESSAGES } from '../providers/provider-http';
 import {
   GeneratedScene,
   GenerationError,
@@ -61,11 +61,27 @@ function directiveOf(request: GenerationRequest): TestDirective | null {
   return parseTestDirective(request.edit ? request.edit.instruction : request.prompt);
 }
 
+/**
+ * Whether test mode decides this request's outcome (a test organization's directive). Its
+ * outcomes are made up, so the worker keeps them out of the provider's metrics and alerts.
+ */
+export function isTestModeRequest(request: GenerationRequest): boolean {
+  return directiveOf(request) !== null;
+}
+
 /** Marks a job as this generator's own: it never reached the provider. */
 const TEST_JOB = 'testMode';
 
-function isTestJob(job: ProviderJob): boolean {
+/** A job test mode started (it never reached the provider). */
+export function isTestModeJob(job: ProviderJob): boolean {
   return job.state?.[TEST_JOB] === true;
+}
+
+const isTestJob = isTestModeJob;
+
+function simulatedFailure(code: GenerationErrorCode, options: { retryAfterMs?: number } = {}): GenerationError {
+  const failure = TEST_MODE_FAILURES[code];
+  return new GenerationError(code, failure.message, failure.retryable, { ...options, simulated: true });
 }
 
 /**
@@ -100,11 +116,13 @@ export class TestModeSceneGenerator extends SceneGenerator {
     const now = this.clock.now().getTime();
     switch (directive.kind) {
       case 'rejected':
-        throw new GenerationError('provider_rejected', 'The prompt starts with "test:" but names no test-mode directive.', false);
+        throw new GenerationError('provider_rejected', 'The prompt starts with "test:" but names no test-mode directive.', false, {
+          simulated: true,
+        });
       case 'throttle': {
         // Counted from the operation's acceptance, so the pause ends however often it is asked.
         const until = (request.acceptedAt?.getTime() ?? now) + directive.ms;
-        if (now < until) throw providerUnavailable(undefined, until - now);
+        if (now < until) throw simulatedFailure('provider_unavailable', { retryAfterMs: until - now });
         return this.scene(request, signal);
       }
       case 'succeed':
@@ -120,9 +138,7 @@ export class TestModeSceneGenerator extends SceneGenerator {
     if (!isTestJob(job)) return this.inner.poll(job, signal);
     const state = job.state!;
     if (state.kind === 'fail') {
-      const code = state.code as GenerationErrorCode;
-      const failure = TEST_MODE_FAILURES[code];
-      return Promise.resolve({ status: 'failed', error: new GenerationError(code, failure.message, failure.retryable) });
+      return Promise.resolve({ status: 'failed', error: simulatedFailure(state.code as GenerationErrorCode) });
     }
     if (state.kind === 'cancel') return Promise.resolve({ status: 'cancelled' });
     const elapsed = this.clock.now().getTime() - Number(state.startedAt);
