@@ -62,6 +62,9 @@ describe('OpenAPI document', () => {
         'POST /v1/webhook-endpoints/{webhookEndpointId}:rotate-secret',
         'GET /v1/webhook-endpoints/{webhookEndpointId}/deliveries',
         'POST /v1/webhook-endpoints/{webhookEndpointId}/deliveries/{messageId}:replay',
+        'POST /v1/embed-sessions/{embedSessionId}:expire',
+        'POST /v1/image-assets/{imageAssetId}:expire',
+        'POST /v1/webhook-endpoints/{webhookEndpointId}:test',
       ].sort(),
     );
     const processing = doc.components.schemas.OperationResponse.properties;

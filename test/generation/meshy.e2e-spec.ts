@@ -88,7 +88,7 @@ async function submitted(generator: MeshySceneGenerator, req: GenerationRequest)
 async function pollAt(at: number, job: ProviderJob): Promise<{ poll: JobPoll; job: ProviderJob }> {
   clock = at;
   const poll = await sut().poll(persisted(job));
-  return { poll, job: poll.status !== 'failed' && poll.job ? persisted(poll.job) : job };
+  return { poll, job: poll.status !== 'failed' && poll.status !== 'cancelled' && poll.job ? persisted(poll.job) : job };
 }
 
 async function failure(promise: Promise<unknown>): Promise<GenerationError> {

@@ -1,10 +1,12 @@
 import { AppConfig, ConfigOverrides, CoreModule, HealthServiceModule, JobWorkerModule, LoggingOptions } from '@app/core';
 import { EmbedSessionsModule } from '@app/embed-sessions';
 import { ImageAssetsModule } from '@app/image-assets';
+import { OrganizationsModule } from '@app/organizations';
 import { ScenesWorkerModule } from '@app/scenes';
 import { TenancyMetricsModule } from '@app/tenancy';
 import { WebhooksWorkerModule } from '@app/webhooks';
 import { DynamicModule, Module } from '@nestjs/common';
+import { TestOrganizationsWiring } from './test-organizations.wiring';
 import { WORKER_JOBS } from './worker-jobs';
 
 export interface WorkerModuleOptions {
@@ -27,7 +29,9 @@ export class WorkerModule {
         EmbedSessionsModule,
         WebhooksWorkerModule,
         TenancyMetricsModule,
+        OrganizationsModule,
       ],
+      providers: [TestOrganizationsWiring],
     };
   }
 }

@@ -69,6 +69,24 @@ export class EmbedSessionsRepository {
     return activeAt(sessions, at)[0] ?? null;
   }
 
+  /**
+   * Test mode's clock: an active session of the organization expires now, its end reported in the
+   * caller's transaction (the caller announces it), so the sweep never announces it again. null
+   * when no such session is active (unknown, foreign, expired, revoked, its scene deleted).
+   */
+  async expireNow(tx: EntityManager, organizationId: string, id: string, at: Date): Promise<EndedSession | null> {
+    const ending = entityColumns(tx, EmbedSessionEntity, { alias: 'es', only: ENDING });
+    const [expired] = await ending.rows(
+      tx,
+      `UPDATE embed_sessions es SET expires_at = $3, end_reported_at = $3
+        WHERE es.id = $1 AND es.organization_id = $2 AND es.revoked_at IS NULL AND es.expires_at > $3
+          AND NOT EXISTS (SELECT 1 FROM ${SCENE_STATE_VIEW} st WHERE st.scene_id = es.scene_id AND st.scene_deleted)
+        RETURNING ${ending.sql}`,
+      [id, organizationId, at],
+    );
+    return expired ? toEnded(expired) : null;
+  }
+
   /** Revokes the scene's sessions (its deletion); returns those that were still active. */
   async revokeForScene(tx: EntityManager, sceneId: string, at: Date): Promise<EndedSession[]> {
     const ending = entityColumns(tx, EmbedSessionEntity, { only: ENDING });

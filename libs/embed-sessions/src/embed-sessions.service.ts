@@ -143,6 +143,26 @@ export class EmbedSessionsService implements OnModuleInit {
   }
 
   /**
+   * Test mode's clock: an active session expires now, exactly as if its time had run out: its URL
+   * stops working, open studios switch to their ended page (`session.ended`, reason `expired`)
+   * and `embed_session.ended` (`expired`) is announced once, in this transaction rather than by
+   * the next sweep. Only the HTTP app knows who may call it (test organizations). 404 for
+   * unknown, foreign and ended sessions, as `extend` answers.
+   */
+  async expireNow(organizationId: string, id: string): Promise<{ embedSessionId: string; expiresAt: string }> {
+    const now = this.clock.now();
+    const ended = await this.sessions.transaction(async (tx) => {
+      const expired = await this.sessions.expireNow(tx, organizationId, id, now);
+      if (!expired) return null;
+      await this.announceEnds(tx, [expired], 'expired', now);
+      this.changes.endedAfterCommit(tx, [expired.id], 'expired');
+      return expired;
+    });
+    if (!ended) throw DomainError.notFound();
+    return { embedSessionId: ended.id, expiresAt: now.toISOString() };
+  }
+
+  /**
    * Whether the session's origin is still one the organization may embed on. Withdrawing an origin
    * revokes its sessions at once; this keeps an extension from reviving one that slipped past
    * (created while the origin was being removed). False for unknown and foreign sessions.

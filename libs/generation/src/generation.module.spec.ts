@@ -1,5 +1,6 @@
-import { HostResolver, loadConfig } from '@app/core';
-import { createSceneGenerator } from './generation.module';
+import { HostResolver, loadConfig, ManualClock } from '@app/core';
+import { createSceneGenerator as createOuter } from './generation.module';
+import { TestModeSceneGenerator } from './test-mode/test-mode-scene.generator';
 import { SceneGenerator } from './scene-generator';
 import { HttpSceneGenerator } from './http/http-scene.generator';
 import { MeshySceneGenerator } from './providers/meshy/meshy-scene.generator';
@@ -13,12 +14,20 @@ import { ProviderFileScrubbing } from './providers/provider-files';
 const provider = (g: SceneGenerator): SceneGenerator =>
   g instanceof SplatPreviewingGenerator || g instanceof ProviderFileScrubbing ? provider(g.inner) : g;
 
-describe(createSceneGenerator.name, () => {
+/** The configured generator, under test mode's (which every configuration gets, outermost). */
+const createSceneGenerator: typeof createOuter = (...args) => {
+  const g = createOuter(...args);
+  if (!(g instanceof TestModeSceneGenerator)) throw new Error('test mode is not the outermost generator');
+  return g.inner;
+};
+
+describe(createOuter.name, () => {
   const media = new FakeImageMedia();
   const resolver = new HostResolver({ servers: null, timeoutMs: 1000 });
+  const clock = new ManualClock(0);
 
   it('uses the procedural generator by default', () => {
-    expect(provider(createSceneGenerator(loadConfig({ GENERATOR: 'procedural' }, {}), media, resolver))).toBeInstanceOf(
+    expect(provider(createSceneGenerator(loadConfig({ GENERATOR: 'procedural' }, {}), media, resolver, clock))).toBeInstanceOf(
       ProceduralSceneGenerator,
     );
   });
@@ -28,22 +37,22 @@ describe(createSceneGenerator.name, () => {
       { GENERATOR: 'http', GENERATION_PROVIDER_URL: 'https://provider.example', GENERATION_PROVIDER_API_KEY: 'pk_test' },
       {},
     );
-    expect(provider(createSceneGenerator(config, media, resolver))).toBeInstanceOf(HttpSceneGenerator);
+    expect(provider(createSceneGenerator(config, media, resolver, clock))).toBeInstanceOf(HttpSceneGenerator);
   });
 
   it('uses Meshy when GENERATOR is meshy', () => {
     const config = loadConfig({ GENERATOR: 'meshy', MESHY_API_KEY: 'msy_test' }, {});
-    expect(provider(createSceneGenerator(config, media, resolver))).toBeInstanceOf(MeshySceneGenerator);
+    expect(provider(createSceneGenerator(config, media, resolver, clock))).toBeInstanceOf(MeshySceneGenerator);
   });
 
   it('uses World Labs when GENERATOR is worldlabs', () => {
     const config = loadConfig({ GENERATOR: 'worldlabs', WORLDLABS_API_KEY: 'wlt_test' }, {});
-    expect(provider(createSceneGenerator(config, media, resolver))).toBeInstanceOf(WorldLabsSceneGenerator);
+    expect(provider(createSceneGenerator(config, media, resolver, clock))).toBeInstanceOf(WorldLabsSceneGenerator);
   });
 
   it("scrubs every provider's files, and leaves the procedural generator's as it writes them", () => {
     const scrubbed = (env: Record<string, string>) => {
-      const g = createSceneGenerator(loadConfig({ ...env, SPLAT_PREVIEW_COUNT: '0' }, {}), media, resolver);
+      const g = createSceneGenerator(loadConfig({ ...env, SPLAT_PREVIEW_COUNT: '0' }, {}), media, resolver, clock);
       return g instanceof ProviderFileScrubbing;
     };
     expect(scrubbed({ GENERATOR: 'worldlabs', WORLDLABS_API_KEY: 'wlt_test' })).toBe(true);
@@ -53,9 +62,11 @@ describe(createSceneGenerator.name, () => {
   });
 
   it('adds splat previews to every generator unless SPLAT_PREVIEW_COUNT is 0', () => {
-    expect(createSceneGenerator(loadConfig({ GENERATOR: 'procedural' }, {}), media, resolver)).toBeInstanceOf(SplatPreviewingGenerator);
-    expect(createSceneGenerator(loadConfig({ GENERATOR: 'procedural', SPLAT_PREVIEW_COUNT: '0' }, {}), media, resolver)).toBeInstanceOf(
-      ProceduralSceneGenerator,
+    expect(createSceneGenerator(loadConfig({ GENERATOR: 'procedural' }, {}), media, resolver, clock)).toBeInstanceOf(
+      SplatPreviewingGenerator,
     );
+    expect(
+      createSceneGenerator(loadConfig({ GENERATOR: 'procedural', SPLAT_PREVIEW_COUNT: '0' }, {}), media, resolver, clock),
+    ).toBeInstanceOf(ProceduralSceneGenerator);
   });
 });

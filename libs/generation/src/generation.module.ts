@@ -1,4 +1,4 @@
-import { AppConfig, HostResolver } from '@app/core';
+import { AppConfig, Clock, HostResolver } from '@app/core';
 import { ImageAssetsModule, ImageMedia } from '@app/image-assets';
 import { Module } from '@nestjs/common';
 import { HttpSceneGenerator } from './http/http-scene.generator';
@@ -10,12 +10,19 @@ import { SplatPreviewingGenerator } from './splat-previews';
 import { ProviderFileScrubbing } from './providers/provider-files';
 import { SPZ_MAX_INFLATION } from '@scene-studio/world-engine';
 import { GENERATION_CONFIG } from './generation.config';
+import { TestModeSceneGenerator } from './test-mode/test-mode-scene.generator';
 
 /**
  * The generator named by `GENERATOR`. Config validation already refused a provider without its
  * key or URL, naming the variable; the checks here only narrow the types.
  */
-export function createSceneGenerator(config: AppConfig, media: ImageMedia, resolver: HostResolver): SceneGenerator {
+export function createSceneGenerator(config: AppConfig, media: ImageMedia, resolver: HostResolver, clock: Clock): SceneGenerator {
+  // Outermost: a test organization's directive never reaches the provider, its scenes are the
+  // procedural generator's (nothing to scrub or preview), and everything else passes through.
+  return new TestModeSceneGenerator(createConfiguredGenerator(config, media, resolver), new ProceduralSceneGenerator(media, null), clock);
+}
+
+function createConfiguredGenerator(config: AppConfig, media: ImageMedia, resolver: HostResolver): SceneGenerator {
   const { splatPreview: preview, maxArtifactBytes, generator: kind } = config.slice(GENERATION_CONFIG);
   const made = createProviderGenerator(config, media, resolver);
   // A provider's files lose what it wrote about them (the prompt, say) before they are stored; the
@@ -63,7 +70,7 @@ function createProviderGenerator(config: AppConfig, media: ImageMedia, resolver:
  */
 @Module({
   imports: [ImageAssetsModule],
-  providers: [{ provide: SceneGenerator, inject: [AppConfig, ImageMedia, HostResolver], useFactory: createSceneGenerator }],
+  providers: [{ provide: SceneGenerator, inject: [AppConfig, ImageMedia, HostResolver, Clock], useFactory: createSceneGenerator }],
   exports: [SceneGenerator],
 })
 export class GenerationModule {}

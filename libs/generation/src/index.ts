@@ -10,3 +10,4 @@ export * from './providers/meshy/meshy-scene.generator';
 // package (the engine is built on them); re-exported so that callers keep one import.
 export * from '@scene-studio/world-engine';
 export * from './generation.config';
+export * from './test-mode/test-mode-scene.generator';

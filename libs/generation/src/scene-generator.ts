@@ -28,6 +28,13 @@ export interface GenerationRequest {
    * the submit where the provider accepts one, so a submit repeated after a crash is not a second job.
    */
   idempotencyKey: string;
+  /**
+   * The organization is a test organization: a directive at the start of the prompt (or the edit
+   * instruction) picks a deterministic outcome (TestModeSceneGenerator). Absent: a live one.
+   */
+  testMode?: boolean;
+  /** When the operation was accepted: what a test-mode throttle counts its pause from. */
+  acceptedAt?: Date;
 }
 
 /**
@@ -81,7 +88,9 @@ export type JobPoll =
       /** What the provider said the job cost (World Labs credits), for the organization's usage. */
       costUnits?: number;
     }
-  | { status: 'failed'; error: GenerationError; costUnits?: number };
+  | { status: 'failed'; error: GenerationError; costUnits?: number }
+  /** The job was cancelled at the provider, not by us: the operation ends `cancelled`. */
+  | { status: 'cancelled'; costUnits?: number };
 
 /** Whose job it is: what an adapter may find the provider's objects by (Marble's tags). */
 export interface ProviderJobOwner {
@@ -128,13 +137,16 @@ export class GenerationError extends Error {
     readonly code: GenerationErrorCode,
     message: string,
     readonly retryable: boolean,
-    options?: { cause?: unknown; retryAfterMs?: number },
+    options?: { cause?: unknown; retryAfterMs?: number; simulated?: boolean },
   ) {
     super(message, options);
     this.retryAfterMs = options?.retryAfterMs;
+    this.simulated = options?.simulated === true;
   }
 
   readonly retryAfterMs: number | undefined;
+  /** Made up by test mode (TestModeSceneGenerator), not a provider's: kept out of the provider's metrics. */
+  readonly simulated: boolean;
 }
 
 /**

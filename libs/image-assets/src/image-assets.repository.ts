@@ -40,6 +40,22 @@ export class ImageAssetsRepository {
       .getOne();
   }
 
+  /**
+   * Moves an unattached, unexpired asset of the organization's expiry to `now` (test mode's
+   * clock); null when there is no such asset. The sweeper then erases it as any expired one.
+   */
+  async expireNow(organizationId: string, id: string, now: Date): Promise<Date | null> {
+    const expiry = entityColumns(this.db, ImageAssetEntity, { only: ['expiresAt'] });
+    const [expired] = await expiry.rows(
+      this.db,
+      `UPDATE image_assets SET expires_at = $3
+        WHERE id = $1 AND organization_id = $2 AND status = 'unattached' AND expires_at > $3
+        RETURNING ${expiry.sql}`,
+      [id, organizationId, now],
+    );
+    return expired?.expiresAt ?? null;
+  }
+
   async markAttached(tx: EntityManager, id: string, now: Date): Promise<void> {
     await rawQuery(
       tx,

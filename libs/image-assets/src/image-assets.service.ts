@@ -1,8 +1,8 @@
-import { BlobStore, Clock, IdGenerator, MetricsService, sha256Hex } from '@app/core';
+import { BlobStore, Clock, DomainError, IdGenerator, MetricsService, sha256Hex } from '@app/core';
 import { UsageService } from '@app/tenancy';
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ImageAssetResponse } from './dto/image-asset.response';
+import { ExpiredImageAssetResponse, ImageAssetResponse } from './dto/image-asset.response';
 import { ImageAssetEntity, ImageFormat } from './image-asset.entity';
 import { ImageAssetErrors } from './image-assets.errors';
 import { ImageAssetsRepository } from './image-assets.repository';
@@ -92,6 +92,17 @@ export class ImageAssetsService {
   async get(organizationId: string, id: string): Promise<ImageAssetResponse | null> {
     const asset = await this.assets.findAvailable(organizationId, id, this.clock.now());
     return asset ? toResponse(asset) : null;
+  }
+
+  /**
+   * Test mode's clock: an unattached asset expires now, exactly as if its 24 hours had passed
+   * (404 from here on, refused as a scene source, erased by the sweeper). Only the HTTP app knows
+   * who may call it (test organizations). 404 for unknown, foreign, expired and attached assets.
+   */
+  async expireNow(organizationId: string, id: string): Promise<ExpiredImageAssetResponse> {
+    const expiresAt = await this.assets.expireNow(organizationId, id, this.clock.now());
+    if (!expiresAt) throw DomainError.notFound();
+    return { imageAssetId: id, expiresAt: expiresAt.toISOString() };
   }
 
   /**

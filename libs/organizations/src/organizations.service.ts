@@ -150,6 +150,11 @@ export class OrganizationsService {
     return org !== null && this.isOriginAllowed(organizationId, origin, org.isTest);
   }
 
+  /** Whether the organization is a test one (`sk_test_` keys); false for an unknown one. */
+  async isTestOrganization(organizationId: string): Promise<boolean> {
+    return (await this.organizations.findById(organizationId))?.isTest === true;
+  }
+
   /** The local test organization `npm start` creates on an empty database, once. */
   async bootstrapLocal(localOrigins: string[]): Promise<(OrganizationView & IssuedKey) | null> {
     if ((await this.organizations.count()) > 0) return null;

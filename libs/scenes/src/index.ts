@@ -28,3 +28,4 @@ export * from './migrations';
 export * from './scenes.ids';
 export * from './scenes.jobs';
 export * from './scenes.config';
+export * from './test-organizations';

@@ -16,6 +16,12 @@ export const OperationFailures = {
     message: 'The operation was cancelled.',
     retryable: true,
   }),
+  /** The provider reported the job cancelled (test mode's `test:cancel`): as a partner's cancel reads, in other words. */
+  cancelledAtProvider: (): OperationError => ({
+    code: 'cancelled',
+    message: 'The generation was cancelled at the provider.',
+    retryable: true,
+  }),
   sceneDeleted: (): OperationError => ({
     code: 'scene_deleted',
     message: 'The scene was deleted before the operation finished.',

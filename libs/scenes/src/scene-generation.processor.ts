@@ -19,6 +19,8 @@ import {
   SceneView,
   SourceImageInput,
   GENERATION_CONFIG,
+  isTestModeJob,
+  isTestModeRequest,
 } from '@app/generation';
 import { ImageAssetsService } from '@app/image-assets';
 import { UsageService } from '@app/tenancy';
@@ -37,6 +39,7 @@ import { SceneReverts } from './scene-reverts';
 import { SceneEntity } from './scene.entity';
 import { ScenesRepository } from './scenes.repository';
 import { SceneJob } from './scenes.jobs';
+import { TestOrganizations } from './test-organizations';
 
 /** An edit found a newer version than it started from: start over from that one. */
 class VersionMoved extends Error {}
@@ -94,6 +97,7 @@ export class SceneGenerationProcessor {
     private readonly admission: AdmissionSignal,
     private readonly metrics: GenerationMetrics,
     private readonly changes: SceneChanges,
+    private readonly testOrganizations: TestOrganizations,
   ) {}
 
   @OnJob(SceneJob.Generate)
@@ -139,10 +143,15 @@ export class SceneGenerationProcessor {
         const waitedMs = this.clock.now().getTime() - op.createdAt.getTime();
         if (waitedMs + e.retryAfterMs < this.config.slice(GENERATION_CONFIG).deadlineMs) {
           this.logger.warn(`operation ${op.id}: ${this.generator.name} asked for ${e.retryAfterMs} ms before the submit; the fleet waits`);
-          this.metrics.throttled('provider');
+          if (!e.simulated) this.metrics.throttled('provider');
           // The provider counts starts per account: every worker holds back, not this job alone,
           // and the operation shows it waits (`queued`, its progress as it was).
-          await this.starts.pause(e.retryAfterMs).catch((p: Error) => this.logger.warn(`could not pause the fleet's starts: ${p.message}`));
+          // A test organization's simulated throttle holds back its own operation only, never the fleet.
+          if (!(await this.testOrganizations.isTest(op.organizationId))) {
+            await this.starts
+              .pause(e.retryAfterMs)
+              .catch((p: Error) => this.logger.warn(`could not pause the fleet's starts: ${p.message}`));
+          }
           await this.progress(op, 'queued', 0);
           throw new RescheduleJob(Math.max(e.retryAfterMs, this.config.slice(GENERATION_CONFIG).pollIntervalMs));
         }
@@ -155,7 +164,7 @@ export class SceneGenerationProcessor {
         this.logger.error({ err: e, operationId: op.id }, `operation ${op.id} failed unexpectedly`);
       }
       if (lastAttempt || !failure.retryNow) {
-        await this.fail(op, failure.error);
+        await this.fail(op, failure.error, 0, e instanceof GenerationError && e.simulated);
         // Recorded; make BullMQ stop retrying and count the job as failed.
         throw unrecoverableJobError(failure.error.code);
       }
@@ -231,7 +240,13 @@ export class SceneGenerationProcessor {
     try {
       const poll = await this.generator.poll(job);
       if (poll.status !== 'running') costUnits = poll.costUnits ?? 0;
-      if (poll.status === 'failed') throw poll.error;
+      if (poll.status === 'failed' || poll.status === 'cancelled') {
+        // A job that ended without a result is final: polling it again would only say so again.
+        const error = poll.status === 'cancelled' ? OperationFailures.cancelledAtProvider() : poll.error;
+        await this.fail(op, { code: error.code, message: error.message, retryable: error.retryable }, costUnits, isTestModeJob(job));
+        await this.cancelAtProvider({ ...op, status: 'failed' });
+        return { failed: error.code };
+      }
       if (poll.job) await this.operations.replaceJob(op.id, poll.job, this.clock.now());
       if (poll.status === 'running') {
         if (poll.progress !== null) {
@@ -301,6 +316,8 @@ export class SceneGenerationProcessor {
       source: opts.withSource ? await this.sourceOf(scene) : null,
       edit: op.kind === 'scene.edit' ? { previous: await this.viewOf(scene.id, base!), instruction: op.instruction ?? '' } : null,
       idempotencyKey: op.id,
+      testMode: await this.testOrganizations.isTest(op.organizationId),
+      acceptedAt: op.createdAt,
     };
   }
 
@@ -311,7 +328,8 @@ export class SceneGenerationProcessor {
     const committed = await this.scenes.transaction((tx) =>
       this.commit(tx, op, request.sceneId, base, request.version, generated, costUnits),
     );
-    if ('version' in committed) this.metrics.succeeded(op.kind);
+    // Test mode's outcomes are made up: the provider's metrics (and its alerts) never see them.
+    if ('version' in committed && !isTestModeRequest(request)) this.metrics.succeeded(op.kind);
     return committed;
   }
 
@@ -374,7 +392,7 @@ export class SceneGenerationProcessor {
     return { version };
   }
 
-  private async fail(op: OperationEntity, error: OperationError, costUnits = 0): Promise<void> {
+  private async fail(op: OperationEntity, error: OperationError, costUnits = 0, simulated = false): Promise<void> {
     const ended = await this.scenes.transaction(async (tx) => {
       const now = this.clock.now();
       // Scene before operation, as everywhere (see OperationsService.cancel).
@@ -384,7 +402,7 @@ export class SceneGenerationProcessor {
       await this.usage.providerCost(tx, op.organizationId, costUnits, now);
       return true;
     });
-    if (ended) this.metrics.failed(op.kind, error.code);
+    if (ended && !simulated) this.metrics.failed(op.kind, error.code);
   }
 
   /**

@@ -22,6 +22,7 @@ import { ProviderStarts } from './provider-starts';
 import { GenerationBacklogMetrics } from './generation-backlog-metrics';
 import { GenerationBacklogRepository } from './generation-backlog.repository';
 import { GenerationMetrics } from './generation-metrics';
+import { TestOrganizations } from './test-organizations';
 
 /** Scenes and their operations for every process: creation, lookup, polling, deletion, edits. */
 @Module({
@@ -57,7 +58,9 @@ export class ScenesModule {}
     // The purge of deleted scenes reaches the provider's copies too: it needs the generator.
     ScenePurge,
     ProviderErasures,
+    // Filled in by the worker app, which may import organizations (test mode's directives).
+    TestOrganizations,
   ],
-  exports: [OperationsReconciler, GenerationAdmission],
+  exports: [OperationsReconciler, GenerationAdmission, TestOrganizations],
 })
 export class ScenesWorkerModule {}

@@ -1,16 +1,10 @@
-import { AppConfig, Clock, HostResolutionError, MetricsService, pinnedLookup } from '@app/core';
+import { AppConfig, Clock, MetricsService } from '@app/core';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import http from 'node:http';
-import https from 'node:https';
-import { Webhook } from 'standardwebhooks';
-import { SecretBox } from './webhook-secrets';
 import { WEBHOOKS_CONFIG } from './webhooks.config';
 import { WEBHOOK_LIMITS } from './webhook-limits';
-import { TargetRefused, WebhookTargets } from './webhook-target';
 import { WebhookAttempt } from './webhook-delivery.entity';
+import { WebhookSender } from './webhook-sender';
 import { ClaimedDelivery, DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
-
-class DeliveryTimeout extends Error {}
 
 /**
  * A claimed delivery is this worker's for its timeout and this much more; then, if the worker
@@ -18,7 +12,6 @@ class DeliveryTimeout extends Error {}
  * one deadline (WEBHOOK_TIMEOUT_MS) covers all of it, DNS included: the slack is for recording it.
  */
 const LEASE_SLACK_MS = 5_000;
-const USER_AGENT = 'SceneStudio-Webhooks/1';
 
 /**
  * Delivers the outbox (WebhookOutbox) from the worker: claims due deliveries with SKIP LOCKED,
@@ -31,10 +24,6 @@ const USER_AGENT = 'SceneStudio-Webhooks/1';
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly agents = {
-    'http:': new http.Agent({ keepAlive: true, keepAliveMsecs: 1000, timeout: 4000 }),
-    'https:': new https.Agent({ keepAlive: true, keepAliveMsecs: 1000, timeout: 4000 }),
-  };
   private readonly results;
   private readonly disabled;
   private loop: Promise<void> | null = null;
@@ -43,8 +32,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   constructor(
     private readonly webhooks: WebhooksRepository,
-    private readonly targets: WebhookTargets,
-    private readonly secrets: SecretBox,
+    private readonly sender: WebhookSender,
     private readonly config: AppConfig,
     private readonly clock: Clock,
     metrics: MetricsService,
@@ -67,8 +55,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.wake?.();
     await this.loop;
     await Promise.allSettled([...this.inFlight]);
-    this.agents['http:'].destroy();
-    this.agents['https:'].destroy();
+    this.sender.close();
   }
 
   private async run(): Promise<void> {
@@ -113,25 +100,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   /** One attempt, recorded, and what follows from it (success, a retry, the end, a disabled endpoint). */
   private async deliver(d: ClaimedDelivery): Promise<void> {
-    const started = this.clock.now();
-    const t0 = performance.now();
-    // The one deadline of the attempt: resolving the name, connecting, sending, the status line.
-    const deadline = AbortSignal.timeout(this.config.slice(WEBHOOKS_CONFIG).timeoutMs);
-    let statusCode: number | null = null;
-    let error: WebhookAttempt['error'] = null;
-    try {
-      const { url, addresses } = await this.targets.check(d.url, d.allowLoopback, deadline);
-      statusCode = await this.post(url, addresses[0], this.headers(d, started), d.body, deadline);
-      if (statusCode < 200 || statusCode > 299) error = 'http_status';
-    } catch (e) {
-      error = attemptError(e, deadline);
-    }
-    const attempt: WebhookAttempt = {
-      attemptedAt: started.toISOString(),
-      statusCode,
-      error,
-      durationMs: Math.round(performance.now() - t0),
-    };
+    const attempt = await this.sender.send(d, d.messageId, d.body);
+    const error = attempt.error;
     const now = this.clock.now();
     const keep = WEBHOOK_LIMITS.attemptsPerDelivery;
     this.results.inc({ result: error ?? 'delivered' });
@@ -181,59 +151,4 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const wait = schedule[attempts - 1] * (0.9 + Math.random() * 0.2);
     return { status: 'pending', nextAttemptAt: new Date(now.getTime() + wait) };
   }
-
-  /** Standard Webhooks headers; during a rotation's overlap both secrets sign (space-separated). */
-  private headers(d: ClaimedDelivery, at: Date): Record<string, string> {
-    const sealed = [d.secretSealed];
-    if (d.previousSecretSealed && d.previousSecretExpiresAt && d.previousSecretExpiresAt > at) sealed.push(d.previousSecretSealed);
-    const signature = sealed.map((s) => new Webhook(this.secrets.open(s)).sign(d.messageId, at, d.body)).join(' ');
-    return {
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      'webhook-id': d.messageId,
-      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-      'webhook-signature': signature,
-    };
-  }
-
-  /**
-   * POSTs to `address` (already checked) under the URL's host name (TLS verifies the certificate
-   * for the name). `deadline` ends the whole exchange up to the answer's status line; the
-   * answer's body is read and dropped (under the same deadline), never stored. Redirects are not
-   * followed: a 3xx fails.
-   */
-  private post(url: URL, address: string, headers: Record<string, string>, body: string, deadline: AbortSignal): Promise<number> {
-    deadline.throwIfAborted();
-    const client = url.protocol === 'https:' ? https : http;
-    return new Promise<number>((resolve, reject) => {
-      const req = client.request(url, {
-        method: 'POST',
-        agent: this.agents[url.protocol as 'http:' | 'https:'],
-        lookup: pinnedLookup(() => Promise.resolve([address])),
-        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-      });
-      const onDeadline = () => req.destroy(new DeliveryTimeout());
-      const done = () => deadline.removeEventListener('abort', onDeadline);
-      deadline.addEventListener('abort', onDeadline, { once: true });
-      req.on('response', (res) => {
-        resolve(res.statusCode ?? 0);
-        res.on('end', done);
-        res.on('close', done);
-        res.resume();
-      });
-      req.on('error', (e) => {
-        done();
-        reject(e);
-      });
-      req.end(body);
-    });
-  }
-}
-
-/** Our word for a failed attempt; the deadline's passing is a timeout whatever step it stopped. */
-function attemptError(e: unknown, deadline: AbortSignal): WebhookAttempt['error'] {
-  if (e instanceof TargetRefused) return 'target_not_allowed';
-  if (deadline.aborted || e instanceof DeliveryTimeout) return 'timeout';
-  if (e instanceof HostResolutionError && e.reason === 'timeout') return 'timeout';
-  return 'connection_failed';
 }

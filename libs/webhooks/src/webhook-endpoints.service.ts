@@ -8,9 +8,11 @@ import {
   WebhookEndpointListResponse,
   WebhookEndpointResponse,
   WebhookEndpointWithSecretResponse,
+  WebhookTestResponse,
 } from './dto/webhook-endpoint.dto';
 import { WEBHOOK_LIMITS, WebhookReplayBudget } from './webhook-limits';
 import { newSigningSecret, SecretBox } from './webhook-secrets';
+import { WebhookSender } from './webhook-sender';
 import { TargetRefused, WebhookTargets } from './webhook-target';
 import { WebhookErrors } from './webhooks.errors';
 import { WebhookDeliveryWithType, WebhookEndpoint, WebhooksRepository } from './webhooks.repository';
@@ -37,6 +39,7 @@ export class WebhookEndpointsService {
     private readonly random: RandomSource,
     private readonly clock: Clock,
     private readonly replays: WebhookReplayBudget,
+    private readonly sender: WebhookSender,
   ) {}
 
   /**
@@ -140,6 +143,23 @@ export class WebhookEndpointsService {
   async replay(organizationId: string, id: string, messageId: string): Promise<WebhookDeliveryResponse> {
     await this.replays.spend(organizationId);
     return toDeliveryResponse(await this.found(this.webhooks.replay(organizationId, id, messageId, this.clock.now())));
+  }
+
+  /**
+   * Sends a signed `webhook.test` event to the endpoint now, once, by the same rules as every
+   * delivery (the target checked again, both secrets signing during a rotation's overlap), and
+   * answers with the attempt. Nothing is recorded or retried: it is not one of the endpoint's
+   * deliveries, and it is sent whether the endpoint is enabled or not. Only the HTTP app knows who
+   * may call it (test organizations). It spends the replay budget: each one is an outgoing request
+   * that may take the whole delivery timeout, like the delivery a replay makes due.
+   */
+  async sendTest(organizationId: string, id: string): Promise<WebhookTestResponse> {
+    await this.replays.spend(organizationId);
+    const endpoint = await this.found(this.webhooks.findEndpoint(organizationId, id));
+    const messageId = this.ids.generate(WebhookIdPrefix.Message);
+    const body = JSON.stringify({ type: 'webhook.test', timestamp: this.clock.now().toISOString(), data: { webhookEndpointId: id } });
+    const attempt = await this.sender.send(endpoint, messageId, body, { pooled: false });
+    return { messageId, type: 'webhook.test', delivered: attempt.error === null, attempt };
   }
 
   private async found<T>(p: Promise<T | null>): Promise<T> {

@@ -8,13 +8,14 @@ import { WebhookOutbox } from './webhook-outbox';
 import { WebhookRetention } from './webhook-retention';
 import { SecretBox } from './webhook-secrets';
 import { WebhookTargets } from './webhook-target';
+import { WebhookSender } from './webhook-sender';
 import { WebhooksDataModule } from './webhooks-data.module';
 
 /** Endpoints and the outbox, for every process that changes state worth announcing. */
 @Module({
   imports: [WebhooksDataModule],
-  providers: [SecretBox, WebhookTargets, WebhookOutbox, WebhookReplayBudget, WebhookEndpointsService],
-  exports: [WebhookOutbox, WebhookEndpointsService, SecretBox, WebhookTargets],
+  providers: [SecretBox, WebhookTargets, WebhookSender, WebhookOutbox, WebhookReplayBudget, WebhookEndpointsService],
+  exports: [WebhookOutbox, WebhookEndpointsService, SecretBox, WebhookTargets, WebhookSender],
 })
 export class WebhooksModule {}
 

@@ -18,6 +18,7 @@ import type {
   CreateSceneInput,
   CreateWebhookEndpointInput,
   EmbedSession,
+  ExpiredImageAsset,
   ExtendedEmbedSession,
   FinishedOperation,
   ImageAsset,
@@ -26,6 +27,7 @@ import type {
   Usage,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
+  WebhookTestResult,
 } from './types';
 import { toUploadBlob, type UploadOptions, type UploadSource } from './uploads';
 
@@ -316,6 +318,45 @@ export class SceneStudioClient {
         }),
       TRANSIENT,
       options.signal,
+    );
+  }
+
+  /**
+   * POST /v1/embed-sessions/{id}:expire (test organizations only): the session expires now, as if
+   * its time had run out — the studio shows its ended page (`session.ended`, reason `expired`) and
+   * `embed_session.ended` is sent. A live key gets SceneStudioError `403 test_mode_only`.
+   */
+  expireEmbedSession(embedSessionId: string, options: RequestOptions = {}): Promise<ExtendedEmbedSession> {
+    return this.call(
+      (signal) => this.raw.POST('/v1/embed-sessions/{embedSessionId}:expire', { params: { path: { embedSessionId } }, signal }),
+      TRANSIENT,
+      options.signal,
+    );
+  }
+
+  /**
+   * POST /v1/image-assets/{id}:expire (test organizations only): an unattached asset expires now,
+   * as if its 24 hours had passed. A live key gets SceneStudioError `403 test_mode_only`.
+   */
+  expireImageAsset(imageAssetId: string, options: RequestOptions = {}): Promise<ExpiredImageAsset> {
+    return this.call(
+      (signal) => this.raw.POST('/v1/image-assets/{imageAssetId}:expire', { params: { path: { imageAssetId } }, signal }),
+      TRANSIENT,
+      options.signal,
+    );
+  }
+
+  /**
+   * POST /v1/webhook-endpoints/{id}:test (test organizations only): sends a signed `webhook.test`
+   * event to the endpoint now and answers with the attempt (`delivered`, the status code or our
+   * word for what went wrong). Not retried by the client: each call is one more send.
+   */
+  testWebhookEndpoint(webhookEndpointId: string, options: RequestOptions = {}): Promise<WebhookTestResult> {
+    return this.call(
+      (signal) => this.raw.POST('/v1/webhook-endpoints/{webhookEndpointId}:test', { params: { path: { webhookEndpointId } }, signal }),
+      () => false,
+      options.signal,
+      { retryNetworkErrors: false },
     );
   }
 

@@ -10,6 +10,8 @@ export { DEFAULT_RETRY_POLICY, parseRetryAfter } from './retry';
 export type { RetryPolicy, Sleep } from './retry';
 export { MAX_UPLOAD_BYTES } from './uploads';
 export type { UploadOptions, UploadSource } from './uploads';
+export { testPrompt } from './test-mode';
+export type { TestFailureCode, TestOutcome } from './test-mode';
 export { verifyWebhook, WebhookVerificationError } from './webhooks';
 export type { SceneStudioWebhookEvent, UnknownWebhookEvent, VerifiedWebhook, WebhookEvent, WebhookHeaders } from './webhooks';
 export type * from './types';

@@ -20,6 +20,8 @@ export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecretRespon
 export type CreateWebhookEndpointInput = Schemas['CreateWebhookEndpointDto'];
 export type WebhookEventType = CreateWebhookEndpointInput['events'][number];
 export type Usage = Schemas['UsageResponse'];
+export type ExpiredImageAsset = Schemas['ExpiredImageAssetResponse'];
+export type WebhookTestResult = Schemas['WebhookTestResponse'];
 
 /** An operation that has finished: `succeeded` (with `sceneId` and `version`) or `failed` (with `error`). */
 export type FinishedOperation = Operation & { status: 'succeeded' | 'failed' };

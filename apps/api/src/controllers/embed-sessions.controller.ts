@@ -11,6 +11,7 @@ import { Principal } from '@app/organizations';
 import { Body, Controller, Delete, Header, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/principal.decorator';
+import { TestOrganizationsOnlyGuard } from '../auth/test-organizations-only.guard';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
 @ApiTags('Embed sessions')
@@ -87,5 +88,30 @@ export class EmbedSessionsController {
     @CurrentPrincipal() principal: Principal,
   ): Promise<ExtendedEmbedSessionResponse> {
     return this.sessions.extend(principal.organizationId, id, dto);
+  }
+
+  // Test mode's clock (docs/api.md, "Testing your integration").
+  @Post(':embedSessionId\\:expire')
+  @HttpCode(200)
+  @UseGuards(TestOrganizationsOnlyGuard)
+  @ApiOperation({
+    summary: 'Expire an embed session now (test mode)',
+    description:
+      'Test organizations only. An active session expires now, as if its time had run out: its URL stops working, open studios ' +
+      'show the ended page (`session.ended`, reason `expired`) and `embed_session.ended` (reason `expired`) is sent once. No body. ' +
+      "Expired, revoked, unknown and other organizations' sessions are `404`.",
+  })
+  @ApiParam({ name: 'embedSessionId', example: 'es_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  @ApiOkResponse({ type: ExtendedEmbedSessionResponse, description: 'The session and its expiry, now.' })
+  @ApiProblems({
+    400: '`invalid_id`.',
+    403: "A live organization's key (`test_mode_only`): test mode is for test organizations.",
+    404: 'Unknown, expired, revoked or not yours (`not_found`).',
+  })
+  expire(
+    @Param('embedSessionId', new ParseIdPipe(EmbedSessionIdPrefix.EmbedSession)) id: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ExtendedEmbedSessionResponse> {
+    return this.sessions.expireNow(principal.organizationId, id);
   }
 }

@@ -1,10 +1,11 @@
 import { DomainError, ParseIdPipe } from '@app/core';
-import { ImageAssetResponse, ImageAssetsService, MAX_UPLOAD_BYTES, ImageAssetIdPrefix } from '@app/image-assets';
+import { ExpiredImageAssetResponse, ImageAssetResponse, ImageAssetsService, MAX_UPLOAD_BYTES, ImageAssetIdPrefix } from '@app/image-assets';
 import { Principal } from '@app/organizations';
-import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
+import { TestOrganizationsOnlyGuard } from '../auth/test-organizations-only.guard';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 import { UploadReader } from '../uploads/upload-reader';
 
@@ -70,5 +71,29 @@ export class ImageAssetsController {
     const asset = await this.assets.get(principal.organizationId, id);
     if (!asset) throw DomainError.notFound();
     return asset;
+  }
+
+  // Test mode's clock (docs/api.md, "Testing your integration"); AIP-136's custom method.
+  @Post(':imageAssetId\\:expire')
+  @HttpCode(200)
+  @UseGuards(TestOrganizationsOnlyGuard)
+  @ApiOperation({
+    summary: 'Expire an unattached image asset now (test mode)',
+    description:
+      'Test organizations only. The asset expires now, as if its 24 hours had passed: `GET` answers 404 and scene creation ' +
+      "`source_asset_not_found` from here on. No body. Unknown, expired, attached and other organizations' assets are `404`.",
+  })
+  @ApiParam({ name: 'imageAssetId', example: 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  @ApiOkResponse({ type: ExpiredImageAssetResponse })
+  @ApiProblems({
+    400: '`invalid_id`.',
+    403: "A live organization's key (`test_mode_only`): test mode is for test organizations.",
+    404: 'Unknown, expired, attached or not yours (`not_found`).',
+  })
+  expire(
+    @Param('imageAssetId', new ParseIdPipe(ImageAssetIdPrefix.ImageAsset)) id: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ExpiredImageAssetResponse> {
+    return this.assets.expireNow(principal.organizationId, id);
   }
 }

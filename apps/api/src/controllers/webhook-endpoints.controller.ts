@@ -14,10 +14,12 @@ import {
   WebhookEndpointWithSecretResponse,
   WEBHOOK_LIMITS,
   WebhookIdPrefix,
+  WebhookTestResponse,
 } from '@app/webhooks';
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/principal.decorator';
+import { TestOrganizationsOnlyGuard } from '../auth/test-organizations-only.guard';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
 const ENDPOINT_ID = new ParseIdPipe(WebhookIdPrefix.Endpoint);
@@ -127,6 +129,30 @@ export class WebhookEndpointsController {
     @CurrentPrincipal() principal: Principal,
   ): Promise<WebhookEndpointWithSecretResponse> {
     return this.endpoints.rotateSecret(principal.organizationId, id, dto.overlapSeconds);
+  }
+
+  // Test mode (docs/api.md, "Testing your integration").
+  @Post(':webhookEndpointId\\:test')
+  @HttpCode(200)
+  @UseGuards(TestOrganizationsOnlyGuard)
+  @ApiOperation({
+    summary: 'Send a signed test event now (test mode)',
+    description:
+      'Test organizations only. Sends `{"type": "webhook.test", "timestamp", "data": {"webhookEndpointId"}}`, signed and checked like ' +
+      'every delivery, to the endpoint now (enabled or not), once, and answers with the attempt: the status code, or our word for ' +
+      'what went wrong. Nothing is recorded or retried. No body. Counts against the replay budget ' +
+      `(${WEBHOOK_LIMITS.replaysPerMinute} a minute).`,
+  })
+  @ApiParam(ENDPOINT_PARAM)
+  @ApiOkResponse({ type: WebhookTestResponse })
+  @ApiProblems({
+    400: '`invalid_id`.',
+    403: "A live organization's key (`test_mode_only`): test mode is for test organizations.",
+    404: NOT_FOUND,
+    429: '`rate_limited` (the replay budget), with `Retry-After`.',
+  })
+  test(@Param('webhookEndpointId', ENDPOINT_ID) id: string, @CurrentPrincipal() principal: Principal): Promise<WebhookTestResponse> {
+    return this.endpoints.sendTest(principal.organizationId, id);
   }
 
   @Get(':webhookEndpointId/deliveries')

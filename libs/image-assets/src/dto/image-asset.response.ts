@@ -39,3 +39,12 @@ export class ImageAssetResponse {
   })
   expiresAt: string | null;
 }
+
+/** What `POST /v1/image-assets/{id}:expire` answers (test mode): the asset's expiry, now. */
+export class ExpiredImageAssetResponse {
+  @ApiProperty({ example: 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  imageAssetId: string;
+
+  @ApiProperty({ format: 'date-time' })
+  expiresAt: string;
+}

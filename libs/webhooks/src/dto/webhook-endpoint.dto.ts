@@ -162,6 +162,24 @@ export class WebhookAttemptResponse {
   durationMs: number;
 }
 
+/** What `POST /v1/webhook-endpoints/{id}:test` answers: the one attempt it made, now. */
+export class WebhookTestResponse {
+  @ApiProperty({
+    example: 'msg_01JD3Z8Q4W6K2M9T5X7B1C0VHE',
+    description: 'The `webhook-id` the test event was sent with (a new one each time).',
+  })
+  messageId: string;
+
+  @ApiProperty({ enum: ['webhook.test'], description: 'The event type in the body sent.' })
+  type: 'webhook.test';
+
+  @ApiProperty({ description: 'The endpoint answered 2xx.' })
+  delivered: boolean;
+
+  @ApiProperty({ type: WebhookAttemptResponse })
+  attempt: WebhookAttemptResponse;
+}
+
 export class WebhookDeliveryResponse {
   @ApiProperty({ example: 'msg_01JD3Z8Q4W6K2M9T5X7B1C0VHE', description: 'The `webhook-id` header of every attempt: deduplicate on it.' })
   messageId: string;

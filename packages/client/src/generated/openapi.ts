@@ -42,6 +42,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/embed-sessions/{embedSessionId}:expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expire an embed session now (test mode)
+         * @description Test organizations only. An active session expires now, as if its time had run out: its URL stops working, open studios show the ended page (`session.ended`, reason `expired`) and `embed_session.ended` (reason `expired`) is sent once. No body. Expired, revoked, unknown and other organizations' sessions are `404`.
+         */
+        post: operations["EmbedSessions_expire"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/embed-sessions/{embedSessionId}:extend": {
         parameters: {
             query?: never;
@@ -96,6 +116,26 @@ export interface paths {
         get: operations["ImageAssets_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/image-assets/{imageAssetId}:expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expire an unattached image asset now (test mode)
+         * @description Test organizations only. The asset expires now, as if its 24 hours had passed: `GET` answers 404 and scene creation `source_asset_not_found` from here on. No body. Unknown, expired, attached and other organizations' assets are `404`.
+         */
+        post: operations["ImageAssets_expire"];
         delete?: never;
         options?: never;
         head?: never;
@@ -279,6 +319,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints/{webhookEndpointId}:test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event now (test mode)
+         * @description Test organizations only. Sends `{"type": "webhook.test", "timestamp", "data": {"webhookEndpointId"}}`, signed and checked like every delivery, to the endpoint now (enabled or not), once, and answers with the attempt: the status code, or our word for what went wrong. Nothing is recorded or retried. No body. Counts against the replay budget (30 a minute).
+         */
+        post: operations["WebhookEndpoints_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints/{webhookEndpointId}/deliveries": {
         parameters: {
             query?: never;
@@ -416,6 +476,12 @@ export interface components {
             helpText: string | null;
             partnerName: string | null;
         };
+        ExpiredImageAssetResponse: {
+            /** Format: date-time */
+            expiresAt: string;
+            /** @example img_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+            imageAssetId: string;
+        };
         ExtendedEmbedSessionResponse: {
             /** @example es_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
             embedSessionId: string;
@@ -547,7 +613,7 @@ export interface components {
         /** @description RFC 9457 problem details. `code` is stable and machine-readable. */
         Problem: {
             /** @enum {string} */
-            code: "bad_request" | "invalid_json" | "invalid_id" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_request_in_progress" | "payload_too_large" | "expectation_failed" | "headers_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "unavailable" | "internal_error" | "external_ref_conflict" | "scene_not_ready" | "edit_in_progress" | "unsupported_image_format" | "image_corrupt" | "image_dimensions_exceeded" | "source_asset_not_found" | "source_image_too_small" | "source_image_aspect_ratio" | "origin_not_allowed" | "session_ended" | "quota_exceeded" | "max_waiting_generations_exceeded" | "limit_exceeded";
+            code: "bad_request" | "invalid_json" | "invalid_id" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_request_in_progress" | "payload_too_large" | "expectation_failed" | "headers_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "unavailable" | "internal_error" | "test_mode_only" | "external_ref_conflict" | "scene_not_ready" | "edit_in_progress" | "unsupported_image_format" | "image_corrupt" | "image_dimensions_exceeded" | "source_asset_not_found" | "source_image_too_small" | "source_image_aspect_ratio" | "origin_not_allowed" | "session_ended" | "quota_exceeded" | "max_waiting_generations_exceeded" | "limit_exceeded";
             detail: string;
             /** @description Present for field problems (`validation_failed`). */
             errors?: {
@@ -821,6 +887,21 @@ export interface components {
             /** @example whe_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
             webhookEndpointId: string;
         };
+        WebhookTestResponse: {
+            attempt: components["schemas"]["WebhookAttemptResponse"];
+            /** @description The endpoint answered 2xx. */
+            delivered: boolean;
+            /**
+             * @description The `webhook-id` the test event was sent with (a new one each time).
+             * @example msg_01JD3Z8Q4W6K2M9T5X7B1C0VHE
+             */
+            messageId: string;
+            /**
+             * @description The event type in the body sent.
+             * @enum {string}
+             */
+            type: "webhook.test";
+        };
     };
     responses: never;
     parameters: never;
@@ -1000,6 +1081,113 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
+            500: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    EmbedSessions_expire: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                embedSessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session and its expiry, now. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the organization. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExtendedEmbedSessionResponse"];
+                };
+            };
+            /** @description `invalid_id`. */
+            400: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A live organization's key (`test_mode_only`): test mode is for test organizations. */
+            403: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, expired, revoked or not yours (`not_found`). */
+            404: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
                     "X-Request-Id"?: string;
@@ -1355,6 +1543,112 @@ export interface operations {
                 };
             };
             /** @description Unknown, expired or not yours (`not_found`). */
+            404: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
+            500: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ImageAssets_expire: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                imageAssetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the organization. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpiredImageAssetResponse"];
+                };
+            };
+            /** @description `invalid_id`. */
+            400: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A live organization's key (`test_mode_only`): test mode is for test organizations. */
+            403: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, expired, attached or not yours (`not_found`). */
             404: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
@@ -2714,6 +3008,112 @@ export interface operations {
                 };
             };
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
+            500: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WebhookEndpoints_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the organization. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResponse"];
+                };
+            };
+            /** @description `invalid_id`. */
+            400: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A live organization's key (`test_mode_only`): test mode is for test organizations. */
+            403: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, deleted or not yours (`not_found`). */
+            404: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited` (the replay budget), with `Retry-After`. */
             429: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
