@@ -514,6 +514,16 @@ export interface components {
             createdAt: string;
             /** @description Present when failed. */
             error?: components["schemas"]["OperationErrorResponse"];
+            /**
+             * @description The externalRef of the operation's scene (null when it has none). A failed creation's scene keeps the one it was created with, which may since name another, active scene.
+             * @example order-48213
+             */
+            externalRef: string | null;
+            /**
+             * @description What the operation does: creates the scene (version 1) or edits it (a studio edit or revert: the next version).
+             * @enum {string}
+             */
+            kind: "scene.create" | "scene.edit";
             /** @example op_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
             operationId: string;
             /**
