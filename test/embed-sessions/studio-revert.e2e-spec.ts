@@ -140,6 +140,8 @@ describe('reverting a scene to an earlier version through the studio API', () =>
     const op = await suite.api.http().get(`/v1/operations/${turns[1].operationId}`).set(suite.org.auth);
     expect(op.body).toEqual({
       operationId: turns[1].operationId,
+      kind: 'scene.edit',
+      externalRef: null,
       status: 'succeeded',
       sceneId,
       version: 3,

@@ -20,6 +20,8 @@ describe('POST /v1/operations/{operationId}:cancel', () => {
     const op = await suite.api.http().get(`/v1/operations/${created.body.operationId}`).set(suite.org.auth);
     expect(op.body).toEqual({
       operationId: created.body.operationId,
+      kind: 'scene.create',
+      externalRef: null,
       status: 'processing',
       progress: 0,
       stage: 'queued',
@@ -38,6 +40,9 @@ describe('POST /v1/operations/{operationId}:cancel', () => {
     expect(res.headers['retry-after']).toBeUndefined();
     expect(res.body).toEqual({
       operationId: id,
+      // The released creation keeps the externalRef it was created with, though it is free again.
+      kind: 'scene.create',
+      externalRef: 'cancel-me',
       status: 'failed',
       error: { code: 'cancelled', message: 'The operation was cancelled.', retryable: true },
       createdAt: created.body.createdAt,

@@ -28,6 +28,8 @@ describe('POST /v1/scenes', () => {
     expect(op.status).toBe(200);
     expect(op.body).toEqual({
       operationId: res.body.operationId,
+      kind: 'scene.create',
+      externalRef: 'order-1',
       status: 'processing',
       progress: 0,
       stage: 'queued',

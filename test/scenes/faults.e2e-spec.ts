@@ -212,6 +212,8 @@ describe('faults: the work still happens, once, and failures stay safe', () => {
       const done = await awaitOperation(suite.api, suite.org, created.body.operationId);
       expect(done.body).toEqual({
         operationId: created.body.operationId,
+        kind: 'scene.create',
+        externalRef: 'will-fail',
         status: 'failed',
         error: { code: 'provider_unavailable', message: expect.any(String), retryable: true },
         createdAt: expect.any(String),

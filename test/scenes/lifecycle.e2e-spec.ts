@@ -22,6 +22,8 @@ describe('scene lifecycle: create → poll → lookup → edit → delete', () =
     if (first.body.status === 'processing') {
       expect(first.body).toEqual({
         operationId,
+        kind: 'scene.create',
+        externalRef: 'lifecycle-1',
         status: 'processing',
         progress: expect.any(Number),
         stage: expect.stringMatching(/^(queued|generating|downloading|storing)$/),
@@ -40,6 +42,8 @@ describe('scene lifecycle: create → poll → lookup → edit → delete', () =
     expect(done.headers['retry-after']).toBeUndefined();
     expect(done.body).toEqual({
       operationId,
+      kind: 'scene.create',
+      externalRef: 'lifecycle-1',
       status: 'succeeded',
       sceneId: expect.stringMatching(/^scn_[0-9A-HJKMNP-TV-Z]{26}$/),
       version: 1,

@@ -185,6 +185,8 @@ describe('long-running generations and their failures on a real database', () =>
       const cancelled = await operations().cancel(org.organizationId, id);
       expect(cancelled).toEqual({
         operationId: id,
+        kind: 'scene.create',
+        externalRef: 'cancel-1',
         status: 'failed',
         error: { code: 'cancelled', message: 'The operation was cancelled.', retryable: true },
         createdAt: expect.any(String),

@@ -45,10 +45,11 @@ describe('webhook delivery: signed, from the outbox, retried, recorded, replayab
 
   it('delivers operation.succeeded, signed (Standard Webhooks), carrying the operation exactly as GET shows it', async () => {
     const { org, secret } = await subscriber(['operation.succeeded', 'operation.failed']);
-    const created = await createScene(suite.api, org, { prompt: 'A lighthouse on a cliff at dusk' });
+    const created = await createScene(suite.api, org, { prompt: 'A lighthouse on a cliff at dusk', externalRef: 'lighthouse-7' });
     const opId = created.body.operationId as string;
     const done = await awaitOperation(suite.api, org, opId);
-    expect(done.body.status).toBe('succeeded');
+    // What a receiver routes by, without a GET: the operation's kind and its scene's externalRef.
+    expect(done.body).toMatchObject({ status: 'succeeded', kind: 'scene.create', externalRef: 'lighthouse-7' });
     const [event] = await pollUntil(
       () => Promise.resolve(receiver.verified(secret)),
       (v) => v.length >= 1,
@@ -315,7 +316,7 @@ describe('webhook delivery of a cancel, with the worker started after it', () =>
       .send({ url: receiver.url, events: ['operation.failed'] });
     const created = await createScene(suite.api, org, { prompt: 'A glacier under aurora' });
     const cancelled = await suite.api.http().post(`/v1/operations/${created.body.operationId}:cancel`).set(org.auth);
-    expect(cancelled.body).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
+    expect(cancelled.body).toMatchObject({ status: 'failed', error: { code: 'cancelled' }, kind: 'scene.create', externalRef: null });
     const worker = await startWorker(suite.env, WORKER);
     try {
       const events = await pollUntil(

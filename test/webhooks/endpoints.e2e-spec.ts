@@ -97,7 +97,7 @@ describe('webhook endpoints: POST/GET/PATCH/DELETE /v1/webhook-endpoints and :ro
   });
 
   it('changes url, events and enabled with PATCH; disabling says who did it, enabling clears it', async () => {
-    const { body } = await create(testOrg, { url: 'http://localhost:4567/hooks', events: ['operation.succeeded'] });
+    const { body } = await create(testOrg, { url: 'http://localhost:4567/patched', events: ['operation.succeeded'] });
     const path = `/v1/webhook-endpoints/${body.webhookEndpointId}`;
     const off = await suite.api
       .http()
@@ -112,8 +112,47 @@ describe('webhook endpoints: POST/GET/PATCH/DELETE /v1/webhook-endpoints and :ro
     expectProblem(bad, 422, 'validation_failed');
   });
 
+  it('refuses a second endpoint of the same URL with a common event (409 webhook_endpoint_conflict), by POST or PATCH', async () => {
+    const url = 'http://localhost:4567/duplicate';
+    const first = await create(testOrg, { url, events: ['operation.succeeded', 'scene.deleted'] });
+    expect(first.status).toBe(201);
+    const firstId = first.body.webhookEndpointId as string;
+    const conflict = (res: Parameters<typeof expectProblem>[0]) => {
+      expectProblem(res, 409, 'webhook_endpoint_conflict');
+      expect(res.body.webhookEndpointId).toBe(firstId);
+    };
+
+    // The same URL as stored (the host's case is not part of it) with one event in common.
+    conflict(await create(testOrg, { url: 'http://LOCALHOST:4567/duplicate', events: ['scene.deleted', 'embed_session.ended'] }));
+    // Racing creations: exactly one of the same URL and events gets in.
+    const raced = await Promise.all(
+      Array.from({ length: 4 }, () => create(testOrg, { url: 'http://localhost:4567/raced', events: ['operation.failed'] })),
+    );
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    // No event in common, another URL, or another organization: allowed.
+    const failedOnly = await create(testOrg, { url, events: ['operation.failed'] });
+    expect(failedOnly.status).toBe(201);
+    const elsewhere = await create(testOrg, { url: 'http://localhost:4567/elsewhere', events: ['operation.succeeded'] });
+    expect(elsewhere.status).toBe(201);
+    const other = await createOrganization(suite.api.app, { test: true });
+    expect((await create(other, { url, events: ['operation.succeeded'] })).status).toBe(201);
+
+    // PATCH may not make an overlap either, by its events or by its url; nothing is changed then.
+    const patch = (id: string, body: object) => suite.api.http().patch(`/v1/webhook-endpoints/${id}`).set(testOrg.auth).send(body);
+    conflict(await patch(failedOnly.body.webhookEndpointId, { events: ['operation.failed', 'operation.succeeded'] }));
+    conflict(await patch(elsewhere.body.webhookEndpointId, { url }));
+    const unchanged = await suite.api.http().get(`/v1/webhook-endpoints/${elsewhere.body.webhookEndpointId}`).set(testOrg.auth);
+    expect(unchanged.body).toMatchObject({ url: 'http://localhost:4567/elsewhere', events: ['operation.succeeded'] });
+    // An endpoint keeps its own URL and events: changing only what else it has is no conflict.
+    expect((await patch(firstId, { enabled: false, events: ['operation.succeeded'] })).status).toBe(200);
+    // A disabled endpoint still holds its URL; a deleted one frees it.
+    conflict(await create(testOrg, { url, events: ['operation.succeeded'] }));
+    expect((await suite.api.http().delete(`/v1/webhook-endpoints/${firstId}`).set(testOrg.auth)).status).toBe(204);
+    expect((await create(testOrg, { url, events: ['operation.succeeded'] })).status).toBe(201);
+  });
+
   it('rotates the secret: a new one, shown once; the old one stops being shown', async () => {
-    const { body } = await create(testOrg, { url: 'http://localhost:4567/hooks', events: ['operation.succeeded'] });
+    const { body } = await create(testOrg, { url: 'http://localhost:4567/rotated', events: ['operation.succeeded'] });
     const res = await suite.api
       .http()
       .post(`/v1/webhook-endpoints/${body.webhookEndpointId}:rotate-secret`)
@@ -132,7 +171,7 @@ describe('webhook endpoints: POST/GET/PATCH/DELETE /v1/webhook-endpoints and :ro
   });
 
   it('hides other organizations’ endpoints exactly like unknown ones, and DELETE is 204 for all', async () => {
-    const { body } = await create(testOrg, { url: 'http://localhost:4567/hooks', events: ['operation.succeeded'] });
+    const { body } = await create(testOrg, { url: 'http://localhost:4567/hidden', events: ['operation.succeeded'] });
     const id = body.webhookEndpointId as string;
     const unknown = 'whe_01JD3Z8Q4W6K2M9T5X7B1C0VHE';
     for (const target of [id, unknown]) {

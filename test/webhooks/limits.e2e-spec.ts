@@ -10,6 +10,7 @@ import { setUpSuite } from '../support/suite';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 const TARGET = 'http://localhost:4567/hooks';
+let endpointsMade = 0;
 
 const idsOf = (res: Response): string[] => (res.body.items as { webhookEndpointId: string }[]).map((e) => e.webhookEndpointId);
 
@@ -48,7 +49,8 @@ describe('webhook endpoint limits: at most 20 per organization, paginated lists,
       .http()
       .post('/v1/webhook-endpoints')
       .set(org.auth)
-      .send({ url: TARGET, events: ['scene.deleted'] });
+      // A path of its own each: one URL with the same event twice is refused as a duplicate.
+      .send({ url: `${TARGET}/${++endpointsMade}`, events: ['scene.deleted'] });
   const list = (org: TestOrganization, query = '') => suite.api.http().get(`/v1/webhook-endpoints${query}`).set(org.auth);
 
   it(`keeps an organization at ${WEBHOOK_LIMITS.endpointsPerOrganization} live endpoints, exactly, even when 40 creations race`, async () => {

@@ -175,7 +175,8 @@ describe('loopback webhook targets: test organizations only, off in production u
       expect(refused.body.errors).toEqual([{ field: 'url', code: 'not_allowed', message: expect.stringContaining('localhost') }]);
       expect((await createEndpoint(allowing, org, receiver.url)).status).toBe(201);
       // Outside production a test organization may, as before.
-      expect((await createEndpoint(suite.api, org, receiver.url)).status).toBe(201);
+      // Another path: the same URL with the same event would be a duplicate (409).
+      expect((await createEndpoint(suite.api, org, `${receiver.url}/again`)).status).toBe(201);
     } finally {
       await production.close();
       await allowing.close();
@@ -251,7 +252,7 @@ describe('loopback webhook targets: test organizations only, off in production u
     } finally {
       await refusing.stop();
     }
-    const other = await createEndpoint(suite.api, org, receiver.url);
+    const other = await createEndpoint(suite.api, org, `${receiver.url}/other`);
     const allowing = await workerProcess({ ...PRODUCTION, WEBHOOK_ALLOW_LOOPBACK: 'true' });
     try {
       expect(await firstAttempt(org, other.body.webhookEndpointId, 'A harbour at dawn')).toMatchObject({ statusCode: 204, error: null });

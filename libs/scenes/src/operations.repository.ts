@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull, LessThanOrEqual, Not } from 'typeorm';
 import { OperationError } from './operation-error';
 import { OperationEntity, OperationStage, StoredProviderJob } from './operation.entity';
+import { SceneEntity } from './scene.entity';
 
 /**
  * What a partner's poll shows, and nothing more: the polling path reads these columns only (not
@@ -11,6 +12,7 @@ import { OperationEntity, OperationStage, StoredProviderJob } from './operation.
  */
 const VISIBLE = [
   'id',
+  'kind',
   'sceneId',
   'status',
   'version',
@@ -34,8 +36,23 @@ export interface EndedOperation {
   holdsSlot: boolean;
 }
 
-/** An operation as its organization sees it. */
-export type VisibleOperation = Pick<OperationEntity, (typeof VISIBLE)[number]>;
+/** An operation as its organization sees it, with its scene's externalRef (read in the same statement). */
+export type VisibleOperation = Pick<OperationEntity, (typeof VISIBLE)[number]> & Pick<SceneEntity, 'externalRef'>;
+
+/**
+ * The operation's columns (alias `o`) and its scene's externalRef (alias `s`, joined by every
+ * visible read), for one SELECT; each row becomes the operation with `externalRef` on it.
+ */
+function visibleColumns<K extends (typeof VISIBLE)[number] | 'organizationId'>(db: DataSource | EntityManager, only: readonly K[]) {
+  const op = entityColumns(db, OperationEntity, { alias: 'o', only });
+  const scene = entityColumns(db, SceneEntity, { alias: 's', only: ['externalRef'] });
+  const toEntity = (row: Record<string, unknown>) => Object.assign(op.toEntity(row), scene.toEntity(row));
+  return {
+    sql: `${op.sql}, ${scene.sql}`,
+    toEntity,
+    rows: async (tx: EntityManager, sql: string, params: readonly unknown[]) => (await rawQuery(tx, sql, params)).rows.map(toEntity),
+  };
+}
 
 @Injectable()
 export class OperationsRepository {
@@ -57,7 +74,7 @@ export class OperationsRepository {
    * query than node-postgres spent sending it and parsing the reply (docs/performance.md).
    */
   async findVisible(organizationId: string, id: string): Promise<VisibleOperation | null> {
-    const visible = entityColumns(this.db, OperationEntity, { alias: 'o', only: VISIBLE });
+    const visible = visibleColumns(this.db, VISIBLE);
     const rows = await poolQuery(
       this.db,
       `SELECT ${visible.sql} FROM operations o JOIN scenes s ON s.id = o.scene_id
@@ -74,12 +91,8 @@ export class OperationsRepository {
   }
 
   /** findVisible, locked for the caller's transaction (a cancel). */
-  async lockVisible(
-    tx: EntityManager,
-    organizationId: string,
-    id: string,
-  ): Promise<(VisibleOperation & Pick<OperationEntity, 'kind'>) | null> {
-    const columns = entityColumns(tx, OperationEntity, { alias: 'o', only: [...VISIBLE, 'kind'] });
+  async lockVisible(tx: EntityManager, organizationId: string, id: string): Promise<VisibleOperation | null> {
+    const columns = visibleColumns(tx, VISIBLE);
     const [op] = await columns.rows(
       tx,
       `SELECT ${columns.sql} FROM operations o JOIN scenes s ON s.id = o.scene_id
@@ -92,7 +105,7 @@ export class OperationsRepository {
 
   /** The operation as its organization sees it, read in the caller's transaction (a webhook's payload); null once its scene is deleted. */
   async findVisibleIn(tx: EntityManager, id: string): Promise<(VisibleOperation & Pick<OperationEntity, 'organizationId'>) | null> {
-    const columns = entityColumns(tx, OperationEntity, { alias: 'o', only: [...VISIBLE, 'organizationId'] });
+    const columns = visibleColumns(tx, [...VISIBLE, 'organizationId']);
     const [op] = await columns.rows(
       tx,
       `SELECT ${columns.sql} FROM operations o JOIN scenes s ON s.id = o.scene_id

@@ -1,5 +1,6 @@
 import { Clock, DomainError, ErrorCode, HostResolutionError, IdGenerator, RandomSource } from '@app/core';
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import {
   CreateWebhookEndpointDto,
   UpdateWebhookEndpointDto,
@@ -14,6 +15,7 @@ import { WEBHOOK_LIMITS, WebhookReplayBudget } from './webhook-limits';
 import { newSigningSecret, SecretBox } from './webhook-secrets';
 import { WebhookSender } from './webhook-sender';
 import { TargetRefused, WebhookTargets } from './webhook-target';
+import { WebhookEventType } from './webhook-events';
 import { WebhookErrors } from './webhooks.errors';
 import { WebhookDeliveryWithType, WebhookEndpoint, WebhooksRepository } from './webhooks.repository';
 import { WebhookIdPrefix } from './webhooks.ids';
@@ -43,9 +45,10 @@ export class WebhookEndpointsService {
   ) {}
 
   /**
-   * An organization keeps at most WEBHOOK_LIMITS.endpointsPerOrganization live endpoints. The count
+   * An organization keeps at most WEBHOOK_LIMITS.endpointsPerOrganization live endpoints, and no two
+   * of them with the same URL and a common event (each such event would go out twice). The checks
    * and the insert share a transaction that holds the organization's endpoint lock, so concurrent
-   * creations cannot both take the last place.
+   * creations cannot both take the last place, nor both add the same URL.
    */
   async create(owner: WebhookOwner, dto: CreateWebhookEndpointDto): Promise<WebhookEndpointWithSecretResponse> {
     const url = await this.checkedUrl(dto.url, owner.isTest);
@@ -71,6 +74,7 @@ export class WebhookEndpointsService {
       if ((await this.webhooks.countEndpoints(tx, owner.organizationId)) >= WEBHOOK_LIMITS.endpointsPerOrganization) {
         throw WebhookErrors.tooManyEndpoints();
       }
+      await this.refuseOverlap(tx, owner.organizationId, url, endpoint.events, null);
       await this.webhooks.insertEndpoint(tx, endpoint);
     });
     return { ...toEndpointResponse(endpoint), secret };
@@ -95,13 +99,34 @@ export class WebhookEndpointsService {
     // Existence first: another organization's id must not learn whether its URL would pass.
     const current = await this.found(this.webhooks.findEndpoint(owner.organizationId, id));
     const url = dto.url === undefined ? undefined : await this.checkedUrl(dto.url, current.allowLoopback);
-    const changed = await this.webhooks.updateEndpoint(
-      owner.organizationId,
-      id,
-      { url, events: dto.events, enabled: dto.enabled },
-      this.clock.now(),
-    );
+    const changed = await this.webhooks.transaction(async (tx) => {
+      if (url !== undefined || dto.events !== undefined) {
+        await this.webhooks.lockOrganizationEndpoints(tx, owner.organizationId);
+        // Read again under the lock: another change of this endpoint may have committed meanwhile.
+        const latest = await this.webhooks.findEndpoint(owner.organizationId, id, tx);
+        if (latest) await this.refuseOverlap(tx, owner.organizationId, url ?? latest.url, dto.events ?? latest.events, id);
+      }
+      return this.webhooks.updateEndpoint(
+        tx,
+        owner.organizationId,
+        id,
+        { url, events: dto.events, enabled: dto.enabled },
+        this.clock.now(),
+      );
+    });
     return toEndpointResponse(await this.found(Promise.resolve(changed)));
+  }
+
+  /** `409 webhook_endpoint_conflict` naming the other endpoint, when one has this URL and a common event. */
+  private async refuseOverlap(
+    tx: EntityManager,
+    organizationId: string,
+    url: string,
+    events: readonly WebhookEventType[],
+    exceptId: string | null,
+  ): Promise<void> {
+    const other = await this.webhooks.findOverlappingEndpoint(tx, organizationId, url, events, exceptId);
+    if (other) throw WebhookErrors.duplicateEndpoint(other);
   }
 
   /** A new secret; the previous one keeps signing (a second signature) for `overlapSeconds`. */

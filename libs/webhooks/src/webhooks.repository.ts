@@ -37,8 +37,9 @@ export class WebhooksRepository {
   }
 
   /**
-   * Serializes, until the caller's transaction ends, the creations of one organization's endpoints,
-   * so that counting them and inserting one is exact under concurrency. An advisory lock, since the
+   * Serializes, until the caller's transaction ends, the creations of one organization's endpoints
+   * and the changes of their URL or events, so that counting them and inserting one, and finding
+   * no other endpoint of the same URL and events, are exact under concurrency. An advisory lock, since the
    * organization's row belongs to another lib; its key is namespaced by table.
    */
   async lockOrganizationEndpoints(tx: EntityManager, organizationId: string): Promise<void> {
@@ -63,15 +64,38 @@ export class WebhooksRepository {
     return page.orderBy('e.id').limit(limit).getMany();
   }
 
-  async findEndpoint(organizationId: string, id: string): Promise<WebhookEndpoint | null> {
-    return this.endpoints()
+  /** In the caller's transaction when `tx` is given. */
+  async findEndpoint(organizationId: string, id: string, tx?: EntityManager): Promise<WebhookEndpoint | null> {
+    return this.endpoints(tx)
       .select(this.endpointColumns.properties.map((p) => `e.${p}`))
       .where('e.id = :id AND e.organization_id = :organizationId AND e.deleted_at IS NULL', { id, organizationId })
       .getOne();
   }
 
+  /**
+   * The id of a live endpoint of the organization (enabled or not) with this exact URL and at
+   * least one of these events, other than `exceptId`; null when there is none.
+   */
+  async findOverlappingEndpoint(
+    tx: EntityManager,
+    organizationId: string,
+    url: string,
+    events: readonly WebhookEventType[],
+    exceptId: string | null,
+  ): Promise<string | null> {
+    const { rows } = await rawQuery<{ id: string }>(
+      tx,
+      `SELECT id FROM webhook_endpoints
+        WHERE organization_id = $1 AND deleted_at IS NULL AND url = $2 AND events && $3::text[] AND id IS DISTINCT FROM $4
+        ORDER BY id LIMIT 1`,
+      [organizationId, url, events, exceptId],
+    );
+    return rows[0]?.id ?? null;
+  }
+
   /** Changes what is given; null when the endpoint is not the organization's (or deleted). */
   async updateEndpoint(
+    tx: EntityManager,
     organizationId: string,
     id: string,
     change: { url?: string; events?: WebhookEventType[]; enabled?: boolean },
@@ -79,7 +103,7 @@ export class WebhooksRepository {
   ): Promise<WebhookEndpoint | null> {
     const endpoint = this.endpointColumns;
     const [updated] = await endpoint.rows(
-      this.db,
+      tx,
       `UPDATE webhook_endpoints
           SET url = coalesce($3::text, url),
               events = coalesce($4::text[], events),
@@ -416,7 +440,7 @@ export class WebhooksRepository {
     return affected;
   }
 
-  private endpoints() {
-    return this.db.getRepository(WebhookEndpointEntity).createQueryBuilder('e');
+  private endpoints(tx?: EntityManager) {
+    return (tx ?? this.db.manager).getRepository(WebhookEndpointEntity).createQueryBuilder('e');
   }
 }

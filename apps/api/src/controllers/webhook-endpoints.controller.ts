@@ -46,12 +46,15 @@ export class WebhookEndpointsController {
     description:
       'Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is returned ' +
       'by this call alone. At least once: deduplicate on `webhook-id`. Order is not guaranteed. ' +
-      `An organization has at most ${WEBHOOK_LIMITS.endpointsPerOrganization} endpoints (deleted ones do not count).`,
+      `An organization has at most ${WEBHOOK_LIMITS.endpointsPerOrganization} endpoints (deleted ones do not count), ` +
+      'and no two with the same `url` and an event in common.',
   })
   @ApiCreatedResponse({ type: WebhookEndpointWithSecretResponse })
   @ApiProblems({
     ...JSON_PROBLEMS,
-    409: `The organization already has ${WEBHOOK_LIMITS.endpointsPerOrganization} endpoints (\`limit_exceeded\`); delete one first.`,
+    409:
+      `The organization already has ${WEBHOOK_LIMITS.endpointsPerOrganization} endpoints (\`limit_exceeded\`); delete one first. ` +
+      'Or one of its endpoints, enabled or not, has this `url` and an event in common (`webhook_endpoint_conflict`, naming it in `webhookEndpointId`).',
     422: '`validation_failed` (a `url` that is not allowed has field code `not_allowed`).',
   })
   create(@Body() dto: CreateWebhookEndpointDto, @CurrentPrincipal() principal: Principal): Promise<WebhookEndpointWithSecretResponse> {
@@ -86,7 +89,12 @@ export class WebhookEndpointsController {
   })
   @ApiParam(ENDPOINT_PARAM)
   @ApiOkResponse({ type: WebhookEndpointResponse })
-  @ApiProblems({ ...JSON_PROBLEMS, 404: NOT_FOUND, 422: '`validation_failed`.' })
+  @ApiProblems({
+    ...JSON_PROBLEMS,
+    404: NOT_FOUND,
+    409: 'Another endpoint of the organization has the resulting `url` and an event in common (`webhook_endpoint_conflict`, naming it in `webhookEndpointId`).',
+    422: '`validation_failed`.',
+  })
   update(
     @Param('webhookEndpointId', ENDPOINT_ID) id: string,
     @Body() dto: UpdateWebhookEndpointDto,

@@ -18,6 +18,21 @@ export class OperationResponse {
   @ApiProperty({ example: 'op_01JD3Z8Q4W6K2M9T5X7B1C0VHE', pattern: '^op_[0-9A-HJKMNP-TV-Z]{26}$' })
   operationId: string;
 
+  @ApiProperty({
+    enum: ['scene.create', 'scene.edit'],
+    description: 'What the operation does: creates the scene (version 1) or edits it (a studio edit or revert: the next version).',
+  })
+  kind: 'scene.create' | 'scene.edit';
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'order-48213',
+    description:
+      "The externalRef of the operation's scene (null when it has none). A failed creation's scene keeps the one it was created with, which may since name another, active scene.",
+  })
+  externalRef: string | null;
+
   @ApiProperty({ enum: ['processing', 'succeeded', 'failed'] })
   status: 'processing' | 'succeeded' | 'failed';
 

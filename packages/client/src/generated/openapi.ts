@@ -262,7 +262,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is returned by this call alone. At least once: deduplicate on `webhook-id`. Order is not guaranteed. An organization has at most 20 endpoints (deleted ones do not count).
+         * @description Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is returned by this call alone. At least once: deduplicate on `webhook-id`. Order is not guaranteed. An organization has at most 20 endpoints (deleted ones do not count), and no two with the same `url` and an event in common.
          */
         post: operations["WebhookEndpoints_create"];
         delete?: never;
@@ -580,6 +580,16 @@ export interface components {
             createdAt: string;
             /** @description Present when failed. */
             error?: components["schemas"]["OperationErrorResponse"];
+            /**
+             * @description The externalRef of the operation's scene (null when it has none). A failed creation's scene keeps the one it was created with, which may since name another, active scene.
+             * @example order-48213
+             */
+            externalRef: string | null;
+            /**
+             * @description What the operation does: creates the scene (version 1) or edits it (a studio edit or revert: the next version).
+             * @enum {string}
+             */
+            kind: "scene.create" | "scene.edit";
             /** @example op_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
             operationId: string;
             /**
@@ -613,7 +623,7 @@ export interface components {
         /** @description RFC 9457 problem details. `code` is stable and machine-readable. */
         Problem: {
             /** @enum {string} */
-            code: "bad_request" | "invalid_json" | "invalid_id" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_request_in_progress" | "payload_too_large" | "expectation_failed" | "headers_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "unavailable" | "internal_error" | "test_mode_only" | "external_ref_conflict" | "scene_not_ready" | "edit_in_progress" | "unsupported_image_format" | "image_corrupt" | "image_dimensions_exceeded" | "source_asset_not_found" | "source_image_too_small" | "source_image_aspect_ratio" | "origin_not_allowed" | "session_ended" | "quota_exceeded" | "max_waiting_generations_exceeded" | "limit_exceeded";
+            code: "bad_request" | "invalid_json" | "invalid_id" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_request_in_progress" | "payload_too_large" | "expectation_failed" | "headers_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "unavailable" | "internal_error" | "test_mode_only" | "external_ref_conflict" | "scene_not_ready" | "edit_in_progress" | "unsupported_image_format" | "image_corrupt" | "image_dimensions_exceeded" | "source_asset_not_found" | "source_image_too_small" | "source_image_aspect_ratio" | "origin_not_allowed" | "session_ended" | "quota_exceeded" | "max_waiting_generations_exceeded" | "limit_exceeded" | "webhook_endpoint_conflict";
             detail: string;
             /** @description Present for field problems (`validation_failed`). */
             errors?: {
@@ -2521,7 +2531,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The organization already has 20 endpoints (`limit_exceeded`); delete one first. */
+            /** @description The organization already has 20 endpoints (`limit_exceeded`); delete one first. Or one of its endpoints, enabled or not, has this `url` and an event in common (`webhook_endpoint_conflict`, naming it in `webhookEndpointId`). */
             409: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
@@ -2833,6 +2843,17 @@ export interface operations {
             };
             /** @description Unknown, deleted or not yours (`not_found`). */
             404: {
+                headers: {
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another endpoint of the organization has the resulting `url` and an event in common (`webhook_endpoint_conflict`, naming it in `webhookEndpointId`). */
+            409: {
                 headers: {
                     /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
                     "X-Request-Id"?: string;
