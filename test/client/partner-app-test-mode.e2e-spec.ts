@@ -1,4 +1,4 @@
-import { SceneStudioClient, testPrompt } from '@scene-studio/client';
+import { SceneStudioClient, TestFailureCode, testPrompt } from '@scene-studio/client';
 import { PartnerApp } from '../support/partner-app';
 import { pollUntil } from '../support/poll';
 import { freePort } from '../support/processes';
@@ -25,7 +25,7 @@ describe('examples/partner-app in test mode', () => {
     const port = await freePort();
     const endpoint = await client.createWebhookEndpoint({
       url: `http://localhost:${port}/webhooks/scene-studio`,
-      events: ['operation.failed'],
+      events: ['operation.failed', 'embed_session.ended'],
     });
     endpointId = endpoint.webhookEndpointId;
     partner = await PartnerApp.start({
@@ -62,9 +62,58 @@ describe('examples/partner-app in test mode', () => {
     return { seen, last };
   }
 
-  it('shows a failure the test asked for, with its code, as the app passes it on', async () => {
-    const { last } = await outcome(testPrompt({ fail: 'provider_unavailable' }, 'A sunlit greenhouse'));
-    expect(last).toMatchObject({ status: 'failed', error: { code: 'provider_unavailable', retryable: true } });
+  // Every public generation failure, as docs/api.md lists them with whether a retry may help.
+  const FAILURES: Array<[TestFailureCode, boolean]> = [
+    ['generation_failed', true],
+    ['provider_unavailable', true],
+    ['provider_timeout', true],
+    ['provider_rejected', false],
+    ['provider_quota_exceeded', false],
+  ];
+  it.each(FAILURES)('shows the failure %s the test asked for, as the app passes it on', async (code, retryable) => {
+    const { last } = await outcome(testPrompt({ fail: code }, 'A sunlit greenhouse'));
+    expect(last).toMatchObject({ status: 'failed', error: { code, retryable } });
+    // The app's webhook route received and verified the operation.failed event too.
+    await pollUntil(
+      () => partner.webhooks(),
+      (events) => events.some((e) => e.type === 'operation.failed'),
+      { timeoutMs: 15_000, intervalMs: 100, what: "operation.failed at the app's webhook route" },
+    );
+  });
+
+  it('shows a cancel by the provider as a failed operation with code cancelled', async () => {
+    const { last } = await outcome(testPrompt({ cancel: true }, 'A sunlit greenhouse'));
+    expect(last).toMatchObject({ status: 'failed', error: { code: 'cancelled', retryable: true } });
+  });
+
+  it('shows a throttled generation waiting at the queued stage, then succeeded', async () => {
+    const { seen, last } = await outcome(testPrompt({ throttleSeconds: 2 }, 'A sunlit greenhouse'));
+    expect(last).toMatchObject({ status: 'succeeded', version: 1 });
+    expect(seen.some((s) => s.status === 'processing' && s.stage === 'queued')).toBe(true);
+  });
+
+  it('opens a studio session through the app, and once the test clock expires it the app can no longer extend it', async () => {
+    const { last } = await outcome(testPrompt({ succeed: true }, 'A sunlit greenhouse'));
+    expect(last).toMatchObject({ status: 'succeeded' });
+    const opened = await fetch(`${partner.origin}/api/embed-sessions`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ sceneId: last.sceneId, mode: 'perform' }),
+    });
+    expect(opened.status).toBe(201);
+    const { embedSessionId } = (await opened.json()) as { embedSessionId: string };
+    const extend = () => fetch(`${partner.origin}/api/embed-sessions/${embedSessionId}/extend`, { method: 'POST', headers: { cookie } });
+    expect((await extend()).status).toBe(200);
+
+    await client.expireEmbedSession(embedSessionId);
+    const refused = await extend();
+    expect(refused.status).toBe(404);
+    expect(await refused.json()).toMatchObject({ code: 'not_found' });
+    await pollUntil(
+      () => partner.webhooks(),
+      (events) => events.some((e) => e.type === 'embed_session.ended'),
+      { timeoutMs: 15_000, intervalMs: 100, what: "embed_session.ended at the app's webhook route" },
+    );
   });
 
   it('shows a timed generation processing at the generating stage, then succeeded', async () => {
