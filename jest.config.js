@@ -43,10 +43,12 @@ module.exports = {
   // A global option: jest ignores it inside projects.
   testTimeout: 60_000,
   // The e2e files mostly wait on PostgreSQL, Redis, Chromium and child processes, so on two
-  // cores three workers keep them busy. Each file has its own database and queue prefix and
-  // takes ports from the OS (docs/testing.md: what a test may share). SS_TEST_WORKERS=1 runs the
-  // files one at a time, to tell a load-dependent failure from a real one.
-  maxWorkers: Number(process.env.SS_TEST_WORKERS ?? 3),
+  // cores three workers would keep them busy: each file has its own database and queue prefix and
+  // takes ports from the OS (docs/testing.md: what a test may share). But the first full runs
+  // with three workers failed where one worker passes (the hostile studio session's uploads reset
+  // under load), so one worker stays the default until a parallel run is proven stable;
+  // SS_TEST_WORKERS=3 opts in.
+  maxWorkers: Number(process.env.SS_TEST_WORKERS ?? 1),
   // The slowest files first (test/jest/durations.json), so no long file starts at the end.
   testSequencer: '<rootDir>/test/jest/slowest-first-sequencer.js',
   // The ten slowest files and the time per project, after every run.
