@@ -37,8 +37,13 @@ describe('test mode: the test clock and webhook test sends, for test organizatio
 
   const post = (path: string, org: TestOrganization) => suite.api.http().post(path).set(org.auth);
 
+  // A path of its own per endpoint: one organization may not have two endpoints on one URL with
+  // an event in common (409 webhook_endpoint_conflict).
+  let endpoints = 0;
+  const endpointUrl = () => `${receiver.url}/${++endpoints}`;
+
   async function endpoint(org: TestOrganization, events = ['embed_session.ended']): Promise<{ id: string; secret: string }> {
-    const res = await suite.api.http().post('/v1/webhook-endpoints').set(org.auth).send({ url: receiver.url, events });
+    const res = await suite.api.http().post('/v1/webhook-endpoints').set(org.auth).send({ url: endpointUrl(), events });
     expect(res.status).toBe(201);
     return { id: res.body.webhookEndpointId, secret: res.body.secret };
   }
@@ -224,7 +229,7 @@ describe('test mode: the test clock and webhook test sends, for test organizatio
       await expect(client.expireEmbedSession(session.embedSessionId)).resolves.toMatchObject({ embedSessionId: session.embedSessionId });
       const asset = await client.uploadImage(await image('png', 1920, 1080));
       await expect(client.expireImageAsset(asset.imageAssetId)).resolves.toMatchObject({ imageAssetId: asset.imageAssetId });
-      const hook = await client.createWebhookEndpoint({ url: receiver.url, events: ['operation.failed'] });
+      const hook = await client.createWebhookEndpoint({ url: endpointUrl(), events: ['operation.failed'] });
       await expect(client.testWebhookEndpoint(hook.webhookEndpointId)).resolves.toMatchObject({ delivered: true, type: 'webhook.test' });
 
       const liveClient = new SceneStudioClient({ apiKey: live.apiKey, baseUrl: suite.api.url });
