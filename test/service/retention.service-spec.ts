@@ -1,6 +1,7 @@
 import { AppConfig, ManualClock } from '@app/core';
 import { EMBED_SESSIONS_CONFIG, EmbedSessionRetention, EmbedSessionsService } from '@app/embed-sessions';
 import {
+  GenerationAdmission,
   OperationRetention,
   SCENES_CONFIG,
   OperationsService,
@@ -113,6 +114,36 @@ describe('retention of ended data on a real database', () => {
     expect(tombstones).toHaveLength(2);
     expect(await suite.app.get(OperationsService).get(org.organizationId, doomed.operationId)).toBeNull();
     expect(await suite.app.get(ScenesService).get(org.organizationId, doomed.sceneId)).toBeNull();
+  });
+
+  it('keeps an ended operation whose work still holds its slot past retention, then erases it once the work ends', async () => {
+    const retention = suite.app.get(OperationRetention);
+    clock.set(t0 + 100 * DAY);
+    const created = await suite.app
+      .get(ScenesService)
+      .create(org.organizationId, { key: randomUUID(), scope: 'POST /v1/scenes' }, { prompt: 'A quarry in rain' });
+    const operationId = created.value.operationId;
+    // Admitted and started by a worker, then its scene deleted: it ends for the partner, and its
+    // slot stays held (stage cancelling) until the worker sees the work end.
+    await suite.app.get(GenerationAdmission).round();
+    await h
+      .db()
+      .query(`UPDATE operations SET started_at = now(), stage = 'generating' WHERE id = $1 AND admitted_at IS NOT NULL`, [operationId]);
+    const [{ scene_id: sceneId }] = await h.db().query(`SELECT scene_id FROM operations WHERE id = $1`, [operationId]);
+    await suite.app.get(ScenesService).delete(org.organizationId, sceneId);
+    await suite.app.get(ScenePurge).purgeDeleted();
+    const stage = async () => (await h.db().query(`SELECT stage FROM operations WHERE id = $1`, [operationId]))[0]?.stage;
+    expect(await stage()).toBe('cancelling');
+
+    // Long past retention: erasing it would lose the slot for good (nothing would release it).
+    clock.set(t0 + 200 * DAY);
+    await retention.purgeOld();
+    expect(await stage()).toBe('cancelling');
+    // The worker follows the work to its end; the operation stops holding its slot and goes.
+    await suite.app.get(SceneGenerationProcessor).generate({ operationId }, firstAttempt);
+    expect(await stage()).toBeNull();
+    expect(await retention.purgeOld()).toEqual({ operations: 1 });
+    expect(await stage()).toBeUndefined();
   });
 
   it('erases an embed session 30 days after it ended — revoked, expired (once its end was reported) or its scene deleted — never an active one', async () => {

@@ -287,13 +287,15 @@ export class OperationsRepository {
 
   /**
    * Deletes up to `limit` operations of deleted (and purged) scenes that ended before `before`,
-   * oldest first, skipping rows other transactions hold; returns how many went.
+   * oldest first, skipping rows other transactions hold; returns how many went. One whose work
+   * still holds its slot (`cancelling`) stays until that work ends (releaseSlot): erased, its
+   * slot would be counted as held for good.
    */
   async deleteOfDeletedScenesEndedBefore(before: Date, limit: number): Promise<number> {
     const { affected } = await rawQuery(
       this.db,
       `DELETE FROM operations WHERE id IN (
-         SELECT id FROM operations WHERE scene_deleted_at IS NOT NULL AND completed_at < $1
+         SELECT id FROM operations WHERE scene_deleted_at IS NOT NULL AND completed_at < $1 AND stage IS NULL
           ORDER BY completed_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
       [before, limit],
     );
