@@ -32,13 +32,7 @@ describe('a World Labs world in the studio, in a real browser', () => {
   });
 
   const stack = setUpEmbedStack({
-    worker: () => ({
-      GENERATOR: 'worldlabs',
-      WORLDLABS_BASE_URL: fake.url,
-      WORLDLABS_API_KEY: fake.apiKey,
-      GENERATION_POLL_INTERVAL_MS: '100',
-      GENERATION_POLL_MAX_MS: '200',
-    }),
+    worker: () => fake.workerConfig(),
   });
   const contexts: BrowserContext[] = [];
   afterEach(async () => {

@@ -111,16 +111,11 @@ describe('monitoring against a real Prometheus scraping running processes', () =
   const suite = setUpSuite(() => ({
     studio: {},
     worker: {
-      config: {
-        GENERATOR: 'worldlabs',
-        WORLDLABS_BASE_URL: fake.url,
-        WORLDLABS_API_KEY: fake.apiKey,
-        GENERATION_POLL_INTERVAL_MS: '100',
-        GENERATION_POLL_MAX_MS: '200',
+      config: fake.workerConfig({
         GENERATION_BACKOFF_MS: '100',
         WEBHOOK_POLL_INTERVAL_MS: '50',
         WEBHOOK_RETRY_SCHEDULE_MS: '200,200,200,200,200,200',
-      },
+      }),
     },
   }));
 

@@ -342,13 +342,7 @@ describe.each(['worldlabs', 'meshy'] as const)("what each mode receives of %s's 
   const suite = setUpSuite(() => ({
     studio: {},
     worker: {
-      config: {
-        GENERATION_POLL_INTERVAL_MS: '100',
-        GENERATION_POLL_MAX_MS: '200',
-        ...(provider === 'worldlabs'
-          ? { GENERATOR: 'worldlabs', WORLDLABS_BASE_URL: worldLabs.url, WORLDLABS_API_KEY: worldLabs.apiKey }
-          : { GENERATOR: 'meshy', MESHY_BASE_URL: meshy.url, MESHY_API_KEY: meshy.apiKey }),
-      },
+      config: provider === 'worldlabs' ? worldLabs.workerConfig() : meshy.workerConfig(),
     },
     org: { test: true },
   }));

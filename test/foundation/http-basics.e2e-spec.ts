@@ -247,6 +247,42 @@ describe('HTTP basics of the partner API', () => {
       expect(sent).toBeLessThan(16 * 1024 * 1024);
     });
 
+    it('reads a refused body on up to its declared length, so a client sending 8 MiB reads the answer', async () => {
+      // An anonymous upload is answered before its body is read; an honest client sends all it
+      // declared before it looks at the answer. Cut at 2 MiB, it would meet a reset instead.
+      const conn = await RawConnection.open(Number(new URL(suite.api.url).port), { allowHalfOpen: true });
+      const clientErrors: string[] = [];
+      conn.socket.on('error', (e: NodeJS.ErrnoException) => clientErrors.push(e.code ?? e.message));
+      const declared = 8 * 1024 * 1024;
+      await conn.write(
+        `POST /v1/image-assets HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: ${declared}\r\n\r\n`,
+      );
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      for (let sent = 0; sent < declared; sent += chunk.length) {
+        await conn.write(chunk).catch((e: NodeJS.ErrnoException) => clientErrors.push(e.code ?? e.message));
+      }
+      expect((await conn.response()).status).toBe(401);
+      expect(clientErrors).toEqual([]);
+      conn.socket.end();
+      await conn.closedPromise;
+      expect(clientErrors).toEqual([]);
+    });
+
+    it('reads a refused body declared longer than 16 MiB only up to the 2 MiB budget', async () => {
+      const conn = await RawConnection.open(Number(new URL(suite.api.url).port), { allowHalfOpen: true });
+      await conn.write(
+        'POST /v1/image-assets HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 268435456\r\n\r\n',
+      );
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      let sent = 0;
+      while (sent < 256 * 1024 * 1024 && !conn.socket.destroyed) {
+        await conn.write(chunk).catch(() => undefined);
+        sent += chunk.length;
+      }
+      await conn.closedPromise;
+      expect(sent).toBeLessThan(16 * 1024 * 1024);
+    });
+
     it('headers over 16 KiB → 431 headers_too_large', async () => {
       expect(await rawProblem(`GET /v1/x HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`)).toEqual({
         status: 431,

@@ -187,13 +187,7 @@ describe('image metadata, from upload to the studio and Marble', () => {
   const suite = setUpSuite(() => ({
     studio: {},
     worker: {
-      config: {
-        GENERATOR: 'worldlabs',
-        WORLDLABS_BASE_URL: worldLabs.url,
-        WORLDLABS_API_KEY: worldLabs.apiKey,
-        GENERATION_POLL_INTERVAL_MS: '100',
-        GENERATION_POLL_MAX_MS: '200',
-      },
+      config: worldLabs.workerConfig(),
     },
   }));
 
@@ -273,13 +267,7 @@ describe('image metadata, to Meshy', () => {
   const suite = setUpSuite(() => ({
     studio: {},
     worker: {
-      config: {
-        GENERATOR: 'meshy',
-        MESHY_BASE_URL: meshy.url,
-        MESHY_API_KEY: meshy.apiKey,
-        GENERATION_POLL_INTERVAL_MS: '100',
-        GENERATION_POLL_MAX_MS: '200',
-      },
+      config: meshy.workerConfig(),
     },
   }));
 

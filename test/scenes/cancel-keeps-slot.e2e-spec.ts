@@ -24,13 +24,7 @@ describe('cancel and delete keep the slot until the provider is done (Marble fak
 
   const suite = setUpSuite(() => ({
     worker: {
-      config: {
-        GENERATOR: 'worldlabs',
-        WORLDLABS_BASE_URL: fake.url,
-        WORLDLABS_API_KEY: fake.apiKey,
-        GENERATION_POLL_INTERVAL_MS: '100',
-        GENERATION_POLL_MAX_MS: '200',
-      },
+      config: fake.workerConfig(),
     },
   }));
   const db = () => suite.api.app.get(DataSource);

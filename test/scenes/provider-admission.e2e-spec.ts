@@ -34,19 +34,7 @@ describe('provider admission against a rate-limited Marble', () => {
 
   const suite = setUpSuite();
   const db = () => suite.api.app.get(DataSource);
-  const workers = (extra: Record<string, string>) =>
-    Promise.all(
-      [1, 2].map(() =>
-        startWorkerProcess(suite.env, {
-          GENERATOR: 'worldlabs',
-          WORLDLABS_BASE_URL: fake.url,
-          WORLDLABS_API_KEY: fake.apiKey,
-          GENERATION_POLL_INTERVAL_MS: '100',
-          GENERATION_POLL_MAX_MS: '200',
-          ...extra,
-        }),
-      ),
-    );
+  const workers = (extra: Record<string, string>) => Promise.all([1, 2].map(() => startWorkerProcess(suite.env, fake.workerConfig(extra))));
   const createAll = async (orgs: TestOrganization[], each: number) => {
     const ids: string[] = [];
     for (const org of orgs)

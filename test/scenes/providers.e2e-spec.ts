@@ -35,19 +35,11 @@ describe('real generators through the whole service', () => {
   const db = () => suite.api.app.get(DataSource);
   const providerJobOf = async (operationId: string) => (await stored(db()).operation(operationId)).providerJob;
 
-  const PROVIDERS = {
-    worldlabs: () => ({ GENERATOR: 'worldlabs', WORLDLABS_BASE_URL: worldLabs.url, WORLDLABS_API_KEY: worldLabs.apiKey }),
-    meshy: () => ({ GENERATOR: 'meshy', MESHY_BASE_URL: meshy.url, MESHY_API_KEY: meshy.apiKey }),
-  };
-
-  const worker = (generator: keyof typeof PROVIDERS) =>
-    startWorkerProcess(suite.env, {
-      GENERATION_POLL_INTERVAL_MS: '100',
-      GENERATION_POLL_MAX_MS: '200',
-      WORKER_LOCK_DURATION_MS: '1500',
-      WORKER_STALLED_INTERVAL_MS: '500',
-      ...PROVIDERS[generator](),
-    });
+  const worker = (generator: 'worldlabs' | 'meshy') =>
+    startWorkerProcess(
+      suite.env,
+      (generator === 'worldlabs' ? worldLabs : meshy).workerConfig({ WORKER_LOCK_DURATION_MS: '1500', WORKER_STALLED_INTERVAL_MS: '500' }),
+    );
 
   /** The files of a scene's version as the studio lists them, each fetched and checked against its digest. */
   async function studioFiles(sceneId: string, version: number) {
