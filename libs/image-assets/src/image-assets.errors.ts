@@ -13,12 +13,36 @@ export enum ImageAssetErrorCode {
 
 /** What each answers over HTTP; the HTTP apps assemble it (CoreModule.forRoot({ errors })). */
 export const IMAGE_ASSET_ERRORS: ErrorDeclarations<ImageAssetErrorCode> = {
-  [ImageAssetErrorCode.UnsupportedImageFormat]: { status: 422, title: 'Unsupported image format' },
-  [ImageAssetErrorCode.ImageCorrupt]: { status: 422, title: 'Image data is corrupt' },
-  [ImageAssetErrorCode.ImageDimensionsExceeded]: { status: 422, title: 'Image dimensions exceeded' },
-  [ImageAssetErrorCode.SourceAssetNotFound]: { status: 422, title: 'Source asset not found' },
-  [ImageAssetErrorCode.SourceImageTooSmall]: { status: 422, title: 'Source image too small' },
-  [ImageAssetErrorCode.SourceImageAspectRatio]: { status: 422, title: 'Source image aspect ratio not 16:9' },
+  [ImageAssetErrorCode.UnsupportedImageFormat]: {
+    status: 422,
+    title: 'Unsupported image format',
+    action: 'Upload a PNG, JPEG or WebP image; the format is read from the bytes, not the file name or declared type.',
+  },
+  [ImageAssetErrorCode.ImageCorrupt]: {
+    status: 422,
+    title: 'Image data is corrupt',
+    action: 'Upload the file again from its source: it is damaged or truncated, or it is not the image its signature claims.',
+  },
+  [ImageAssetErrorCode.ImageDimensionsExceeded]: {
+    status: 422,
+    title: 'Image dimensions exceeded',
+    action: `Scale the image down to at most ${MAX_SIDE_PX} px per side and ${MAX_PIXELS.toLocaleString('en-US')} pixels in all, then upload it.`,
+  },
+  [ImageAssetErrorCode.SourceAssetNotFound]: {
+    status: 422,
+    title: 'Source asset not found',
+    action: 'Upload the image again and use the new `imageAssetId`: an unattached upload expires 24 hours after it was made.',
+  },
+  [ImageAssetErrorCode.SourceImageTooSmall]: {
+    status: 422,
+    title: 'Source image too small',
+    action: `Use an image of at least ${MIN_SOURCE_WIDTH}×${MIN_SOURCE_HEIGHT} pixels.`,
+  },
+  [ImageAssetErrorCode.SourceImageAspectRatio]: {
+    status: 422,
+    title: 'Source image aspect ratio not 16:9',
+    action: 'Crop or pad the image to 16:9 (within 1 %), then upload it again.',
+  },
 };
 
 export const ImageAssetErrors = {
