@@ -524,7 +524,9 @@ export interface components {
             sizeBytes: number;
             /** @enum {string} */
             status: "unattached" | "attached";
-            /** @description At least 1280×720 and within 1% of 16:9. */
+            /** @description Why the image cannot be a scene source: every rule it breaks, each with the code a scene creation naming it would answer (the first one as the problem's `code`, all of them in its `errors`). Empty when `usableAsSceneSource` is true. */
+            unusableReasons: components["schemas"]["UnusableReason"][];
+            /** @description At least 1280×720 and within 1% of 16:9: `unusableReasons` is empty. */
             usableAsSceneSource: boolean;
             /**
              * @description Width as displayed, after the EXIF orientation.
@@ -625,11 +627,17 @@ export interface components {
             /** @enum {string} */
             code: "bad_request" | "invalid_json" | "invalid_id" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_request_in_progress" | "payload_too_large" | "expectation_failed" | "headers_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "unavailable" | "internal_error" | "test_mode_only" | "external_ref_conflict" | "scene_not_ready" | "edit_in_progress" | "unsupported_image_format" | "image_corrupt" | "image_dimensions_exceeded" | "source_asset_not_found" | "source_image_too_small" | "source_image_aspect_ratio" | "origin_not_allowed" | "session_ended" | "quota_exceeded" | "max_waiting_generations_exceeded" | "limit_exceeded" | "webhook_endpoint_conflict";
             detail: string;
-            /** @description Present for field problems (`validation_failed`). */
+            /** @description Every independent rule the request broke, so all can be fixed at once: the fields of `validation_failed`, and each scene-source rule a `sourceAssetId` image breaks (`source_image_too_small`, `source_image_aspect_ratio`). The top-level `code` is then the first of them. Absent for other problems. */
             errors?: {
-                /** @example too_long */
+                /**
+                 * @description A field code (docs/api.md, "Errors") or a problem code.
+                 * @example too_long
+                 */
                 code: string;
-                /** @example prompt */
+                /**
+                 * @description The field, as a path into the body or the query parameter: `prompt`, `theme.accentColor`, `document.keyframes[2]`.
+                 * @example prompt
+                 */
                 field: string;
                 message: string;
             }[];
@@ -641,6 +649,7 @@ export interface components {
             title: string;
             /**
              * Format: uri
+             * @description `{PUBLIC_API_URL}/problems/{code}`: a public page (no API key) with the status, title and what to do; JSON with `Accept: application/json`.
              * @example http://localhost:3000/problems/validation_failed
              */
             type: string;
@@ -676,6 +685,12 @@ export interface components {
              * @example 1
              */
             version: number;
+        };
+        UnusableReason: {
+            /** @enum {string} */
+            code: "source_image_too_small" | "source_image_aspect_ratio";
+            /** @example The image is 1024×1024; a scene source must be at least 1280×720. */
+            message: string;
         };
         UpdateWebhookEndpointDto: {
             /** @description false pauses deliveries (they wait); true resumes them and clears `disabledReason`. */
