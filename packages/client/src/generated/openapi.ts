@@ -380,7 +380,108 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "embed_session.ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An active embed session ended
+         * @description Revoked (`DELETE /v1/embed-sessions/{embedSessionId}`, or its origin’s approval removed), expired (noticed within about 30 s) or ended with its scene (`scene_deleted`). Signed per Standard Webhooks; delivered at least once, in no guaranteed order.
+         */
+        post: operations["webhook_embedSessionEnded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "operation.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A creation or an edit failed or was cancelled
+         * @description Sent once the operation has failed (`data.error.code` `cancelled` when it was cancelled). Operations that end because their scene is deleted are not announced one by one: `scene.deleted` says it. Signed per Standard Webhooks; delivered at least once, in no guaranteed order.
+         */
+        post: operations["webhook_operationFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "operation.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A creation or an edit succeeded
+         * @description Sent once the operation has succeeded: `data.status` is `succeeded`, with `sceneId` and `version`. Signed per Standard Webhooks; delivered at least once, in no guaranteed order.
+         */
+        post: operations["webhook_operationSucceeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "scene.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A scene was deleted
+         * @description Sent once per scene deleted by `DELETE /v1/scenes/{sceneId}`, in any state. Match it on `sceneId`. Signed per Standard Webhooks; delivered at least once, in no guaranteed order.
+         */
+        post: operations["webhook_sceneDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test send
+         * @description Sent by `POST /v1/webhook-endpoints/{webhookEndpointId}:test` alone, whatever the endpoint’s `events`; never retried. Signed per Standard Webhooks; delivered at least once, in no guaranteed order.
+         */
+        post: operations["webhook_webhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         CreateEmbedSessionDto: {
@@ -430,6 +531,24 @@ export interface components {
              * @example https://hooks.acme.example/scene-studio
              */
             url: string;
+        };
+        /** @description What each `embed_session.ended` delivery carries. Revoked (`DELETE /v1/embed-sessions/{embedSessionId}`, or its origin’s approval removed), expired (noticed within about 30 s) or ended with its scene (`scene_deleted`). */
+        EmbedSessionEndedEvent: {
+            data: {
+                /** @example es_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+                embedSessionId: string;
+                /** @enum {string} */
+                reason: "revoked" | "expired" | "scene_deleted";
+                /** @example scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+                sceneId: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the event happened (not when this attempt was sent).
+             */
+            timestamp: string;
+            /** @constant */
+            type: "embed_session.ended";
         };
         EmbedSessionResponse: {
             /** Format: date-time */
@@ -572,6 +691,18 @@ export interface components {
             /** @description Whether submitting the request again (with a new Idempotency-Key) may succeed. Codes: `generation_failed`, `provider_unavailable`, `provider_timeout`, `provider_rejected`, `provider_quota_exceeded`, `scene_deleted`, `cancelled`. */
             retryable: boolean;
         };
+        /** @description What each `operation.failed` delivery carries. Sent once the operation has failed (`data.error.code` `cancelled` when it was cancelled). Operations that end because their scene is deleted are not announced one by one: `scene.deleted` says it. */
+        OperationFailedEvent: {
+            /** @description The operation exactly as `GET /v1/operations/{operationId}` shows it when the event happened, with its `kind` and its scene’s `externalRef`. */
+            data: components["schemas"]["OperationResponse"];
+            /**
+             * Format: date-time
+             * @description When the event happened (not when this attempt was sent).
+             */
+            timestamp: string;
+            /** @constant */
+            type: "operation.failed";
+        };
         OperationResponse: {
             /**
              * Format: date-time
@@ -622,6 +753,18 @@ export interface components {
              */
             version?: number;
         };
+        /** @description What each `operation.succeeded` delivery carries. Sent once the operation has succeeded: `data.status` is `succeeded`, with `sceneId` and `version`. */
+        OperationSucceededEvent: {
+            /** @description The operation exactly as `GET /v1/operations/{operationId}` shows it when the event happened, with its `kind` and its scene’s `externalRef`. */
+            data: components["schemas"]["OperationResponse"];
+            /**
+             * Format: date-time
+             * @description When the event happened (not when this attempt was sent).
+             */
+            timestamp: string;
+            /** @constant */
+            type: "operation.succeeded";
+        };
         /** @description RFC 9457 problem details. `code` is stable and machine-readable. */
         Problem: {
             /** @enum {string} */
@@ -660,6 +803,22 @@ export interface components {
              * @default 86400
              */
             overlapSeconds?: number;
+        };
+        /** @description What each `scene.deleted` delivery carries. Sent once per scene deleted by `DELETE /v1/scenes/{sceneId}`, in any state. Match it on `sceneId`. */
+        SceneDeletedEvent: {
+            data: {
+                /** @description The one the scene was created with; a failed creation’s may since name another, active scene. */
+                externalRef: string | null;
+                /** @example scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+                sceneId: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the event happened (not when this attempt was sent).
+             */
+            timestamp: string;
+            /** @constant */
+            type: "scene.deleted";
         };
         SceneResponse: {
             /** Format: date-time */
@@ -912,6 +1071,20 @@ export interface components {
             /** @example whe_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
             webhookEndpointId: string;
         };
+        /** @description What each `webhook.test` delivery carries. Sent by `POST /v1/webhook-endpoints/{webhookEndpointId}:test` alone, whatever the endpoint’s `events`; never retried. */
+        WebhookTestEvent: {
+            data: {
+                /** @example whe_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+                webhookEndpointId: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the event happened (not when this attempt was sent).
+             */
+            timestamp: string;
+            /** @constant */
+            type: "webhook.test";
+        };
         WebhookTestResponse: {
             attempt: components["schemas"]["WebhookAttemptResponse"];
             /** @description The endpoint answered 2xx. */
@@ -958,7 +1131,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -969,7 +1142,7 @@ export interface operations {
             /** @description `invalid_json`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -980,7 +1153,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -991,7 +1164,7 @@ export interface operations {
             /** @description The scene is unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1002,7 +1175,7 @@ export interface operations {
             /** @description Body over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1013,7 +1186,7 @@ export interface operations {
             /** @description Not application/json (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1024,7 +1197,7 @@ export interface operations {
             /** @description `validation_failed` or `origin_not_allowed`. */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1035,7 +1208,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1046,7 +1219,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1057,7 +1230,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1087,7 +1260,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1096,7 +1269,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1107,7 +1280,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1118,7 +1291,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1129,7 +1302,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1140,7 +1313,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1170,7 +1343,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1181,7 +1354,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1192,7 +1365,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1203,7 +1376,7 @@ export interface operations {
             /** @description A live organization's key (`test_mode_only`): test mode is for test organizations. */
             403: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1214,7 +1387,7 @@ export interface operations {
             /** @description Unknown, expired, revoked or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1225,7 +1398,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1236,7 +1409,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1247,7 +1420,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1280,7 +1453,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1291,7 +1464,7 @@ export interface operations {
             /** @description `invalid_json` or `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1302,7 +1475,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1313,7 +1486,7 @@ export interface operations {
             /** @description Unknown, expired, revoked or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1324,7 +1497,7 @@ export interface operations {
             /** @description Body over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1335,7 +1508,7 @@ export interface operations {
             /** @description Not application/json (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1346,7 +1519,7 @@ export interface operations {
             /** @description `validation_failed`. */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1357,7 +1530,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1368,7 +1541,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1379,7 +1552,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1420,7 +1593,7 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description validate;dur=<ms>: server-side validation time. */
                     "Server-Timing"?: string;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1431,7 +1604,7 @@ export interface operations {
             /** @description Malformed multipart body, or a Content-Type without a well-formed boundary (`bad_request`). */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1442,7 +1615,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1453,7 +1626,7 @@ export interface operations {
             /** @description File over 20 MiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1464,7 +1637,7 @@ export interface operations {
             /** @description Not multipart/form-data (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1475,7 +1648,7 @@ export interface operations {
             /** @description `validation_failed` (no or several files), `unsupported_image_format`, `image_dimensions_exceeded` or `image_corrupt`. */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1486,7 +1659,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1497,7 +1670,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1508,7 +1681,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1537,7 +1710,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1548,7 +1721,7 @@ export interface operations {
             /** @description Not a syntactically valid id (`invalid_id`). */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1559,7 +1732,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1570,7 +1743,7 @@ export interface operations {
             /** @description Unknown, expired or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1581,7 +1754,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1592,7 +1765,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1603,7 +1776,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1632,7 +1805,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1643,7 +1816,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1654,7 +1827,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1665,7 +1838,7 @@ export interface operations {
             /** @description A live organization's key (`test_mode_only`): test mode is for test organizations. */
             403: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1676,7 +1849,7 @@ export interface operations {
             /** @description Unknown, expired, attached or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1687,7 +1860,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1698,7 +1871,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1709,7 +1882,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1740,7 +1913,7 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description Only while processing: seconds to wait before polling again. */
                     "Retry-After"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1751,7 +1924,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1762,7 +1935,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1773,7 +1946,7 @@ export interface operations {
             /** @description Unknown, not yours, or its scene was deleted (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1784,7 +1957,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1795,7 +1968,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1806,7 +1979,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1835,7 +2008,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1846,7 +2019,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1857,7 +2030,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1868,7 +2041,7 @@ export interface operations {
             /** @description Unknown, not yours, or its scene was deleted (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1879,7 +2052,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1890,7 +2063,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1901,7 +2074,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1931,7 +2104,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1942,7 +2115,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1953,7 +2126,7 @@ export interface operations {
             /** @description No active scene has this externalRef (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1964,7 +2137,7 @@ export interface operations {
             /** @description externalRef missing or empty (`validation_failed`). */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1975,7 +2148,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1986,7 +2159,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1997,7 +2170,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2035,7 +2208,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2046,7 +2219,7 @@ export interface operations {
             /** @description `invalid_json`, `idempotency_key_missing` or `idempotency_key_invalid`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2057,7 +2230,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2068,7 +2241,7 @@ export interface operations {
             /** @description `external_ref_conflict` or `idempotency_request_in_progress`. */
             409: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2079,7 +2252,7 @@ export interface operations {
             /** @description Body over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2090,7 +2263,7 @@ export interface operations {
             /** @description Not application/json (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2101,7 +2274,7 @@ export interface operations {
             /** @description `validation_failed`, `idempotency_key_reused`, `source_asset_not_found`, `source_image_too_small` or `source_image_aspect_ratio`. */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2112,7 +2285,7 @@ export interface operations {
             /** @description `rate_limited`; `quota_exceeded` when the organization has started its `generationsPerDay` for today (UTC; `Retry-After`: seconds to midnight UTC); `max_waiting_generations_exceeded` when it already has `maxWaitingGenerations` generations waiting to start (`Retry-After`: 10). Nothing is created and the Idempotency-Key stays unused. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2123,7 +2296,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2134,7 +2307,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2163,7 +2336,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2174,7 +2347,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2185,7 +2358,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2196,7 +2369,7 @@ export interface operations {
             /** @description Unknown, deleted, failed or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2207,7 +2380,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2218,7 +2391,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2229,7 +2402,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2259,7 +2432,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2268,7 +2441,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2279,7 +2452,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2290,7 +2463,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2301,7 +2474,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2312,7 +2485,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2344,7 +2517,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2355,7 +2528,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2366,7 +2539,7 @@ export interface operations {
             /** @description A date that is not YYYY-MM-DD, `to` before `from`, or more than 93 days (`validation_failed`). */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2377,7 +2550,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2388,7 +2561,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2399,7 +2572,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2430,7 +2603,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2441,7 +2614,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2452,7 +2625,7 @@ export interface operations {
             /** @description `validation_failed` (`after`, `limit`). */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2463,7 +2636,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2474,7 +2647,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2485,7 +2658,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2516,7 +2689,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2527,7 +2700,7 @@ export interface operations {
             /** @description `invalid_json` or `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2538,7 +2711,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2549,7 +2722,7 @@ export interface operations {
             /** @description The organization already has 20 endpoints (`limit_exceeded`); delete one first. Or one of its endpoints, enabled or not, has this `url` and an event in common (`webhook_endpoint_conflict`, naming it in `webhookEndpointId`). */
             409: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2560,7 +2733,7 @@ export interface operations {
             /** @description Body over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2571,7 +2744,7 @@ export interface operations {
             /** @description Not application/json (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2582,7 +2755,7 @@ export interface operations {
             /** @description `validation_failed` (a `url` that is not allowed has field code `not_allowed`). */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2593,7 +2766,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2604,7 +2777,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2615,7 +2788,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2644,7 +2817,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2655,7 +2828,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2666,7 +2839,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2677,7 +2850,7 @@ export interface operations {
             /** @description Unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2688,7 +2861,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2699,7 +2872,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2710,7 +2883,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2740,7 +2913,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2749,7 +2922,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2760,7 +2933,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2771,7 +2944,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2782,7 +2955,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2793,7 +2966,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2826,7 +2999,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2837,7 +3010,7 @@ export interface operations {
             /** @description `invalid_json` or `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2848,7 +3021,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2859,7 +3032,7 @@ export interface operations {
             /** @description Unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2870,7 +3043,7 @@ export interface operations {
             /** @description Another endpoint of the organization has the resulting `url` and an event in common (`webhook_endpoint_conflict`, naming it in `webhookEndpointId`). */
             409: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2881,7 +3054,7 @@ export interface operations {
             /** @description Body over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2892,7 +3065,7 @@ export interface operations {
             /** @description Not application/json (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2903,7 +3076,7 @@ export interface operations {
             /** @description `validation_failed`. */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2914,7 +3087,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2925,7 +3098,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2936,7 +3109,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2969,7 +3142,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2980,7 +3153,7 @@ export interface operations {
             /** @description `invalid_json` or `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2991,7 +3164,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3002,7 +3175,7 @@ export interface operations {
             /** @description Unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3013,7 +3186,7 @@ export interface operations {
             /** @description Body over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3024,7 +3197,7 @@ export interface operations {
             /** @description Not application/json (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3035,7 +3208,7 @@ export interface operations {
             /** @description `validation_failed`. */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3046,7 +3219,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3057,7 +3230,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3068,7 +3241,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3097,7 +3270,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3108,7 +3281,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3119,7 +3292,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3130,7 +3303,7 @@ export interface operations {
             /** @description A live organization's key (`test_mode_only`): test mode is for test organizations. */
             403: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3141,7 +3314,7 @@ export interface operations {
             /** @description Unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3152,7 +3325,7 @@ export interface operations {
             /** @description `rate_limited` (the replay budget), with `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3163,7 +3336,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3174,7 +3347,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3207,7 +3380,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3218,7 +3391,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3229,7 +3402,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3240,7 +3413,7 @@ export interface operations {
             /** @description Unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3251,7 +3424,7 @@ export interface operations {
             /** @description `validation_failed` (`before`, `limit`). */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3262,7 +3435,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3273,7 +3446,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3284,7 +3457,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3314,7 +3487,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3325,7 +3498,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3336,7 +3509,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3347,7 +3520,7 @@ export interface operations {
             /** @description Unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3358,7 +3531,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded, or its 30 replays a minute spent (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3369,7 +3542,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3380,13 +3553,158 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    webhook_embedSessionEnded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry and replay of one event. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint’s secret (the bytes after `whsec_`, base64-decoded); two, space-separated, while a rotated secret overlaps. Any one matching is enough. */
+                "webhook-signature": string;
+                /** @description When this attempt was sent, in seconds since the Unix epoch. Refuse deliveries far from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmbedSessionEndedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any other status, a redirect (never followed) or a timeout is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_operationFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry and replay of one event. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint’s secret (the bytes after `whsec_`, base64-decoded); two, space-separated, while a rotated secret overlaps. Any one matching is enough. */
+                "webhook-signature": string;
+                /** @description When this attempt was sent, in seconds since the Unix epoch. Refuse deliveries far from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperationFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any other status, a redirect (never followed) or a timeout is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_operationSucceeded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry and replay of one event. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint’s secret (the bytes after `whsec_`, base64-decoded); two, space-separated, while a rotated secret overlaps. Any one matching is enough. */
+                "webhook-signature": string;
+                /** @description When this attempt was sent, in seconds since the Unix epoch. Refuse deliveries far from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperationSucceededEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any other status, a redirect (never followed) or a timeout is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_sceneDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry and replay of one event. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint’s secret (the bytes after `whsec_`, base64-decoded); two, space-separated, while a rotated secret overlaps. Any one matching is enough. */
+                "webhook-signature": string;
+                /** @description When this attempt was sent, in seconds since the Unix epoch. Refuse deliveries far from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SceneDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any other status, a redirect (never followed) or a timeout is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry and replay of one event. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint’s secret (the bytes after `whsec_`, base64-decoded); two, space-separated, while a rotated secret overlaps. Any one matching is enough. */
+                "webhook-signature": string;
+                /** @description When this attempt was sent, in seconds since the Unix epoch. Refuse deliveries far from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any other status, a redirect (never followed) or a timeout is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
