@@ -46,9 +46,9 @@ describe('rate limiting per organization', () => {
     }
   });
 
-  it('exempts health, readiness and the API description', async () => {
+  it('exempts health, readiness, the API description and the problem pages', async () => {
     for (let i = 0; i < 5; i++) {
-      for (const path of ['/healthz', '/readyz', '/v1/openapi.json']) {
+      for (const path of ['/healthz', '/readyz', '/v1/openapi.json', '/problems/rate_limited']) {
         const res = await suite.api.http().get(path).set(suite.org.auth);
         expect(res.status).toBe(200);
         expect(res.headers['ratelimit-limit']).toBeUndefined();

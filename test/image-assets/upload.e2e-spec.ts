@@ -22,12 +22,14 @@ describe('POST /v1/image-assets', () => {
 
   describe('accepts PNG, JPEG and WebP with exact metadata', () => {
     it.each([
-      ['png', 1920, 1080, true],
-      ['jpeg', 1280, 720, true],
-      ['webp', 1600, 900, true],
-      ['png', 1279, 720, false],
-      ['jpeg', 1920, 1200, false],
-    ] as const)('%s %d×%d (usable as scene source: %s)', async (kind, width, height, usable) => {
+      ['png', 1920, 1080, []],
+      ['jpeg', 1280, 720, []],
+      ['webp', 1600, 900, []],
+      ['png', 1279, 720, ['source_image_too_small']],
+      ['jpeg', 1920, 1200, ['source_image_aspect_ratio']],
+      // Both rules broken: both told, size first.
+      ['png', 1024, 1024, ['source_image_too_small', 'source_image_aspect_ratio']],
+    ] as const)('%s %d×%d (scene-source rules broken: %j)', async (kind, width, height, broken) => {
       const bytes = await image(kind, width, height);
       const res = await upload(bytes, `photo.${kind}`, `image/${kind}`);
       expect(res.status).toBe(201);
@@ -41,7 +43,8 @@ describe('POST /v1/image-assets', () => {
         sizeBytes: bytes.length,
         sha256: sha256(bytes),
         status: 'unattached',
-        usableAsSceneSource: usable,
+        usableAsSceneSource: broken.length === 0,
+        unusableReasons: broken.map((code) => ({ code, message: expect.stringContaining(`${width}×${height}`) })),
         createdAt: expect.stringMatching(ISO),
         expiresAt: expect.stringMatching(ISO),
       });

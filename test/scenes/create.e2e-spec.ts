@@ -78,6 +78,20 @@ describe('POST /v1/scenes', () => {
       expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field, code, message: expect.any(String) })]));
     });
 
+    it('lists every broken field in one problem, each with its own code', async () => {
+      const res = await createScene(suite.api, suite.org, { prompt: '', externalRef: 'jane.doe@example.com', style: 'noir' });
+      expectProblem(res, 422, 'validation_failed');
+      const errors = res.body.errors as Array<{ field: string; code: string; message: string }>;
+      expect(errors).toEqual(
+        expect.arrayContaining([
+          { field: 'prompt', code: 'too_short', message: expect.any(String) },
+          { field: 'externalRef', code: 'looks_like_email', message: expect.any(String) },
+          { field: 'style', code: 'unknown_field', message: expect.any(String) },
+        ]),
+      );
+      expect([...new Set(errors.map((e) => e.field))].sort()).toEqual(['externalRef', 'prompt', 'style']);
+    });
+
     it('counts prompt length in code points: 4000 emoji are accepted', async () => {
       expect((await createScene(suite.api, suite.org, { prompt: long(4000, '🌲') })).status).toBe(202);
     });
@@ -283,8 +297,26 @@ describe('POST /v1/scenes', () => {
       [1920, 1060, 'source_image_aspect_ratio'],
     ] as const)('%d×%d → 422 %s, and the asset stays unattached', async (w, h, code) => {
       const assetId = await uploadImage(suite.api, suite.org, w, h);
-      expectProblem(await createScene(suite.api, suite.org, { prompt: 'x', sourceAssetId: assetId }), 422, code);
+      const res = await createScene(suite.api, suite.org, { prompt: 'x', sourceAssetId: assetId });
+      expectProblem(res, 422, code);
+      expect(res.body.errors).toEqual([{ field: 'sourceAssetId', code, message: expect.stringContaining(`${w}×${h}`) }]);
       expect((await suite.api.http().get(`/v1/image-assets/${assetId}`).set(suite.org.auth)).body.status).toBe('unattached');
+    });
+
+    it('an image too small and not 16:9 → 422 source_image_too_small, with both rules in errors', async () => {
+      const assetId = await uploadImage(suite.api, suite.org, 1000, 1000);
+      const res = await createScene(suite.api, suite.org, { prompt: 'x', sourceAssetId: assetId });
+      expectProblem(res, 422, 'source_image_too_small');
+      expect(res.body.errors).toEqual([
+        { field: 'sourceAssetId', code: 'source_image_too_small', message: expect.stringContaining('at least 1280×720') },
+        { field: 'sourceAssetId', code: 'source_image_aspect_ratio', message: expect.stringContaining('16:9') },
+      ]);
+      // The upload said so in advance, in the same words.
+      const asset = await suite.api.http().get(`/v1/image-assets/${assetId}`).set(suite.org.auth);
+      expect(asset.body).toMatchObject({
+        usableAsSceneSource: false,
+        unusableReasons: (res.body.errors as Array<{ code: string; message: string }>).map(({ code, message }) => ({ code, message })),
+      });
     });
 
     it.each([

@@ -3,6 +3,7 @@ import { UPLOADS_CONFIG } from '@app/image-assets';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { partnerAuth } from './auth/partner-auth.middleware';
 import { serveOpenApi } from './openapi/openapi';
+import { serveProblemPages } from './problems/problem-pages';
 
 /** Everything main.ts and the e2e tests both do to an api application before `init()`. */
 export async function configureApiApp(app: NestExpressApplication): Promise<NestExpressApplication> {
@@ -14,5 +15,6 @@ export async function configureApiApp(app: NestExpressApplication): Promise<Nest
     requestTimeoutMs: uploads.queueTimeoutMs + uploads.bodyTimeoutMs,
   });
   serveOpenApi(app, instance);
+  serveProblemPages(app, instance);
   return app;
 }

@@ -8,9 +8,19 @@ export enum EmbedSessionErrorCode {
 
 /** What each answers over HTTP; the HTTP apps assemble it (CoreModule.forRoot({ errors })). */
 export const EMBED_SESSION_ERRORS: ErrorDeclarations<EmbedSessionErrorCode> = {
-  [EmbedSessionErrorCode.OriginNotAllowed]: { status: 422, title: 'Origin not allowed' },
+  [EmbedSessionErrorCode.OriginNotAllowed]: {
+    status: 422,
+    title: 'Origin not allowed',
+    action:
+      "Use one of the organization's approved origins exactly (scheme, host and port), or have an operator approve this one; test organizations may also use `http://localhost:<port>`.",
+  },
   // A spent credential: the studio asks for a new session, as for a missing one.
-  [EmbedSessionErrorCode.SessionEnded]: { status: 401, title: 'Session ended', challenge: true },
+  [EmbedSessionErrorCode.SessionEnded]: {
+    status: 401,
+    title: 'Session ended',
+    action: 'Create a new embed session from your backend and load its URL; `reason` says whether the session expired or was revoked.',
+    challenge: true,
+  },
 };
 
 export type EndedReason = 'expired' | 'revoked';

@@ -4,10 +4,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ExpiredImageAssetResponse, ImageAssetResponse } from './dto/image-asset.response';
 import { ImageAssetEntity, ImageFormat } from './image-asset.entity';
-import { ImageAssetErrors } from './image-assets.errors';
+import { ImageAssetErrors, sceneSourceReasons } from './image-assets.errors';
 import { ImageAssetsRepository } from './image-assets.repository';
 import { detectImageFormat } from './image-format';
-import { dimensionsExceeded, sceneSourceProblem, UNATTACHED_LIFETIME_MS } from './image-rules';
+import { dimensionsExceeded, sceneSourceRulesBroken, UNATTACHED_LIFETIME_MS } from './image-rules';
 import { ImageDecodeError, ImageHeader, ImageMedia, ImageTooLargeToTurnError } from './media/image-media';
 import { needsUpright, stripMetadata, uprightEncoding } from './metadata/stored-image';
 import { StripOptions } from './metadata/strip-result';
@@ -112,9 +112,8 @@ export class ImageAssetsService {
   async attachForScene(tx: EntityManager, organizationId: string, id: string, now: Date): Promise<ImageAssetEntity> {
     const asset = await this.assets.lockAvailable(tx, organizationId, id, now);
     if (!asset) throw ImageAssetErrors.sourceNotFound();
-    const problem = sceneSourceProblem(asset.width, asset.height);
-    if (problem === 'too_small') throw ImageAssetErrors.sourceTooSmall(asset.width, asset.height);
-    if (problem === 'aspect_ratio') throw ImageAssetErrors.sourceAspectRatio(asset.width, asset.height);
+    const [first, ...more] = sceneSourceRulesBroken(asset.width, asset.height);
+    if (first) throw ImageAssetErrors.sourceUnusable(asset.width, asset.height, [first, ...more]);
     await this.assets.markAttached(tx, id, now);
     return { ...asset, status: 'attached', expiresAt: null, attachedAt: asset.attachedAt ?? now };
   }
@@ -197,6 +196,7 @@ async function decoding<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 export function toResponse(a: ImageAssetEntity): ImageAssetResponse {
+  const broken = sceneSourceRulesBroken(a.width, a.height);
   return {
     imageAssetId: a.id,
     format: a.format,
@@ -205,7 +205,8 @@ export function toResponse(a: ImageAssetEntity): ImageAssetResponse {
     sizeBytes: a.sizeBytes,
     sha256: a.sha256,
     status: a.status,
-    usableAsSceneSource: sceneSourceProblem(a.width, a.height) === null,
+    usableAsSceneSource: broken.length === 0,
+    unusableReasons: sceneSourceReasons(a.width, a.height, broken),
     createdAt: a.createdAt.toISOString(),
     expiresAt: a.expiresAt ? a.expiresAt.toISOString() : null,
   };

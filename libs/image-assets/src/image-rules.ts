@@ -11,12 +11,17 @@ export function dimensionsExceeded(width: number, height: number): boolean {
   return width > MAX_SIDE_PX || height > MAX_SIDE_PX || width * height > MAX_PIXELS;
 }
 
+/** A rule of scene sources an image breaks, named by the code a scene creation with it answers. */
+export type SceneSourceRule = 'source_image_too_small' | 'source_image_aspect_ratio';
+
 /**
- * Why an image cannot be a scene source (docs/api.md, "Errors": `source_image_too_small`,
- * `source_image_aspect_ratio`), or null when it can.
+ * Every scene-source rule an image breaks (docs/api.md, "Errors": `source_image_too_small`,
+ * `source_image_aspect_ratio`), in the order a refusal names them (size first, as it always
+ * has); empty when it can be a scene source. The two are independent, so both are told at once.
  */
-export function sceneSourceProblem(width: number, height: number): 'too_small' | 'aspect_ratio' | null {
-  if (width < MIN_SOURCE_WIDTH || height < MIN_SOURCE_HEIGHT) return 'too_small';
-  if (Math.abs(width / height - 16 / 9) / (16 / 9) > ASPECT_TOLERANCE) return 'aspect_ratio';
-  return null;
+export function sceneSourceRulesBroken(width: number, height: number): SceneSourceRule[] {
+  const broken: SceneSourceRule[] = [];
+  if (width < MIN_SOURCE_WIDTH || height < MIN_SOURCE_HEIGHT) broken.push('source_image_too_small');
+  if (Math.abs(width / height - 16 / 9) / (16 / 9) > ASPECT_TOLERANCE) broken.push('source_image_aspect_ratio');
+  return broken;
 }

@@ -7,7 +7,11 @@ export enum OrganizationErrorCode {
 
 /** What it answers over HTTP; the api assembles it (API_ERRORS). */
 export const ORGANIZATION_ERRORS: ErrorDeclarations<OrganizationErrorCode> = {
-  [OrganizationErrorCode.TestModeOnly]: { status: 403, title: 'Test organizations only' },
+  [OrganizationErrorCode.TestModeOnly]: {
+    status: 403,
+    title: 'Test organizations only',
+    action: "Call this route with a test organization's key (`sk_test_…`); a live organization cannot use it.",
+  },
 };
 
 export const OrganizationErrors = {

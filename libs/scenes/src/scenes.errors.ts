@@ -9,9 +9,21 @@ export enum SceneErrorCode {
 
 /** What each answers over HTTP; the HTTP apps assemble it (CoreModule.forRoot({ errors })). */
 export const SCENE_ERRORS: ErrorDeclarations<SceneErrorCode> = {
-  [SceneErrorCode.ExternalRefConflict]: { status: 409, title: 'externalRef already in use' },
-  [SceneErrorCode.SceneNotReady]: { status: 409, title: 'Scene not ready' },
-  [SceneErrorCode.EditInProgress]: { status: 409, title: 'An edit is already in progress' },
+  [SceneErrorCode.ExternalRefConflict]: {
+    status: 409,
+    title: 'externalRef already in use',
+    action: 'Use another externalRef, or find the scene that holds it with `GET /v1/scenes?externalRef=…` (delete it to free the value).',
+  },
+  [SceneErrorCode.SceneNotReady]: {
+    status: 409,
+    title: 'Scene not ready',
+    action: "Wait until the scene's creation has succeeded (poll its operation), then try again.",
+  },
+  [SceneErrorCode.EditInProgress]: {
+    status: 409,
+    title: 'An edit is already in progress',
+    action: 'Wait until the running edit finishes, then try again.',
+  },
 };
 
 export const SceneErrors = {

@@ -15,8 +15,18 @@ export const WAITING_RETRY_AFTER_SECONDS = 10;
 
 /** What it answers over HTTP; the HTTP apps assemble it (CoreModule.forRoot({ errors })). */
 export const TENANCY_ERRORS: ErrorDeclarations<TenancyErrorCode> = {
-  [TenancyErrorCode.QuotaExceeded]: { status: 429, title: 'Quota exceeded' },
-  [TenancyErrorCode.MaxWaitingGenerationsExceeded]: { status: 429, title: 'Too many generations waiting' },
+  [TenancyErrorCode.QuotaExceeded]: {
+    status: 429,
+    title: 'Quota exceeded',
+    action:
+      'Wait until `Retry-After` (midnight UTC), or ask for a higher `generationsPerDay`; nothing was created and the Idempotency-Key is still unused.',
+  },
+  [TenancyErrorCode.MaxWaitingGenerationsExceeded]: {
+    status: 429,
+    title: 'Too many generations waiting',
+    action:
+      'Retry after `Retry-After` seconds, once some waiting generations have started; nothing was created and the Idempotency-Key is still unused.',
+  },
 };
 
 export const TenancyErrors = {

@@ -9,8 +9,16 @@ export enum WebhookErrorCode {
 
 /** What it answers over HTTP; the HTTP apps assemble it (CoreModule.forRoot({ errors })). */
 export const WEBHOOK_ERRORS: ErrorDeclarations<WebhookErrorCode> = {
-  [WebhookErrorCode.LimitExceeded]: { status: 409, title: 'Limit exceeded' },
-  [WebhookErrorCode.WebhookEndpointConflict]: { status: 409, title: 'Webhook endpoint conflict' },
+  [WebhookErrorCode.LimitExceeded]: {
+    status: 409,
+    title: 'Limit exceeded',
+    action: 'Delete an endpoint you no longer need, then create the new one.',
+  },
+  [WebhookErrorCode.WebhookEndpointConflict]: {
+    status: 409,
+    title: 'Webhook endpoint conflict',
+    action: 'Change the `events` of the endpoint named in `webhookEndpointId`, or give this endpoint another URL.',
+  },
 };
 
 export const WebhookErrors = {

@@ -1,17 +1,21 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { Operation } from './types';
+import type { components } from './generated/openapi';
+
+type Schemas = components['schemas'];
 
 export { WebhookVerificationError };
 
-/** The events Scene Studio sends (docs/api.md, "Webhooks"). Other senders' events arrive as `UnknownWebhookEvent`. */
+/**
+ * The events Scene Studio sends (docs/api.md, "Webhooks"), typed from the `webhooks` of the api's
+ * OpenAPI document; `webhook.test` comes from test sends alone. Other senders' events arrive as
+ * `UnknownWebhookEvent`.
+ */
 export type SceneStudioWebhookEvent =
-  | { type: 'operation.succeeded' | 'operation.failed'; timestamp: string; data: Operation }
-  | { type: 'scene.deleted'; timestamp: string; data: { sceneId: string; externalRef: string | null } }
-  | {
-      type: 'embed_session.ended';
-      timestamp: string;
-      data: { embedSessionId: string; sceneId: string; reason: 'revoked' | 'expired' | 'scene_deleted' };
-    };
+  | Schemas['OperationSucceededEvent']
+  | Schemas['OperationFailedEvent']
+  | Schemas['SceneDeletedEvent']
+  | Schemas['EmbedSessionEndedEvent']
+  | Schemas['WebhookTestEvent'];
 
 export interface UnknownWebhookEvent {
   type: string;

@@ -3,6 +3,7 @@ import { ApiKeyAuthenticator, OrganizationErrors, Principal } from '@app/organiz
 import { Logger } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { PROBLEM_PAGE_PATH } from '../problems/problem-pages';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -21,8 +22,16 @@ function setRateLimitHeaders(res: Response, s: RateLimitState): void {
   res.setHeader('ratelimit-policy', `${s.limit};w=${s.windowSeconds}`);
 }
 
-/** Routes anyone may call: probes and the API description (metrics live on the ops port). */
+/**
+ * Routes anyone may call: probes, the API description and the problem pages every problem's
+ * `type` points at (metrics live on the ops port). Like any unauthenticated request they count
+ * against no rate limit: they read nothing but memory.
+ */
 export const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/v1/openapi.json']);
+
+function isPublic(path: string): boolean {
+  return PUBLIC_PATHS.has(path) || PROBLEM_PAGE_PATH.test(path);
+}
 
 const logger = new Logger('PartnerAuth');
 
@@ -60,7 +69,7 @@ export function partnerAuth(app: NestExpressApplication): RequestHandler {
   };
 
   return (req, res, next) => {
-    if (PUBLIC_PATHS.has(req.path)) return next();
+    if (isPublic(req.path)) return next();
     void authenticate(req, res, next);
   };
 }

@@ -9,9 +9,10 @@ import {
 } from '@app/embed-sessions';
 import { Principal } from '@app/organizations';
 import { Body, Controller, Delete, Header, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { TestOrganizationsOnlyGuard } from '../auth/test-organizations-only.guard';
+import { ApiIdParam } from '../openapi/api-id-param.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
 @ApiTags('Embed sessions')
@@ -53,7 +54,7 @@ export class EmbedSessionsController {
     description:
       "204 for every syntactically valid id — active, expired, revoked, unknown or another organization's. After it the URL no longer works.",
   })
-  @ApiParam({ name: 'embedSessionId', example: 'es_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  @ApiIdParam('embedSessionId', EmbedSessionIdPrefix.EmbedSession)
   @ApiNoContentResponse({ description: 'Revoked, or nothing to revoke.' })
   @ApiProblems({ 400: '`invalid_id`.' })
   async revoke(
@@ -73,7 +74,7 @@ export class EmbedSessionsController {
       'A new expiry, `expiresInSeconds` (300 to 86400) from now, for an active session. The URL stays the same; open studios learn ' +
       "the new expiry by server push, without a reload. Expired, revoked, unknown and other organizations' sessions are `404`.",
   })
-  @ApiParam({ name: 'embedSessionId', example: 'es_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  @ApiIdParam('embedSessionId', EmbedSessionIdPrefix.EmbedSession)
   @ApiOkResponse({ type: ExtendedEmbedSessionResponse })
   @ApiProblems({
     400: '`invalid_json` or `invalid_id`.',
@@ -101,7 +102,7 @@ export class EmbedSessionsController {
       'show the ended page (`session.ended`, reason `expired`) and `embed_session.ended` (reason `expired`) is sent once. No body. ' +
       "Expired, revoked, unknown and other organizations' sessions are `404`.",
   })
-  @ApiParam({ name: 'embedSessionId', example: 'es_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  @ApiIdParam('embedSessionId', EmbedSessionIdPrefix.EmbedSession)
   @ApiOkResponse({ type: ExtendedEmbedSessionResponse, description: 'The session and its expiry, now.' })
   @ApiProblems({
     400: '`invalid_id`.',

@@ -2,10 +2,11 @@ import { DomainError, ParseIdPipe } from '@app/core';
 import { ExpiredImageAssetResponse, ImageAssetResponse, ImageAssetsService, MAX_UPLOAD_BYTES, ImageAssetIdPrefix } from '@app/image-assets';
 import { Principal } from '@app/organizations';
 import { Controller, Get, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { TestOrganizationsOnlyGuard } from '../auth/test-organizations-only.guard';
+import { ApiIdParam } from '../openapi/api-id-param.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 import { UploadReader } from '../uploads/upload-reader';
 
@@ -61,7 +62,7 @@ export class ImageAssetsController {
 
   @Get(':imageAssetId')
   @ApiOperation({ summary: 'Get an image asset', description: "404 once expired, and for another organization's asset." })
-  @ApiParam({ name: 'imageAssetId', example: 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  @ApiIdParam('imageAssetId', ImageAssetIdPrefix.ImageAsset)
   @ApiOkResponse({ type: ImageAssetResponse })
   @ApiProblems({ 400: 'Not a syntactically valid id (`invalid_id`).', 404: 'Unknown, expired or not yours (`not_found`).' })
   async get(
@@ -83,7 +84,7 @@ export class ImageAssetsController {
       'Test organizations only. The asset expires now, as if its 24 hours had passed: `GET` answers 404 and scene creation ' +
       "`source_asset_not_found` from here on. No body. Unknown, expired, attached and other organizations' assets are `404`.",
   })
-  @ApiParam({ name: 'imageAssetId', example: 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  @ApiIdParam('imageAssetId', ImageAssetIdPrefix.ImageAsset)
   @ApiOkResponse({ type: ExpiredImageAssetResponse })
   @ApiProblems({
     400: '`invalid_id`.',

@@ -17,13 +17,13 @@ import {
   WebhookTestResponse,
 } from '@app/webhooks';
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { TestOrganizationsOnlyGuard } from '../auth/test-organizations-only.guard';
+import { ApiIdParam } from '../openapi/api-id-param.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
 const ENDPOINT_ID = new ParseIdPipe(WebhookIdPrefix.Endpoint);
-const ENDPOINT_PARAM = { name: 'webhookEndpointId', example: 'whe_01JD3Z8Q4W6K2M9T5X7B1C0VHE' };
 const NOT_FOUND = 'Unknown, deleted or not yours (`not_found`).';
 const JSON_PROBLEMS = {
   400: '`invalid_json` or `invalid_id`.',
@@ -74,7 +74,7 @@ export class WebhookEndpointsController {
 
   @Get(':webhookEndpointId')
   @ApiOperation({ summary: 'Get a webhook endpoint', description: 'Without its secret.' })
-  @ApiParam(ENDPOINT_PARAM)
+  @ApiIdParam('webhookEndpointId', WebhookIdPrefix.Endpoint)
   @ApiOkResponse({ type: WebhookEndpointResponse })
   @ApiProblems({ 400: '`invalid_id`.', 404: NOT_FOUND })
   get(@Param('webhookEndpointId', ENDPOINT_ID) id: string, @CurrentPrincipal() principal: Principal): Promise<WebhookEndpointResponse> {
@@ -87,7 +87,7 @@ export class WebhookEndpointsController {
     summary: 'Change a webhook endpoint',
     description: '`url`, `events`, and `enabled` (false pauses deliveries, which wait; true resumes them and clears `disabledReason`).',
   })
-  @ApiParam(ENDPOINT_PARAM)
+  @ApiIdParam('webhookEndpointId', WebhookIdPrefix.Endpoint)
   @ApiOkResponse({ type: WebhookEndpointResponse })
   @ApiProblems({
     ...JSON_PROBLEMS,
@@ -110,7 +110,7 @@ export class WebhookEndpointsController {
     description:
       "204 for every syntactically valid id (own, unknown, another organization's, already deleted). Pending deliveries are dropped.",
   })
-  @ApiParam(ENDPOINT_PARAM)
+  @ApiIdParam('webhookEndpointId', WebhookIdPrefix.Endpoint)
   @ApiNoContentResponse({ description: 'Deleted, or nothing to delete.' })
   @ApiProblems({ 400: '`invalid_id`.' })
   async delete(@Param('webhookEndpointId', ENDPOINT_ID) id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
@@ -128,7 +128,7 @@ export class WebhookEndpointsController {
       'Returns the new secret (this call alone). For `overlapSeconds` (default 86400) deliveries carry signatures by both the new and ' +
       'the previous secret, so a receiver can switch without losing one.',
   })
-  @ApiParam(ENDPOINT_PARAM)
+  @ApiIdParam('webhookEndpointId', WebhookIdPrefix.Endpoint)
   @ApiOkResponse({ type: WebhookEndpointWithSecretResponse })
   @ApiProblems({ ...JSON_PROBLEMS, 404: NOT_FOUND, 422: '`validation_failed`.' })
   rotate(
@@ -151,7 +151,7 @@ export class WebhookEndpointsController {
       'what went wrong. Nothing is recorded or retried. No body. Counts against the replay budget ' +
       `(${WEBHOOK_LIMITS.replaysPerMinute} a minute).`,
   })
-  @ApiParam(ENDPOINT_PARAM)
+  @ApiIdParam('webhookEndpointId', WebhookIdPrefix.Endpoint)
   @ApiOkResponse({ type: WebhookTestResponse })
   @ApiProblems({
     400: '`invalid_id`.',
@@ -165,7 +165,7 @@ export class WebhookEndpointsController {
 
   @Get(':webhookEndpointId/deliveries')
   @ApiOperation({ summary: "An endpoint's deliveries, newest first, with every attempt", description: 'Pages of `limit` (default 50).' })
-  @ApiParam(ENDPOINT_PARAM)
+  @ApiIdParam('webhookEndpointId', WebhookIdPrefix.Endpoint)
   @ApiOkResponse({ type: WebhookDeliveryListResponse })
   @ApiProblems({ 400: '`invalid_id`.', 404: NOT_FOUND, 422: '`validation_failed` (`before`, `limit`).' })
   deliveries(
@@ -184,8 +184,8 @@ export class WebhookEndpointsController {
       'Makes it due now, whatever its state; it goes out with the same `webhook-id` and body. No body. ' +
       `At most ${WEBHOOK_LIMITS.replaysPerMinute} replays a minute per organization.`,
   })
-  @ApiParam(ENDPOINT_PARAM)
-  @ApiParam({ name: 'messageId', example: 'msg_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  @ApiIdParam('webhookEndpointId', WebhookIdPrefix.Endpoint)
+  @ApiIdParam('messageId', WebhookIdPrefix.Message)
   @ApiOkResponse({ type: WebhookDeliveryResponse })
   @ApiProblems({
     400: '`invalid_id`.',

@@ -1,8 +1,9 @@
-import { AppConfig, HealthController } from '@app/core';
+import { AppConfig, HealthController, SAFE_REQUEST_ID } from '@app/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { ApiExcludeController, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Express } from 'express';
 import { PROBLEM_SCHEMA } from './problem.schema';
+import { WEBHOOK_EVENTS_TAG, webhookEventSchemas, webhookOperations } from './webhooks.schema';
 
 // The probes are for load balancers, not partners (core's HealthController says why it is not
 // decorated there).
@@ -32,13 +33,30 @@ const RATE_LIMIT_HEADERS = {
 };
 
 const REQUEST_ID_HEADER = {
-  'X-Request-Id': { description: 'Echo of a safe incoming X-Request-Id, or a generated id.', schema: { type: 'string' } },
+  'X-Request-Id': {
+    description: 'Echo of a safe incoming X-Request-Id, or a generated id (a UUID).',
+    schema: { type: 'string', pattern: SAFE_REQUEST_ID.source },
+  },
 };
+
+/**
+ * One tag per resource, in the order docs/api.md presents them; each controller carries its own
+ * (`@ApiTags`), and every operation has exactly one of these (the OpenAPI test checks it).
+ */
+export const RESOURCE_TAGS: ReadonlyArray<[name: string, description: string]> = [
+  ['Image assets', 'Source images: uploaded once, named by scene creations. An unattached upload expires after 24 hours.'],
+  ['Scenes', 'Create 3D scenes (asynchronously, idempotently), find them by id or externalRef, delete them.'],
+  ['Operations', 'The asynchronous work behind a scene creation or edit: poll it, or cancel it.'],
+  ['Embed sessions', "Short-lived URLs that open the studio on one scene in the partner's page; revoke or extend them."],
+  ['Webhook endpoints', 'Where events are delivered, signed per Standard Webhooks; their delivery logs, replays and test sends.'],
+  ['Usage', "The organization's usage per UTC day."],
+  [WEBHOOK_EVENTS_TAG, 'What the service POSTs to webhook endpoints (the `webhooks` of this document), one body schema per event type.'],
+];
 
 /**
  * Builds the OpenAPI 3.1 document from the controllers' decorators, then makes the cross-cutting
  * parts uniform: the bearer scheme, problem+json bodies for every error, the common errors and
- * the headers every response carries.
+ * the headers every response carries; adds the resource tags and the webhooks the service sends.
  */
 export function buildOpenApiDocument(app: NestExpressApplication): OpenAPIObject {
   const config = app.get(AppConfig);
@@ -54,13 +72,18 @@ export function buildOpenApiDocument(app: NestExpressApplication): OpenAPIObject
     .setLicense('Proprietary', `${config.publicApiUrl}/v1/openapi.json`)
     .addServer(config.publicApiUrl)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key: `sk_test_…` or `sk_live_…`.' }, 'apiKey')
-    .addSecurityRequirements('apiKey')
-    .build();
-  const document = SwaggerModule.createDocument(app, builder, {
+    .addSecurityRequirements('apiKey');
+  for (const [name, description] of RESOURCE_TAGS) builder.addTag(name, description);
+  const document = SwaggerModule.createDocument(app, builder.build(), {
     operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
   document.components = document.components ?? {};
-  document.components.schemas = { ...(document.components.schemas ?? {}), Problem: PROBLEM_SCHEMA as never };
+  document.components.schemas = {
+    ...(document.components.schemas ?? {}),
+    Problem: PROBLEM_SCHEMA as never,
+    ...(webhookEventSchemas() as Record<string, never>),
+  };
+  document.webhooks = webhookOperations();
 
   for (const pathItem of Object.values(document.paths)) {
     for (const op of Object.values(pathItem) as unknown[]) {

@@ -96,8 +96,8 @@ describe(buildProblem.name, () => {
 });
 
 describe(ErrorTable.name, () => {
-  const SCENES = { scene_not_ready: { status: 409, title: 'Scene not ready' } };
-  const SESSIONS = { session_ended: { status: 401, title: 'Session ended', challenge: true } };
+  const SCENES = { scene_not_ready: { status: 409, title: 'Scene not ready', action: 'Wait.' } };
+  const SESSIONS = { session_ended: { status: 401, title: 'Session ended', action: 'Start another.', challenge: true } };
 
   it("answers a lib's code with the status and title its lib declares", () => {
     const errors = ErrorTable.of(SCENES, SESSIONS);
@@ -115,6 +115,6 @@ describe(ErrorTable.name, () => {
 
   it("refuses a code declared twice, core's own included", () => {
     expect(() => ErrorTable.of(SCENES, SCENES)).toThrow('"scene_not_ready" is declared twice');
-    expect(() => ErrorTable.of({ not_found: { status: 410, title: 'Gone' } })).toThrow('declared twice');
+    expect(() => ErrorTable.of({ not_found: { status: 410, title: 'Gone', action: 'Stop.' } })).toThrow('declared twice');
   });
 });

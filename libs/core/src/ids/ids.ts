@@ -14,12 +14,17 @@ const patterns = new Map<IdPrefix, RegExp>();
 function patternOf(prefix: IdPrefix): RegExp {
   let pattern = patterns.get(prefix);
   if (!pattern) {
-    // A prefix with regex characters would make every id of it "valid" or none: refuse it.
-    if (!PREFIX.test(prefix)) throw new Error(`id prefix "${prefix}" is not 1 to 8 lowercase letters`);
-    pattern = new RegExp(`^${prefix}_${ULID_PATTERN}$`);
+    pattern = new RegExp(idPattern(prefix));
     patterns.set(prefix, pattern);
   }
   return pattern;
+}
+
+/** The regular expression (its source) of a syntactically valid id of `prefix`: what API descriptions state as `pattern`. */
+export function idPattern(prefix: IdPrefix): string {
+  // A prefix with regex characters would make every id of it "valid" or none: refuse it.
+  if (!PREFIX.test(prefix)) throw new Error(`id prefix "${prefix}" is not 1 to 8 lowercase letters`);
+  return `^${prefix}_${ULID_PATTERN}$`;
 }
 
 /** "Syntactically valid" as docs/api.md says it: the prefix and a 26-character Crockford ULID. */

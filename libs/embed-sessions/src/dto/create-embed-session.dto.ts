@@ -59,7 +59,7 @@ export class EmbedThemeDto {
 }
 
 export class CreateEmbedSessionDto {
-  @ApiProperty({ example: 'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE' })
+  @ApiProperty({ example: 'scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE', pattern: '^scn_[0-9A-HJKMNP-TV-Z]{26}$' })
   @IsDefined({ message: 'sceneId is required' })
   @IsString()
   @Matches(/^scn_[0-9A-HJKMNP-TV-Z]{26}$/, { message: 'sceneId must be a scene id (scn_…)', context: { code: 'invalid_format' } })

@@ -1,4 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { SceneSourceRule } from '../image-rules';
+
+/** One scene-source rule an image breaks. */
+export class UnusableReason {
+  @ApiProperty({ enum: ['source_image_too_small', 'source_image_aspect_ratio'] })
+  code: SceneSourceRule;
+
+  @ApiProperty({ example: 'The image is 1024×1024; a scene source must be at least 1280×720.' })
+  message: string;
+}
 
 export class ImageAssetResponse {
   @ApiProperty({ example: 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHE', pattern: '^img_[0-9A-HJKMNP-TV-Z]{26}$' })
@@ -25,8 +35,17 @@ export class ImageAssetResponse {
   @ApiProperty({ enum: ['unattached', 'attached'] })
   status: 'unattached' | 'attached';
 
-  @ApiProperty({ description: 'At least 1280×720 and within 1% of 16:9.' })
+  @ApiProperty({ description: 'At least 1280×720 and within 1% of 16:9: `unusableReasons` is empty.' })
   usableAsSceneSource: boolean;
+
+  @ApiProperty({
+    type: UnusableReason,
+    isArray: true,
+    description:
+      'Why the image cannot be a scene source: every rule it breaks, each with the code a scene creation naming it would answer ' +
+      "(the first one as the problem's `code`, all of them in its `errors`). Empty when `usableAsSceneSource` is true.",
+  })
+  unusableReasons: UnusableReason[];
 
   @ApiProperty({ format: 'date-time' })
   createdAt: string;

@@ -16,6 +16,7 @@ export class CreateSceneDto {
 
   @ApiPropertyOptional({
     example: 'img_01JD3Z8Q4W6K2M9T5X7B1C0VHE',
+    pattern: '^img_[0-9A-HJKMNP-TV-Z]{26}$',
     description: 'An image asset of the organization, at least 1280×720 and within 1% of 16:9.',
   })
   @IsOptional()

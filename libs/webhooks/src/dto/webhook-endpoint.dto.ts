@@ -16,7 +16,9 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { idPattern } from '@app/core';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../webhook-events';
+import { WebhookIdPrefix } from '../webhooks.ids';
 import { WEBHOOK_LIMITS } from '../webhook-limits';
 
 const URL_DOC =
@@ -135,11 +137,15 @@ class PageQuery {
 export class WebhookEndpointsQuery extends PageQuery {
   @ApiPropertyOptional({
     example: 'whe_01JD3Z8Q4W6K2M9T5X7B1C0VHE',
+    pattern: idPattern(WebhookIdPrefix.Endpoint),
     description: 'The previous page’s `nextCursor`: endpoints after this one.',
   })
   @IsOptional()
   @IsString({ message: 'after must be given once' })
-  @Matches(/^whe_[0-9A-HJKMNP-TV-Z]{26}$/, { message: 'after must be a webhook endpoint id (whe_…)', context: { code: 'invalid_format' } })
+  @Matches(new RegExp(idPattern(WebhookIdPrefix.Endpoint)), {
+    message: 'after must be a webhook endpoint id (whe_…)',
+    context: { code: 'invalid_format' },
+  })
   after?: string;
 }
 
@@ -166,6 +172,7 @@ export class WebhookAttemptResponse {
 export class WebhookTestResponse {
   @ApiProperty({
     example: 'msg_01JD3Z8Q4W6K2M9T5X7B1C0VHE',
+    pattern: idPattern(WebhookIdPrefix.Message),
     description: 'The `webhook-id` the test event was sent with (a new one each time).',
   })
   messageId: string;
@@ -224,10 +231,14 @@ export class WebhookDeliveryListResponse {
 export class WebhookDeliveriesQuery extends PageQuery {
   @ApiPropertyOptional({
     example: 'msg_01JD3Z8Q4W6K2M9T5X7B1C0VHE',
+    pattern: idPattern(WebhookIdPrefix.Message),
     description: 'The previous page’s `nextCursor`: deliveries older than this message.',
   })
   @IsOptional()
   @IsString({ message: 'before must be given once' })
-  @Matches(/^msg_[0-9A-HJKMNP-TV-Z]{26}$/, { message: 'before must be a message id (msg_…)', context: { code: 'invalid_format' } })
+  @Matches(new RegExp(idPattern(WebhookIdPrefix.Message)), {
+    message: 'before must be a message id (msg_…)',
+    context: { code: 'invalid_format' },
+  })
   before?: string;
 }

@@ -380,7 +380,108 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "embed_session.ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An active embed session ended
+         * @description Revoked (`DELETE /v1/embed-sessions/{embedSessionId}`, or its origin’s approval removed), expired (noticed within about 30 s) or ended with its scene (`scene_deleted`). Signed per Standard Webhooks; delivered at least once, in no guaranteed order.
+         */
+        post: operations["webhook_embedSessionEnded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "operation.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A creation or an edit failed or was cancelled
+         * @description Sent once the operation has failed (`data.error.code` `cancelled` when it was cancelled). Operations that end because their scene is deleted are not announced one by one: `scene.deleted` says it. Signed per Standard Webhooks; delivered at least once, in no guaranteed order.
+         */
+        post: operations["webhook_operationFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "operation.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A creation or an edit succeeded
+         * @description Sent once the operation has succeeded: `data.status` is `succeeded`, with `sceneId` and `version`. Signed per Standard Webhooks; delivered at least once, in no guaranteed order.
+         */
+        post: operations["webhook_operationSucceeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "scene.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A scene was deleted
+         * @description Sent once per scene deleted by `DELETE /v1/scenes/{sceneId}`, in any state. Match it on `sceneId`. Signed per Standard Webhooks; delivered at least once, in no guaranteed order.
+         */
+        post: operations["webhook_sceneDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test send
+         * @description Sent by `POST /v1/webhook-endpoints/{webhookEndpointId}:test` alone, whatever the endpoint’s `events`; never retried. Signed per Standard Webhooks; delivered at least once, in no guaranteed order.
+         */
+        post: operations["webhook_webhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         CreateEmbedSessionDto: {
@@ -430,6 +531,24 @@ export interface components {
              * @example https://hooks.acme.example/scene-studio
              */
             url: string;
+        };
+        /** @description What each `embed_session.ended` delivery carries. Revoked (`DELETE /v1/embed-sessions/{embedSessionId}`, or its origin’s approval removed), expired (noticed within about 30 s) or ended with its scene (`scene_deleted`). */
+        EmbedSessionEndedEvent: {
+            data: {
+                /** @example es_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+                embedSessionId: string;
+                /** @enum {string} */
+                reason: "revoked" | "expired" | "scene_deleted";
+                /** @example scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+                sceneId: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the event happened (not when this attempt was sent).
+             */
+            timestamp: string;
+            /** @constant */
+            type: "embed_session.ended";
         };
         EmbedSessionResponse: {
             /** Format: date-time */
@@ -524,7 +643,9 @@ export interface components {
             sizeBytes: number;
             /** @enum {string} */
             status: "unattached" | "attached";
-            /** @description At least 1280×720 and within 1% of 16:9. */
+            /** @description Why the image cannot be a scene source: every rule it breaks, each with the code a scene creation naming it would answer (the first one as the problem's `code`, all of them in its `errors`). Empty when `usableAsSceneSource` is true. */
+            unusableReasons: components["schemas"]["UnusableReason"][];
+            /** @description At least 1280×720 and within 1% of 16:9: `unusableReasons` is empty. */
             usableAsSceneSource: boolean;
             /**
              * @description Width as displayed, after the EXIF orientation.
@@ -569,6 +690,18 @@ export interface components {
             message: string;
             /** @description Whether submitting the request again (with a new Idempotency-Key) may succeed. Codes: `generation_failed`, `provider_unavailable`, `provider_timeout`, `provider_rejected`, `provider_quota_exceeded`, `scene_deleted`, `cancelled`. */
             retryable: boolean;
+        };
+        /** @description What each `operation.failed` delivery carries. Sent once the operation has failed (`data.error.code` `cancelled` when it was cancelled). Operations that end because their scene is deleted are not announced one by one: `scene.deleted` says it. */
+        OperationFailedEvent: {
+            /** @description The operation exactly as `GET /v1/operations/{operationId}` shows it when the event happened, with its `kind` and its scene’s `externalRef`. */
+            data: components["schemas"]["OperationResponse"];
+            /**
+             * Format: date-time
+             * @description When the event happened (not when this attempt was sent).
+             */
+            timestamp: string;
+            /** @constant */
+            type: "operation.failed";
         };
         OperationResponse: {
             /**
@@ -620,16 +753,34 @@ export interface components {
              */
             version?: number;
         };
+        /** @description What each `operation.succeeded` delivery carries. Sent once the operation has succeeded: `data.status` is `succeeded`, with `sceneId` and `version`. */
+        OperationSucceededEvent: {
+            /** @description The operation exactly as `GET /v1/operations/{operationId}` shows it when the event happened, with its `kind` and its scene’s `externalRef`. */
+            data: components["schemas"]["OperationResponse"];
+            /**
+             * Format: date-time
+             * @description When the event happened (not when this attempt was sent).
+             */
+            timestamp: string;
+            /** @constant */
+            type: "operation.succeeded";
+        };
         /** @description RFC 9457 problem details. `code` is stable and machine-readable. */
         Problem: {
             /** @enum {string} */
             code: "bad_request" | "invalid_json" | "invalid_id" | "idempotency_key_missing" | "idempotency_key_invalid" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_request_in_progress" | "payload_too_large" | "expectation_failed" | "headers_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "unavailable" | "internal_error" | "test_mode_only" | "external_ref_conflict" | "scene_not_ready" | "edit_in_progress" | "unsupported_image_format" | "image_corrupt" | "image_dimensions_exceeded" | "source_asset_not_found" | "source_image_too_small" | "source_image_aspect_ratio" | "origin_not_allowed" | "session_ended" | "quota_exceeded" | "max_waiting_generations_exceeded" | "limit_exceeded" | "webhook_endpoint_conflict";
             detail: string;
-            /** @description Present for field problems (`validation_failed`). */
+            /** @description Every independent rule the request broke, so all can be fixed at once: the fields of `validation_failed`, and each scene-source rule a `sourceAssetId` image breaks (`source_image_too_small`, `source_image_aspect_ratio`). The top-level `code` is then the first of them. Absent for other problems. */
             errors?: {
-                /** @example too_long */
+                /**
+                 * @description A field code (docs/api.md, "Errors") or a problem code.
+                 * @example too_long
+                 */
                 code: string;
-                /** @example prompt */
+                /**
+                 * @description The field, as a path into the body or the query parameter: `prompt`, `theme.accentColor`, `document.keyframes[2]`.
+                 * @example prompt
+                 */
                 field: string;
                 message: string;
             }[];
@@ -641,6 +792,7 @@ export interface components {
             title: string;
             /**
              * Format: uri
+             * @description `{PUBLIC_API_URL}/problems/{code}`: a public page (no API key) with the status, title and what to do; JSON with `Accept: application/json`.
              * @example http://localhost:3000/problems/validation_failed
              */
             type: string;
@@ -651,6 +803,22 @@ export interface components {
              * @default 86400
              */
             overlapSeconds?: number;
+        };
+        /** @description What each `scene.deleted` delivery carries. Sent once per scene deleted by `DELETE /v1/scenes/{sceneId}`, in any state. Match it on `sceneId`. */
+        SceneDeletedEvent: {
+            data: {
+                /** @description The one the scene was created with; a failed creation’s may since name another, active scene. */
+                externalRef: string | null;
+                /** @example scn_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+                sceneId: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the event happened (not when this attempt was sent).
+             */
+            timestamp: string;
+            /** @constant */
+            type: "scene.deleted";
         };
         SceneResponse: {
             /** Format: date-time */
@@ -676,6 +844,12 @@ export interface components {
              * @example 1
              */
             version: number;
+        };
+        UnusableReason: {
+            /** @enum {string} */
+            code: "source_image_too_small" | "source_image_aspect_ratio";
+            /** @example The image is 1024×1024; a scene source must be at least 1280×720. */
+            message: string;
         };
         UpdateWebhookEndpointDto: {
             /** @description false pauses deliveries (they wait); true resumes them and clears `disabledReason`. */
@@ -897,6 +1071,20 @@ export interface components {
             /** @example whe_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
             webhookEndpointId: string;
         };
+        /** @description What each `webhook.test` delivery carries. Sent by `POST /v1/webhook-endpoints/{webhookEndpointId}:test` alone, whatever the endpoint’s `events`; never retried. */
+        WebhookTestEvent: {
+            data: {
+                /** @example whe_01JD3Z8Q4W6K2M9T5X7B1C0VHE */
+                webhookEndpointId: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the event happened (not when this attempt was sent).
+             */
+            timestamp: string;
+            /** @constant */
+            type: "webhook.test";
+        };
         WebhookTestResponse: {
             attempt: components["schemas"]["WebhookAttemptResponse"];
             /** @description The endpoint answered 2xx. */
@@ -943,7 +1131,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -954,7 +1142,7 @@ export interface operations {
             /** @description `invalid_json`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -965,7 +1153,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -976,7 +1164,7 @@ export interface operations {
             /** @description The scene is unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -987,7 +1175,7 @@ export interface operations {
             /** @description Body over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -998,7 +1186,7 @@ export interface operations {
             /** @description Not application/json (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1009,7 +1197,7 @@ export interface operations {
             /** @description `validation_failed` or `origin_not_allowed`. */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1020,7 +1208,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1031,7 +1219,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1042,7 +1230,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1072,7 +1260,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1081,7 +1269,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1092,7 +1280,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1103,7 +1291,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1114,7 +1302,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1125,7 +1313,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1155,7 +1343,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1166,7 +1354,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1177,7 +1365,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1188,7 +1376,7 @@ export interface operations {
             /** @description A live organization's key (`test_mode_only`): test mode is for test organizations. */
             403: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1199,7 +1387,7 @@ export interface operations {
             /** @description Unknown, expired, revoked or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1210,7 +1398,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1221,7 +1409,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1232,7 +1420,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1265,7 +1453,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1276,7 +1464,7 @@ export interface operations {
             /** @description `invalid_json` or `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1287,7 +1475,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1298,7 +1486,7 @@ export interface operations {
             /** @description Unknown, expired, revoked or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1309,7 +1497,7 @@ export interface operations {
             /** @description Body over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1320,7 +1508,7 @@ export interface operations {
             /** @description Not application/json (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1331,7 +1519,7 @@ export interface operations {
             /** @description `validation_failed`. */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1342,7 +1530,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1353,7 +1541,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1364,7 +1552,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1405,7 +1593,7 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description validate;dur=<ms>: server-side validation time. */
                     "Server-Timing"?: string;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1416,7 +1604,7 @@ export interface operations {
             /** @description Malformed multipart body, or a Content-Type without a well-formed boundary (`bad_request`). */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1427,7 +1615,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1438,7 +1626,7 @@ export interface operations {
             /** @description File over 20 MiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1449,7 +1637,7 @@ export interface operations {
             /** @description Not multipart/form-data (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1460,7 +1648,7 @@ export interface operations {
             /** @description `validation_failed` (no or several files), `unsupported_image_format`, `image_dimensions_exceeded` or `image_corrupt`. */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1471,7 +1659,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1482,7 +1670,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1493,7 +1681,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1522,7 +1710,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1533,7 +1721,7 @@ export interface operations {
             /** @description Not a syntactically valid id (`invalid_id`). */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1544,7 +1732,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1555,7 +1743,7 @@ export interface operations {
             /** @description Unknown, expired or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1566,7 +1754,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1577,7 +1765,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1588,7 +1776,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1617,7 +1805,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1628,7 +1816,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1639,7 +1827,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1650,7 +1838,7 @@ export interface operations {
             /** @description A live organization's key (`test_mode_only`): test mode is for test organizations. */
             403: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1661,7 +1849,7 @@ export interface operations {
             /** @description Unknown, expired, attached or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1672,7 +1860,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1683,7 +1871,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1694,7 +1882,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1725,7 +1913,7 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description Only while processing: seconds to wait before polling again. */
                     "Retry-After"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1736,7 +1924,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1747,7 +1935,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1758,7 +1946,7 @@ export interface operations {
             /** @description Unknown, not yours, or its scene was deleted (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1769,7 +1957,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1780,7 +1968,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1791,7 +1979,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1820,7 +2008,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1831,7 +2019,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1842,7 +2030,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1853,7 +2041,7 @@ export interface operations {
             /** @description Unknown, not yours, or its scene was deleted (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1864,7 +2052,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1875,7 +2063,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1886,7 +2074,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1916,7 +2104,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1927,7 +2115,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1938,7 +2126,7 @@ export interface operations {
             /** @description No active scene has this externalRef (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1949,7 +2137,7 @@ export interface operations {
             /** @description externalRef missing or empty (`validation_failed`). */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1960,7 +2148,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1971,7 +2159,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1982,7 +2170,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2020,7 +2208,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2031,7 +2219,7 @@ export interface operations {
             /** @description `invalid_json`, `idempotency_key_missing` or `idempotency_key_invalid`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2042,7 +2230,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2053,7 +2241,7 @@ export interface operations {
             /** @description `external_ref_conflict` or `idempotency_request_in_progress`. */
             409: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2064,7 +2252,7 @@ export interface operations {
             /** @description Body over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2075,7 +2263,7 @@ export interface operations {
             /** @description Not application/json (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2086,7 +2274,7 @@ export interface operations {
             /** @description `validation_failed`, `idempotency_key_reused`, `source_asset_not_found`, `source_image_too_small` or `source_image_aspect_ratio`. */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2097,7 +2285,7 @@ export interface operations {
             /** @description `rate_limited`; `quota_exceeded` when the organization has started its `generationsPerDay` for today (UTC; `Retry-After`: seconds to midnight UTC); `max_waiting_generations_exceeded` when it already has `maxWaitingGenerations` generations waiting to start (`Retry-After`: 10). Nothing is created and the Idempotency-Key stays unused. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2108,7 +2296,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2119,7 +2307,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2148,7 +2336,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2159,7 +2347,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2170,7 +2358,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2181,7 +2369,7 @@ export interface operations {
             /** @description Unknown, deleted, failed or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2192,7 +2380,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2203,7 +2391,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2214,7 +2402,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2244,7 +2432,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2253,7 +2441,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2264,7 +2452,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2275,7 +2463,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2286,7 +2474,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2297,7 +2485,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2329,7 +2517,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2340,7 +2528,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2351,7 +2539,7 @@ export interface operations {
             /** @description A date that is not YYYY-MM-DD, `to` before `from`, or more than 93 days (`validation_failed`). */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2362,7 +2550,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2373,7 +2561,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2384,7 +2572,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2415,7 +2603,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2426,7 +2614,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2437,7 +2625,7 @@ export interface operations {
             /** @description `validation_failed` (`after`, `limit`). */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2448,7 +2636,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2459,7 +2647,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2470,7 +2658,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2501,7 +2689,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2512,7 +2700,7 @@ export interface operations {
             /** @description `invalid_json` or `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2523,7 +2711,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2534,7 +2722,7 @@ export interface operations {
             /** @description The organization already has 20 endpoints (`limit_exceeded`); delete one first. Or one of its endpoints, enabled or not, has this `url` and an event in common (`webhook_endpoint_conflict`, naming it in `webhookEndpointId`). */
             409: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2545,7 +2733,7 @@ export interface operations {
             /** @description Body over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2556,7 +2744,7 @@ export interface operations {
             /** @description Not application/json (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2567,7 +2755,7 @@ export interface operations {
             /** @description `validation_failed` (a `url` that is not allowed has field code `not_allowed`). */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2578,7 +2766,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2589,7 +2777,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2600,7 +2788,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2629,7 +2817,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2640,7 +2828,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2651,7 +2839,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2662,7 +2850,7 @@ export interface operations {
             /** @description Unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2673,7 +2861,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2684,7 +2872,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2695,7 +2883,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2725,7 +2913,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2734,7 +2922,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2745,7 +2933,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2756,7 +2944,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2767,7 +2955,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2778,7 +2966,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2811,7 +2999,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2822,7 +3010,7 @@ export interface operations {
             /** @description `invalid_json` or `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2833,7 +3021,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2844,7 +3032,7 @@ export interface operations {
             /** @description Unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2855,7 +3043,7 @@ export interface operations {
             /** @description Another endpoint of the organization has the resulting `url` and an event in common (`webhook_endpoint_conflict`, naming it in `webhookEndpointId`). */
             409: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2866,7 +3054,7 @@ export interface operations {
             /** @description Body over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2877,7 +3065,7 @@ export interface operations {
             /** @description Not application/json (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2888,7 +3076,7 @@ export interface operations {
             /** @description `validation_failed`. */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2899,7 +3087,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2910,7 +3098,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2921,7 +3109,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2954,7 +3142,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2965,7 +3153,7 @@ export interface operations {
             /** @description `invalid_json` or `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2976,7 +3164,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2987,7 +3175,7 @@ export interface operations {
             /** @description Unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2998,7 +3186,7 @@ export interface operations {
             /** @description Body over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3009,7 +3197,7 @@ export interface operations {
             /** @description Not application/json (`unsupported_media_type`). */
             415: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3020,7 +3208,7 @@ export interface operations {
             /** @description `validation_failed`. */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3031,7 +3219,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3042,7 +3230,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3053,7 +3241,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3082,7 +3270,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3093,7 +3281,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3104,7 +3292,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3115,7 +3303,7 @@ export interface operations {
             /** @description A live organization's key (`test_mode_only`): test mode is for test organizations. */
             403: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3126,7 +3314,7 @@ export interface operations {
             /** @description Unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3137,7 +3325,7 @@ export interface operations {
             /** @description `rate_limited` (the replay budget), with `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3148,7 +3336,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3159,7 +3347,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3192,7 +3380,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3203,7 +3391,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3214,7 +3402,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3225,7 +3413,7 @@ export interface operations {
             /** @description Unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3236,7 +3424,7 @@ export interface operations {
             /** @description `validation_failed` (`before`, `limit`). */
             422: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3247,7 +3435,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3258,7 +3446,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3269,7 +3457,7 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3299,7 +3487,7 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3310,7 +3498,7 @@ export interface operations {
             /** @description `invalid_id`. */
             400: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3321,7 +3509,7 @@ export interface operations {
             /** @description Missing, malformed, unknown or revoked API key (`unauthenticated`); carries `WWW-Authenticate: Bearer`. */
             401: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3332,7 +3520,7 @@ export interface operations {
             /** @description Unknown, deleted or not yours (`not_found`). */
             404: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3343,7 +3531,7 @@ export interface operations {
             /** @description Rate limit of the organization exceeded, or its 30 replays a minute spent (`rate_limited`); carries `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3354,7 +3542,7 @@ export interface operations {
             /** @description Unexpected error (`internal_error`); nothing internal is disclosed. */
             500: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3365,13 +3553,158 @@ export interface operations {
             /** @description A dependency is unavailable (`unavailable`); carries `Retry-After`. */
             503: {
                 headers: {
-                    /** @description Echo of a safe incoming X-Request-Id, or a generated id. */
+                    /** @description Echo of a safe incoming X-Request-Id, or a generated id (a UUID). */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    webhook_embedSessionEnded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry and replay of one event. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint’s secret (the bytes after `whsec_`, base64-decoded); two, space-separated, while a rotated secret overlaps. Any one matching is enough. */
+                "webhook-signature": string;
+                /** @description When this attempt was sent, in seconds since the Unix epoch. Refuse deliveries far from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmbedSessionEndedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any other status, a redirect (never followed) or a timeout is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_operationFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry and replay of one event. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint’s secret (the bytes after `whsec_`, base64-decoded); two, space-separated, while a rotated secret overlaps. Any one matching is enough. */
+                "webhook-signature": string;
+                /** @description When this attempt was sent, in seconds since the Unix epoch. Refuse deliveries far from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperationFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any other status, a redirect (never followed) or a timeout is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_operationSucceeded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry and replay of one event. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint’s secret (the bytes after `whsec_`, base64-decoded); two, space-separated, while a rotated secret overlaps. Any one matching is enough. */
+                "webhook-signature": string;
+                /** @description When this attempt was sent, in seconds since the Unix epoch. Refuse deliveries far from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperationSucceededEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any other status, a redirect (never followed) or a timeout is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_sceneDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry and replay of one event. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint’s secret (the bytes after `whsec_`, base64-decoded); two, space-separated, while a rotated secret overlaps. Any one matching is enough. */
+                "webhook-signature": string;
+                /** @description When this attempt was sent, in seconds since the Unix epoch. Refuse deliveries far from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SceneDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any other status, a redirect (never followed) or a timeout is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry and replay of one event. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint’s secret (the bytes after `whsec_`, base64-decoded); two, space-separated, while a rotated secret overlaps. Any one matching is enough. */
+                "webhook-signature": string;
+                /** @description When this attempt was sent, in seconds since the Unix epoch. Refuse deliveries far from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any other status, a redirect (never followed) or a timeout is retried with backoff. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
