@@ -4,28 +4,16 @@ import { AdmissionRepository } from './admission.repository';
 import { OperationEntity } from './operation.entity';
 import { OperationsRepository } from './operations.repository';
 import { AdmissionTurnEntity } from './admission-turn.entity';
-import { SceneArtifactEntity, SceneEntity, SceneVersionEntity } from './scene.entity';
-import { ScenesRepository } from './scenes.repository';
 import { ProviderErasureEntity } from './provider-erasure.entity';
 import { ProviderErasuresRepository } from './provider-erasures.repository';
 
 /**
- * The scenes' repositories, shared by this lib's own modules only: index.ts does not export it
- * and ScenesModule does not re-export it, so another lib asks a service (ScenesService.lockForWrite)
- * and never reaches the scenes' tables.
+ * The operations' repositories, shared by this lib's own modules only: index.ts does not export it
+ * and OperationsModule does not re-export it, so no other lib reaches the operations' tables.
  */
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([
-      SceneEntity,
-      SceneVersionEntity,
-      SceneArtifactEntity,
-      OperationEntity,
-      AdmissionTurnEntity,
-      ProviderErasureEntity,
-    ]),
-  ],
-  providers: [ScenesRepository, OperationsRepository, AdmissionRepository, ProviderErasuresRepository],
-  exports: [ScenesRepository, OperationsRepository, AdmissionRepository, ProviderErasuresRepository],
+  imports: [TypeOrmModule.forFeature([OperationEntity, AdmissionTurnEntity, ProviderErasureEntity])],
+  providers: [OperationsRepository, AdmissionRepository, ProviderErasuresRepository],
+  exports: [OperationsRepository, AdmissionRepository, ProviderErasuresRepository],
 })
-export class ScenesDataModule {}
+export class OperationsDataModule {}

@@ -1,20 +1,20 @@
 import { DomainError, ParseIdPipe } from '@app/core';
 import { Principal } from '@app/organizations';
-import { OperationResponse, OperationsService, SceneJobs, SceneIdPrefix } from '@app/scenes';
+import { OperationIdPrefix, OperationResponse, OperationsService, SceneJobScheduler } from '@app/operations';
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
-const OPERATION_ID = new ParseIdPipe(SceneIdPrefix.Operation);
+const OPERATION_ID = new ParseIdPipe(OperationIdPrefix.Operation);
 
 @ApiTags('Operations')
 @Controller('v1/operations')
 export class OperationsController {
   constructor(
     private readonly operations: OperationsService,
-    private readonly jobs: SceneJobs,
+    private readonly jobs: SceneJobScheduler,
   ) {}
 
   @Get(':operationId')

@@ -1,6 +1,7 @@
 import { DomainError, IdempotencyKey as RequestKey, JsonBodyGuard, ParseIdPipe } from '@app/core';
 import { Principal } from '@app/organizations';
-import { CreateSceneDto, FindSceneQuery, OperationAcceptedResponse, SceneResponse, ScenesService, SceneIdPrefix } from '@app/scenes';
+import { CreateSceneDto, FindSceneQuery, SceneResponse, ScenesService, SceneIdPrefix } from '@app/scenes';
+import { OperationAcceptedResponse, SceneOperationsService } from '@app/operations';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -14,7 +15,10 @@ const SCENE_ID = new ParseIdPipe(SceneIdPrefix.Scene);
 @ApiTags('Scenes')
 @Controller('v1/scenes')
 export class ScenesController {
-  constructor(private readonly scenes: ScenesService) {}
+  constructor(
+    private readonly scenes: ScenesService,
+    private readonly sceneOperations: SceneOperationsService,
+  ) {}
 
   @Post()
   @HttpCode(202)
@@ -52,7 +56,7 @@ export class ScenesController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) res: Response,
   ): Promise<OperationAcceptedResponse> {
-    return acceptedOperation(res, await this.scenes.create(principal.organizationId, key, dto));
+    return acceptedOperation(res, await this.sceneOperations.create(principal.organizationId, key, dto));
   }
 
   @Get()
