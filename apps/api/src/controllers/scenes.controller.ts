@@ -1,4 +1,4 @@
-import { DomainError, IdempotencyKey as RequestKey, JsonBodyGuard, ParseIdPipe } from '@app/core';
+import { DomainError, IdempotencyKey, JsonBodyGuard, ParseIdPipe } from '@app/core';
 import { Principal } from '@app/organizations';
 import { CreateSceneDto, FindSceneQuery, SceneResponse, ScenesService, SceneIdPrefix } from '@app/scenes';
 import { OperationAcceptedResponse, SceneOperationsService } from '@app/operations';
@@ -7,7 +7,7 @@ import { ApiAcceptedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, Ap
 import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { acceptedOperation } from '../idempotency/accepted-operation';
-import { IdempotencyKey } from '../idempotency/idempotency-key.decorator';
+import { IdempotencyKeyHeader } from '../idempotency/idempotency-key.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
 const SCENE_ID = new ParseIdPipe(SceneIdPrefix.Scene);
@@ -51,7 +51,7 @@ export class ScenesController {
       'Nothing is created and the Idempotency-Key stays unused.',
   })
   async create(
-    @IdempotencyKey() key: RequestKey,
+    @IdempotencyKeyHeader() key: IdempotencyKey,
     @Body() dto: CreateSceneDto,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) res: Response,
