@@ -12,7 +12,7 @@
 //   channel `<QUEUE_PREFIX>:api-keys:revoked`, evicting by key id) → the api's findVisible query
 //   (same columns, same join and conditions) → the documented JSON with Cache-Control: no-store
 //   and, while processing, Retry-After from the scenes queue's depth and the organization's own
-//   operations waiting for their turn (SceneJobs' suggestedPollDelaySeconds: BullMQ
+//   operations waiting for their turn (SceneJobScheduler's suggestedPollDelaySeconds: BullMQ
 //   getJobCounts at most once a second, the organization's waiting count — its backlog row — at
 //   most once a second per organization, same formula).
 // POST /v1/scenes

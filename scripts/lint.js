@@ -22,6 +22,7 @@ const steps = [
   [bin('eslint'), '.', ...(quick ? ['--cache', '--cache-strategy', 'content', '--cache-location', 'node_modules/.cache/eslint/'] : [])],
   [bin('depcruise'), 'apps', 'libs', 'packages', 'test', '--config', '.dependency-cruiser.cjs'],
   ['node', 'scripts/check-table-ownership.js'],
+  ['node', 'scripts/check-file-names.js'],
   ['node', 'scripts/check-commit-subjects.js'],
   ['node', 'scripts/check-core-is-generic.js'],
   ['node', 'scripts/check-no-external-contract.js'],

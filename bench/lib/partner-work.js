@@ -127,7 +127,7 @@ function partnerWork(name) {
     FROM operations o JOIN scenes s ON s.id = o.scene_id
    WHERE o.id = $1 AND o.organization_id = $2 AND s.deleted_at IS NULL`;
 
-  // SceneJobs.suggestedPollDelaySeconds: the queue depth, fetched at most once a second, and the
+  // SceneJobScheduler.suggestedPollDelaySeconds: the queue depth, fetched at most once a second, and the
   // organization's operations waiting for their turn (its backlog count), at most once a second
   // per organization; callers meanwhile use the last figures (0 before the first answer), exactly
   // as the api does.

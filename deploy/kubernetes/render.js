@@ -29,7 +29,7 @@ function ruleGroups() {
     .flatMap((f) => YAML.parse(readFileSync(join(RULES_DIR, f), 'utf8')).groups);
 }
 
-/** Generations accepted and waiting for their organization's turn (libs/scenes, GenerationAdmission). */
+/** Generations accepted and waiting for their organization's turn (libs/operations, GenerationAdmission). */
 const WAITING_FOR_ADMISSION = "SELECT count(*) FROM operations WHERE status = 'processing' AND admitted_at IS NULL";
 
 function isObject(v) {

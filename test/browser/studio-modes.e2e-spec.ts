@@ -20,7 +20,7 @@ import {
   waitForEvent,
   waitForVersion,
 } from '../support/studio-frame';
-import { SCENES_QUEUE } from '@app/scenes';
+import { SCENES_QUEUE } from '@app/operations';
 
 type Vec3 = [number, number, number];
 type Quat = [number, number, number, number];

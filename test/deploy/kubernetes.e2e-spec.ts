@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ROOT, run } from '../support/processes';
-import { SCENES_QUEUE } from '@app/scenes';
+import { SCENES_QUEUE } from '@app/operations';
 
 type Doc = Record<string, any>;
 interface Values {

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScenePurge } from '@app/scenes';
+import { ScenePurge } from '@app/operations';
 import { DataSource } from 'typeorm';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
 import { image } from '../factories/images';

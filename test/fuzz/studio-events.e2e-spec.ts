@@ -1,5 +1,5 @@
 import { REDIS } from '@app/core';
-import { SceneChanges } from '@app/scenes';
+import { SceneChanges } from '@app/operations';
 import { EmbedSessionsService } from '@app/embed-sessions';
 import { StreamSlots } from '@apps/studio/events/stream-slots';
 import { StudioEventsHub } from '@apps/studio/events/studio-events.hub';

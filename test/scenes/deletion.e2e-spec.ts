@@ -9,7 +9,7 @@ import {
   SubmitOutcome,
 } from '@app/generation';
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
-import { SceneJob, ScenePurge } from '@app/scenes';
+import { SceneJob, ScenePurge } from '@app/operations';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createEmbedSession, parseEmbedUrl } from '../factories/embed.factory';

@@ -8,7 +8,7 @@ import { pollUntil } from '../support/poll';
 import { freePort, ServiceProcess, startWorkerProcess } from '../support/processes';
 import { setUpSuite } from '../support/suite';
 import { stored } from '../support/stored';
-import type { OperationEntity } from '@app/scenes/operation.entity';
+import type { OperationEntity } from '@app/operations/operation.entity';
 
 /**
  * Fair share across organizations (docs/architecture.md, "Fair share"): an organization with one operation waiting

@@ -12,7 +12,7 @@ import { expectProblem } from '../support/problems';
 import { freePort, ServiceProcess } from '../support/processes';
 import { setUpSuite } from '../support/suite';
 import { redisPort } from '../support/server-ports';
-import { SCENES_QUEUE } from '@app/scenes';
+import { SCENES_QUEUE } from '@app/operations';
 import { stored } from '../support/stored';
 
 describe('faults: the work still happens, once, and failures stay safe', () => {

@@ -1,4 +1,5 @@
-import { ScenePurge, ScenesService } from '@app/scenes';
+import { ScenesService } from '@app/scenes';
+import { ScenePurge, SceneOperationsService } from '@app/operations';
 import { DataSource } from 'typeorm';
 import { awaitOperation, createScene, uploadImage } from '../factories/scene.factory';
 import { expectProblem } from '../support/problems';
@@ -71,11 +72,13 @@ describe('scene lifecycle: create → poll → lookup → edit → delete', () =
     expect(found.body).toEqual(scene.body);
 
     // An edit makes version 2, visible through the partner API.
-    const edit = await suite.api.app.get(ScenesService).requestEdit(suite.org.organizationId, sceneId, 'Make it night and add fog');
+    const edit = await suite.api.app
+      .get(SceneOperationsService)
+      .requestEdit(suite.org.organizationId, sceneId, 'Make it night and add fog');
     const edited = await awaitOperation(suite.api, suite.org, edit.operationId);
     expect(edited.body).toMatchObject({ status: 'succeeded', sceneId, version: 2 });
     expect((await suite.api.http().get(`/v1/scenes/${sceneId}`).set(suite.org.auth)).body).toMatchObject({ status: 'ready', version: 2 });
-    const edit2 = await suite.api.app.get(ScenesService).requestEdit(suite.org.organizationId, sceneId, 'add more trees');
+    const edit2 = await suite.api.app.get(SceneOperationsService).requestEdit(suite.org.organizationId, sceneId, 'add more trees');
     expect((await awaitOperation(suite.api, suite.org, edit2.operationId)).body).toMatchObject({ status: 'succeeded', version: 3 });
 
     // Files exist per version.
@@ -137,7 +140,7 @@ describe('scene lifecycle: create → poll → lookup → edit → delete', () =
     const sceneId = (await awaitOperation(suite.api, suite.org, created.body.operationId)).body.sceneId;
     // Back to the state of a scene whose first version is still being generated.
     await stored(suite.api.app.get(DataSource)).setSceneState(sceneId, { status: 'generating', currentVersion: null });
-    await expect(suite.api.app.get(ScenesService).requestEdit(suite.org.organizationId, sceneId, 'night')).rejects.toMatchObject({
+    await expect(suite.api.app.get(SceneOperationsService).requestEdit(suite.org.organizationId, sceneId, 'night')).rejects.toMatchObject({
       code: 'scene_not_ready',
     });
   });

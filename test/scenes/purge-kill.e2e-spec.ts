@@ -4,7 +4,7 @@ import { createScene } from '../factories/scene.factory';
 import { pollUntil } from '../support/poll';
 import { ServiceProcess, startWorkerProcess } from '../support/processes';
 import { setUpSuite } from '../support/suite';
-import { SceneJob } from '@app/scenes';
+import { SceneJob } from '@app/operations';
 
 const FILES_PER_SCENE = 30_000;
 

@@ -1,5 +1,5 @@
 import { CoreJob, ManualClock, QueueService } from '@app/core';
-import { OperationsReconciler, SceneJobs, SCENES_QUEUE } from '@app/scenes';
+import { OperationsReconciler, SceneJobScheduler, SCENES_QUEUE } from '@app/operations';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { awaitOperation, createScene } from '../factories/scene.factory';
@@ -15,7 +15,7 @@ describe('no accepted operation is lost', () => {
   const enqueuedAt = async (id: string) => (await stored(db()).operation(id)).enqueuedAt;
 
   /** Makes `jobs` lose its enqueues (as a worker killed between admitting and enqueueing would) until the returned function restores it. */
-  const loseEnqueues = (...all: SceneJobs[]) => {
+  const loseEnqueues = (...all: SceneJobScheduler[]) => {
     const originals = all.map((jobs) => jobs.enqueue.bind(jobs));
     for (const jobs of all) jobs.enqueue = () => Promise.reject(new Error('the process died before its enqueue'));
     return () => all.forEach((jobs, i) => (jobs.enqueue = originals[i]));
@@ -23,7 +23,7 @@ describe('no accepted operation is lost', () => {
   const admittedAt = async (id: string) => (await stored(db()).operation(id)).admittedAt;
 
   it('the worker died between admitting an operation and enqueueing it: the reconciler enqueues it', async () => {
-    const restore = loseEnqueues(suite.worker.get(SceneJobs));
+    const restore = loseEnqueues(suite.worker.get(SceneJobScheduler));
     let id: string;
     try {
       const created = await createScene(suite.api, suite.org, { prompt: 'orphaned by a crash' });
@@ -82,7 +82,7 @@ describe('no accepted operation is lost', () => {
 
   it('only one replica reconciles at a time', async () => {
     const second = await startWorker(suite.env, { config: { RECONCILE_INTERVAL_MS: '600000' } });
-    const restore = loseEnqueues(suite.worker.get(SceneJobs), second.get(SceneJobs));
+    const restore = loseEnqueues(suite.worker.get(SceneJobScheduler), second.get(SceneJobScheduler));
     const runner = db().createQueryRunner();
     await runner.connect();
     try {

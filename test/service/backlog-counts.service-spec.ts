@@ -1,4 +1,5 @@
 import { DomainError, ManualClock } from '@app/core';
+import { ScenesService } from '@app/scenes';
 import {
   GenerationAdmission,
   OperationOutcomes,
@@ -7,9 +8,9 @@ import {
   OperationsService,
   SceneGenerationProcessor,
   ScenePurge,
-  ScenesService,
-  ScenesWorkerModule,
-} from '@app/scenes';
+  OperationsWorkerModule,
+  SceneOperationsService,
+} from '@app/operations';
 import { LimitsService } from '@app/tenancy';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
@@ -56,12 +57,13 @@ const EXPECTED = new Set([
 describe('the backlog counts stay exact through every transition, concurrently', () => {
   const clock = new ManualClock(Date.parse('2026-11-27T12:00:00.000Z'));
   const suite = setUpServices({
-    imports: [ScenesWorkerModule],
+    imports: [OperationsWorkerModule],
     clock,
     config: { RECONCILE_GRACE_MS: '100', OPERATION_RETENTION_DAYS: '1' },
   });
   const db = () => suite.app.get(DataSource);
   const scenes = () => suite.app.get(ScenesService);
+  const sceneOperations = () => suite.app.get(SceneOperationsService);
   const orgs: TestOrganization[] = [];
 
   beforeAll(async () => {
@@ -114,7 +116,11 @@ describe('the backlog counts stay exact through every transition, concurrently',
     try {
       if (roll < 0.3) {
         const ref = next() < 0.3 ? `ref-${Math.floor(next() * 5)}` : undefined;
-        await scenes().create(org, { key: randomUUID(), scope: 'POST /v1/scenes' }, { prompt: 'A harbour at dawn', externalRef: ref });
+        await sceneOperations().create(
+          org,
+          { key: randomUUID(), scope: 'POST /v1/scenes' },
+          { prompt: 'A harbour at dawn', externalRef: ref },
+        );
         note('accepted');
       } else if (roll < 0.45) {
         await suite.app.get(GenerationAdmission).round();
@@ -167,8 +173,8 @@ describe('the backlog counts stay exact through every transition, concurrently',
       } else if (roll < 0.94) {
         const scene = pick(await scenesOf(org, 'ready'));
         if (!scene) return;
-        if (next() < 0.5) await scenes().requestEdit(org, scene.id, 'Make it winter');
-        else await scenes().requestRevert(org, scene.id, 1);
+        if (next() < 0.5) await sceneOperations().requestEdit(org, scene.id, 'Make it winter');
+        else await sceneOperations().requestRevert(org, scene.id, 1);
         note('edit or revert accepted');
       } else {
         // Past the reconciler's grace, so it looks at every admitted operation.

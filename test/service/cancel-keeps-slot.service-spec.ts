@@ -1,4 +1,11 @@
-import { GenerationAdmission, OperationsService, SceneGenerationProcessor, ScenesService, ScenesWorkerModule } from '@app/scenes';
+import { ScenesService } from '@app/scenes';
+import {
+  GenerationAdmission,
+  OperationsService,
+  SceneGenerationProcessor,
+  OperationsWorkerModule,
+  SceneOperationsService,
+} from '@app/operations';
 import { LimitsService } from '@app/tenancy';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
@@ -17,10 +24,10 @@ const firstAttempt = { attemptsMade: 0, opts: { attempts: 3 } } as Job;
  * sent or made for it.
  */
 describe('a cancelled generation of the built-in generator keeps its slot until its work ends', () => {
-  const suite = setUpServices({ imports: [ScenesWorkerModule] });
+  const suite = setUpServices({ imports: [OperationsWorkerModule] });
   const db = () => suite.app.get(DataSource);
   const create = (organizationId: string, prompt: string) =>
-    suite.app.get(ScenesService).create(organizationId, { key: randomUUID(), scope: 'POST /v1/scenes' }, { prompt });
+    suite.app.get(SceneOperationsService).create(organizationId, { key: randomUUID(), scope: 'POST /v1/scenes' }, { prompt });
   const opRow = async (id: string) =>
     (await db().query(`SELECT status, stage, admitted_at IS NOT NULL AS admitted FROM operations WHERE id = $1`, [id]))[0];
   const running = async (organizationId: string) =>

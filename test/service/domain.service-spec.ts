@@ -1,7 +1,7 @@
 import { DomainError } from '@app/core';
 import { EmbedSessionsService } from '@app/embed-sessions';
 import { ImageAssetsService } from '@app/image-assets';
-import { OperationsService } from '@app/scenes';
+import { OperationsService, SceneOperationsService } from '@app/operations';
 import { ScenesService } from '@app/scenes';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -14,8 +14,9 @@ describe('the domain services on a real database', () => {
   let org: TestOrganization;
   let other: TestOrganization;
   const scenes = () => suite.app.get(ScenesService);
+  const sceneOperations = () => suite.app.get(SceneOperationsService);
   const create = (orgId: string, body: { prompt: string; externalRef?: string; sourceAssetId?: string }, key = randomUUID()) =>
-    scenes().create(orgId, { key, scope: 'POST /v1/scenes' }, body);
+    sceneOperations().create(orgId, { key, scope: 'POST /v1/scenes' }, body);
   const operationIdOf = (r: Awaited<ReturnType<typeof create>>) => r.value.operationId;
 
   beforeAll(async () => {

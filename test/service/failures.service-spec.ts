@@ -1,9 +1,10 @@
 import { AppConfig, ManualClock, REDIS, RescheduleJob, sha256Hex } from '@app/core';
 import { ProceduralSceneGenerator } from '@app/generation';
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
-import { OperationsService, SceneGenerationProcessor, ScenesService, ScenesWorkerModule } from '@app/scenes';
+import { ScenesService } from '@app/scenes';
+import { OperationsService, SceneGenerationProcessor, OperationsWorkerModule, SceneOperationsService } from '@app/operations';
 // A test reads rows as they are; a lib would ask the scenes' services.
-import { OperationsRepository } from '@app/scenes/operations.repository';
+import { OperationsRepository } from '@app/operations/operations.repository';
 import { Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -34,7 +35,7 @@ describe('long-running generations and their failures on a real database', () =>
 
   const clock = new ManualClock(Date.parse('2026-06-01T08:00:00.000Z'));
   const suite = setUpServices({
-    imports: [ScenesWorkerModule],
+    imports: [OperationsWorkerModule],
     clock,
     config: {
       GENERATOR: 'http',
@@ -54,6 +55,7 @@ describe('long-running generations and their failures on a real database', () =>
   });
   let org: TestOrganization;
   const scenes = () => suite.app.get(ScenesService);
+  const sceneOperations = () => suite.app.get(SceneOperationsService);
   const processor = () => suite.app.get(SceneGenerationProcessor);
   const operations = () => suite.app.get(OperationsService);
   const row = (id: string) => suite.app.get(OperationsRepository).findById(id);
@@ -75,7 +77,11 @@ describe('long-running generations and their failures on a real database', () =>
   });
 
   async function create(prompt: string, externalRef?: string): Promise<string> {
-    const created = await scenes().create(org.organizationId, { key: randomUUID(), scope: 'POST /v1/scenes' }, { prompt, externalRef });
+    const created = await sceneOperations().create(
+      org.organizationId,
+      { key: randomUUID(), scope: 'POST /v1/scenes' },
+      { prompt, externalRef },
+    );
     return created.value.operationId;
   }
 
@@ -301,7 +307,7 @@ describe('long-running generations and their failures on a real database', () =>
       const id = await create('An edited lighthouse', 'fail-edit');
       expect(await runToEnd(id)).toEqual({ version: 1 });
       const { sceneId } = (await scenes().findByExternalRef(org.organizationId, 'fail-edit'))!;
-      const edit = await scenes().requestEdit(org.organizationId, sceneId, 'Add fog');
+      const edit = await sceneOperations().requestEdit(org.organizationId, sceneId, 'Add fog');
       fake.submitBehaviour = 'bad-request';
       await expect(processor().edit({ operationId: edit.operationId }, attempt(1))).rejects.toBeInstanceOf(UnrecoverableError);
       expect(await operations().get(org.organizationId, edit.operationId)).toMatchObject({ status: 'failed' });

@@ -1,6 +1,7 @@
 import { EmbedSessionsService } from '@app/embed-sessions';
-import { OperationsService } from '@app/scenes';
-import { SceneGenerationProcessor, ScenesService, ScenesWorkerModule } from '@app/scenes';
+import { OperationsService, SceneOperationsService } from '@app/operations';
+import { ScenesService } from '@app/scenes';
+import { SceneGenerationProcessor, OperationsWorkerModule } from '@app/operations';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
@@ -10,9 +11,10 @@ import { setUpServices } from '../support/services';
 const firstAttempt = { attemptsMade: 0, opts: { attempts: 3 } } as Job;
 
 describe('generation and edits on a real database, the worker side called directly', () => {
-  const suite = setUpServices({ imports: [ScenesWorkerModule] });
+  const suite = setUpServices({ imports: [OperationsWorkerModule] });
   let org: TestOrganization;
   const scenes = () => suite.app.get(ScenesService);
+  const sceneOperations = () => suite.app.get(SceneOperationsService);
   const processor = () => suite.app.get(SceneGenerationProcessor);
   const operations = () => suite.app.get(OperationsService);
   const newKey = () => ({ key: randomUUID(), scope: 'POST /v1/scenes' });
@@ -22,14 +24,14 @@ describe('generation and edits on a real database, the worker side called direct
   });
 
   async function readyScene(externalRef: string): Promise<string> {
-    const created = await scenes().create(org.organizationId, newKey(), { prompt: 'A pine forest by a lake', externalRef });
+    const created = await sceneOperations().create(org.organizationId, newKey(), { prompt: 'A pine forest by a lake', externalRef });
     const operationId = created.value.operationId;
     await processor().generate({ operationId }, firstAttempt);
     return (await scenes().findByExternalRef(org.organizationId, externalRef))!.sceneId;
   }
 
   it('a generation job writes version 1 once, even when it runs twice', async () => {
-    const created = await scenes().create(org.organizationId, newKey(), { prompt: 'A harbour at dawn', externalRef: 'gen-1' });
+    const created = await sceneOperations().create(org.organizationId, newKey(), { prompt: 'A harbour at dawn', externalRef: 'gen-1' });
     const operationId = created.value.operationId;
     await processor().generate({ operationId }, firstAttempt);
     expect(await processor().generate({ operationId }, firstAttempt)).toEqual({ skipped: 'succeeded' });
@@ -43,17 +45,19 @@ describe('generation and edits on a real database, the worker side called direct
 
   it('an edit makes version 2 and shows in the edit turns; a generating scene refuses edits', async () => {
     const sceneId = await readyScene('gen-edit');
-    const edit = await scenes().requestEdit(org.organizationId, sceneId, 'Make it winter');
-    expect((await scenes().editTurns(sceneId)).map((t) => [t.instruction, t.status])).toEqual([['Make it winter', 'processing']]);
+    const edit = await sceneOperations().requestEdit(org.organizationId, sceneId, 'Make it winter');
+    expect((await sceneOperations().editTurns(sceneId)).map((t) => [t.instruction, t.status])).toEqual([['Make it winter', 'processing']]);
     await processor().edit({ operationId: edit.operationId }, firstAttempt);
-    expect(await scenes().editTurns(sceneId)).toEqual([
+    expect(await sceneOperations().editTurns(sceneId)).toEqual([
       expect.objectContaining({ instruction: 'Make it winter', status: 'succeeded', version: 2 }),
     ]);
     expect(await scenes().get(org.organizationId, sceneId)).toMatchObject({ version: 2 });
 
-    await scenes().create(org.organizationId, newKey(), { prompt: 'Not yet', externalRef: 'gen-pending' });
+    await sceneOperations().create(org.organizationId, newKey(), { prompt: 'Not yet', externalRef: 'gen-pending' });
     const pending = (await scenes().findByExternalRef(org.organizationId, 'gen-pending'))!.sceneId;
-    await expect(scenes().requestEdit(org.organizationId, pending, 'Too early')).rejects.toMatchObject({ code: 'scene_not_ready' });
+    await expect(sceneOperations().requestEdit(org.organizationId, pending, 'Too early')).rejects.toMatchObject({
+      code: 'scene_not_ready',
+    });
   });
 
   it("the studio's watch sees a session's scene change version and end when the scene is deleted", async () => {

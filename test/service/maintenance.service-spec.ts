@@ -1,7 +1,8 @@
 import { AppConfig, BlobStore, createRedis, IdempotentRequests, ManualClock, QueueService } from '@app/core';
 import { ImageAssetsService, ImageAssetsSweeper } from '@app/image-assets';
-import { OperationsReconciler, OperationsService, SCENES_QUEUE, ScenesService, ScenesWorkerModule } from '@app/scenes';
-import { OperationsRepository } from '@app/scenes/operations.repository';
+import { ScenesService } from '@app/scenes';
+import { OperationsReconciler, OperationsService, SCENES_QUEUE, OperationsWorkerModule, SceneOperationsService } from '@app/operations';
+import { OperationsRepository } from '@app/operations/operations.repository';
 import { Job, Worker } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -23,12 +24,13 @@ const GRACE_MS = 10_000;
 describe('maintenance on a real database', () => {
   const clock = new ManualClock(Date.parse('2026-06-01T08:00:00.000Z'));
   const suite = setUpServices({
-    imports: [ScenesWorkerModule],
+    imports: [OperationsWorkerModule],
     clock,
     config: { RECONCILE_INTERVAL_MS: '600000', RECONCILE_GRACE_MS: String(GRACE_MS) },
   });
   let org: TestOrganization;
   const scenes = () => suite.app.get(ScenesService);
+  const sceneOperations = () => suite.app.get(SceneOperationsService);
   const operations = () => suite.app.get(OperationsService);
   const reconciler = () => suite.app.get(OperationsReconciler);
   const queue = () => suite.app.get(QueueService).queue(SCENES_QUEUE);
@@ -40,7 +42,7 @@ describe('maintenance on a real database', () => {
 
   /** A created scene's operation, once its job is in Redis (the enqueue after commit is asynchronous). */
   async function accepted(prompt: string): Promise<string> {
-    const created = await scenes().create(org.organizationId, { key: randomUUID(), scope: 'POST /v1/scenes' }, { prompt });
+    const created = await sceneOperations().create(org.organizationId, { key: randomUUID(), scope: 'POST /v1/scenes' }, { prompt });
     const id = created.value.operationId;
     await pollUntil(
       () => queue().getJob(id),
@@ -138,7 +140,7 @@ describe('maintenance on a real database', () => {
       const blobs = suite.app.get(BlobStore);
       const { asset: loose } = await assets.upload(org.organizationId, await image('png', 1280, 720));
       const { asset: used } = await assets.upload(org.organizationId, await image('jpeg', 1280, 720));
-      await scenes().create(
+      await sceneOperations().create(
         org.organizationId,
         { key: randomUUID(), scope: 'POST /v1/scenes' },
         { prompt: 'From a photo', sourceAssetId: used.imageAssetId },
@@ -165,11 +167,15 @@ describe('maintenance on a real database', () => {
     it('purges records past the 24-hour window and keeps younger ones', async () => {
       const count = async () => Number(((await db().query(`SELECT count(*) AS n FROM idempotency_keys`)) as { n: string }[])[0].n);
       const before = await count();
-      await scenes().create(org.organizationId, { key: randomUUID(), scope: 'POST /v1/scenes' }, { prompt: 'Remembered for a day' });
+      await sceneOperations().create(
+        org.organizationId,
+        { key: randomUUID(), scope: 'POST /v1/scenes' },
+        { prompt: 'Remembered for a day' },
+      );
       expect(await count()).toBe(before + 1);
       clock.advance(12 * HOUR);
       const young = randomUUID();
-      await scenes().create(org.organizationId, { key: young, scope: 'POST /v1/scenes' }, { prompt: 'Younger' });
+      await sceneOperations().create(org.organizationId, { key: young, scope: 'POST /v1/scenes' }, { prompt: 'Younger' });
 
       clock.advance(12 * HOUR + 1000);
       const { deleted } = await suite.app.get(IdempotentRequests).purgeExpired();

@@ -1,14 +1,15 @@
 import { ConfigOverrides, ManualClock, RescheduleJob } from '@app/core';
 import { ImageAssetsService } from '@app/image-assets';
+import { ScenesService } from '@app/scenes';
 import {
   OperationsService,
   PROVIDER_ERASURE_ATTEMPTS,
   ProviderErasureEntity,
   SceneGenerationProcessor,
   ScenePurge,
-  ScenesService,
-  ScenesWorkerModule,
-} from '@app/scenes';
+  OperationsWorkerModule,
+  SceneOperationsService,
+} from '@app/operations';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -39,7 +40,7 @@ function providerSuite(configure: () => ConfigOverrides) {
   beforeAll(() => {
     Object.assign(config, configure());
   });
-  const suite = setUpServices({ imports: [ScenesWorkerModule], clock, config });
+  const suite = setUpServices({ imports: [OperationsWorkerModule], clock, config });
   let org: TestOrganization;
   beforeAll(async () => {
     org = await createOrganization(suite.app);
@@ -49,6 +50,7 @@ function providerSuite(configure: () => ConfigOverrides) {
 
 function helpers(suite: ServiceSuite, org: () => TestOrganization) {
   const scenes = () => suite.app.get(ScenesService);
+  const sceneOperations = () => suite.app.get(SceneOperationsService);
   const db = () => suite.app.get(DataSource);
 
   /** Runs the generation job as BullMQ would, each reschedule at once, until it ends. */
@@ -70,7 +72,7 @@ function helpers(suite: ServiceSuite, org: () => TestOrganization) {
       ? (await suite.app.get(ImageAssetsService).upload(org().organizationId, await image('png', 1280, 720))).asset.imageAssetId
       : undefined;
     const externalRef = `erasure-${randomUUID()}`;
-    const created = await scenes().create(
+    const created = await sceneOperations().create(
       org().organizationId,
       { key: randomUUID(), scope: 'POST /v1/scenes' },
       { prompt, externalRef, ...(sourceAssetId ? { sourceAssetId } : {}) },
@@ -110,7 +112,7 @@ describe('deleting a scene deletes the World Labs worlds it made', () => {
 
   it("deletes the scene's world and each edit's at the purge, records it, and reports the source image Marble cannot delete", async () => {
     const { sceneId, operationId } = await t.readyScene('a lighthouse on a cliff', { source: true });
-    const edit = await t.suite.app.get(ScenesService).requestEdit(t.org().organizationId, sceneId, 'make it night');
+    const edit = await t.suite.app.get(SceneOperationsService).requestEdit(t.org().organizationId, sceneId, 'make it night');
     await t.run(edit.operationId);
     const worlds = [(await t.providerJob(operationId)).state!.worldId, (await t.providerJob(edit.operationId)).state!.worldId] as string[];
     const mediaAssetId = (await t.providerJob(operationId)).state!.mediaAssetId as string;
@@ -200,7 +202,7 @@ describe('deleting a scene deletes the World Labs worlds it made', () => {
     marble.jobDurationMs = 60 * MINUTE;
     const externalRef = `erasure-${randomUUID()}`;
     const created = await t.suite.app
-      .get(ScenesService)
+      .get(SceneOperationsService)
       .create(t.org().organizationId, { key: randomUUID(), scope: 'POST /v1/scenes' }, { prompt: 'a castle at dawn', externalRef });
     const operationId = created.value.operationId;
     // Submitted, then rescheduled to poll: the world is being made.

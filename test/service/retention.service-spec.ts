@@ -1,15 +1,16 @@
 import { AppConfig, ManualClock } from '@app/core';
 import { EMBED_SESSIONS_CONFIG, EmbedSessionRetention, EmbedSessionsService } from '@app/embed-sessions';
+import { ScenesService } from '@app/scenes';
 import {
   GenerationAdmission,
   OperationRetention,
-  SCENES_CONFIG,
+  OPERATIONS_CONFIG,
   OperationsService,
   SceneGenerationProcessor,
   ScenePurge,
-  ScenesService,
-  ScenesWorkerModule,
-} from '@app/scenes';
+  OperationsWorkerModule,
+  SceneOperationsService,
+} from '@app/operations';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -23,12 +24,13 @@ const firstAttempt = { attemptsMade: 0, opts: { attempts: 3 } } as Job;
 /** What the retention tests need of a suite: ready scenes, sessions, and the rows behind them. */
 function helpers(suite: ServiceSuite, org: () => TestOrganization) {
   const scenes = () => suite.app.get(ScenesService);
+  const sceneOperations = () => suite.app.get(SceneOperationsService);
   const db = () => suite.app.get(DataSource);
   return {
     db,
     async readyScene(): Promise<{ sceneId: string; operationId: string }> {
       const externalRef = `keep-${randomUUID()}`;
-      const created = await scenes().create(
+      const created = await sceneOperations().create(
         org().organizationId,
         { key: randomUUID(), scope: 'POST /v1/scenes' },
         { prompt: 'A pine forest by a lake', externalRef },
@@ -70,7 +72,7 @@ function helpers(suite: ServiceSuite, org: () => TestOrganization) {
 describe('retention of ended data on a real database', () => {
   const t0 = Date.parse('2026-03-01T12:00:00.000Z');
   const clock = new ManualClock(t0);
-  const suite = setUpServices({ imports: [ScenesWorkerModule], clock });
+  const suite = setUpServices({ imports: [OperationsWorkerModule], clock });
   let org: TestOrganization;
   const h = helpers(suite, () => org);
 
@@ -80,7 +82,7 @@ describe('retention of ended data on a real database', () => {
 
   it('the defaults are the documented 30 days', () => {
     expect(suite.app.get(AppConfig).slice(EMBED_SESSIONS_CONFIG).retentionMs).toBe(30 * DAY);
-    expect(suite.app.get(AppConfig).slice(SCENES_CONFIG).operationRetentionMs).toBe(30 * DAY);
+    expect(suite.app.get(AppConfig).slice(OPERATIONS_CONFIG).operationRetentionMs).toBe(30 * DAY);
   });
 
   it('erases the finished operations of a deleted scene 30 days after they ended; a live scene keeps its operations', async () => {
@@ -91,7 +93,7 @@ describe('retention of ended data on a real database', () => {
     const old = await h.readyScene();
     clock.set(t0);
     const doomed = await h.readyScene();
-    const edit = await suite.app.get(ScenesService).requestEdit(org.organizationId, doomed.sceneId, 'Add fog');
+    const edit = await suite.app.get(SceneOperationsService).requestEdit(org.organizationId, doomed.sceneId, 'Add fog');
     await suite.app.get(SceneGenerationProcessor).edit({ operationId: edit.operationId }, firstAttempt);
     const live = await h.readyScene();
     await suite.app.get(ScenesService).delete(org.organizationId, old.sceneId);
@@ -120,7 +122,7 @@ describe('retention of ended data on a real database', () => {
     const retention = suite.app.get(OperationRetention);
     clock.set(t0 + 100 * DAY);
     const created = await suite.app
-      .get(ScenesService)
+      .get(SceneOperationsService)
       .create(org.organizationId, { key: randomUUID(), scope: 'POST /v1/scenes' }, { prompt: 'A quarry in rain' });
     const operationId = created.value.operationId;
     // Admitted and started by a worker, then its scene deleted: it ends for the partner, and its
@@ -181,7 +183,7 @@ describe('retention periods set by EMBED_SESSION_RETENTION_DAYS and OPERATION_RE
   const t0 = Date.parse('2026-03-01T12:00:00.000Z');
   const clock = new ManualClock(t0);
   const suite = setUpServices({
-    imports: [ScenesWorkerModule],
+    imports: [OperationsWorkerModule],
     clock,
     config: { EMBED_SESSION_RETENTION_DAYS: '2', OPERATION_RETENTION_DAYS: '3' },
   });

@@ -1,5 +1,6 @@
 import { BlobStore } from '@app/core';
-import { OperationsService, SceneGenerationProcessor, ScenePurge, ScenesService, ScenesWorkerModule } from '@app/scenes';
+import { ScenesService } from '@app/scenes';
+import { OperationsService, SceneGenerationProcessor, ScenePurge, OperationsWorkerModule, SceneOperationsService } from '@app/operations';
 // A test reads rows as they are; a lib would ask the scenes' services.
 import { ScenesRepository } from '@app/scenes/scenes.repository';
 import type { Job } from 'bullmq';
@@ -15,9 +16,10 @@ const firstAttempt = { attemptsMade: 0, opts: { attempts: 3 } } as Job;
  * refuses, and how it lands next to edits and deletions (docs/architecture.md, "Lock order").
  */
 describe('reverting to an earlier version, the services and the worker on a real database', () => {
-  const suite = setUpServices({ imports: [ScenesWorkerModule] });
+  const suite = setUpServices({ imports: [OperationsWorkerModule] });
   let org: TestOrganization;
   const scenes = () => suite.app.get(ScenesService);
+  const sceneOperations = () => suite.app.get(SceneOperationsService);
   const repository = () => suite.app.get(ScenesRepository);
   const processor = () => suite.app.get(SceneGenerationProcessor);
 
@@ -27,7 +29,7 @@ describe('reverting to an earlier version, the services and the worker on a real
 
   async function readyScene(): Promise<string> {
     const externalRef = `revert-${randomUUID()}`;
-    const created = await scenes().create(
+    const created = await sceneOperations().create(
       org.organizationId,
       { key: randomUUID(), scope: 'POST /v1/scenes' },
       { prompt: 'A pine forest by a lake', externalRef },
@@ -37,7 +39,7 @@ describe('reverting to an earlier version, the services and the worker on a real
   }
 
   async function edit(sceneId: string, instruction: string): Promise<void> {
-    const op = await scenes().requestEdit(org.organizationId, sceneId, instruction);
+    const op = await sceneOperations().requestEdit(org.organizationId, sceneId, instruction);
     await processor().edit({ operationId: op.operationId }, firstAttempt);
   }
 
@@ -55,7 +57,7 @@ describe('reverting to an earlier version, the services and the worker on a real
     await edit(sceneId, 'Make it winter');
     expect(await spec(sceneId, 2)).not.toEqual(await spec(sceneId, 1));
 
-    const op = await scenes().requestRevert(org.organizationId, sceneId, 1);
+    const op = await sceneOperations().requestRevert(org.organizationId, sceneId, 1);
     expect(await processor().edit({ operationId: op.operationId }, firstAttempt)).toEqual({ version: 3, revertedTo: 1 });
     expect(await processor().edit({ operationId: op.operationId }, firstAttempt)).toEqual({ skipped: 'succeeded' });
 
@@ -69,7 +71,7 @@ describe('reverting to an earlier version, the services and the worker on a real
       sceneId,
       version: 3,
     });
-    expect((await scenes().editTurns(sceneId)).map((t) => [t.instruction, t.revertTo, t.status, t.version])).toEqual([
+    expect((await sceneOperations().editTurns(sceneId)).map((t) => [t.instruction, t.revertTo, t.status, t.version])).toEqual([
       ['Make it winter', null, 'succeeded', 2],
       ['Revert to version 1', 1, 'succeeded', 3],
     ]);
@@ -78,32 +80,34 @@ describe('reverting to an earlier version, the services and the worker on a real
   it('refuses a version outside 1..current as not found, and a scene without a version as not ready', async () => {
     const sceneId = await readyScene();
     for (const version of [0, -1, 2, 1.5, Number.NaN]) {
-      await expect(scenes().requestRevert(org.organizationId, sceneId, version)).rejects.toMatchObject({ code: 'not_found' });
+      await expect(sceneOperations().requestRevert(org.organizationId, sceneId, version)).rejects.toMatchObject({ code: 'not_found' });
     }
     const other = await createOrganization(suite.app);
-    await expect(scenes().requestRevert(other.organizationId, sceneId, 1)).rejects.toMatchObject({ code: 'not_found' });
-    expect(await scenes().editTurns(sceneId)).toEqual([]);
+    await expect(sceneOperations().requestRevert(other.organizationId, sceneId, 1)).rejects.toMatchObject({ code: 'not_found' });
+    expect(await sceneOperations().editTurns(sceneId)).toEqual([]);
 
-    const pending = await scenes().create(
+    const pending = await sceneOperations().create(
       org.organizationId,
       { key: randomUUID(), scope: 'POST /v1/scenes' },
       { prompt: 'Not yet', externalRef: 'revert-pending' },
     );
     expect(pending.value.status).toBe('processing');
     const pendingId = (await scenes().findByExternalRef(org.organizationId, 'revert-pending'))!.sceneId;
-    await expect(scenes().requestRevert(org.organizationId, pendingId, 1)).rejects.toMatchObject({ code: 'scene_not_ready' });
+    await expect(sceneOperations().requestRevert(org.organizationId, pendingId, 1)).rejects.toMatchObject({ code: 'scene_not_ready' });
   });
 
   it('an edit asked for while a revert runs is refused edit_in_progress; once the revert lands, it starts from it', async () => {
     const sceneId = await readyScene();
     await edit(sceneId, 'Add fog');
-    const revert = await scenes().requestRevert(org.organizationId, sceneId, 1);
-    await expect(scenes().requestEdit(org.organizationId, sceneId, 'Make it night')).rejects.toMatchObject({ code: 'edit_in_progress' });
-    await expect(scenes().requestRevert(org.organizationId, sceneId, 2)).rejects.toMatchObject({ code: 'edit_in_progress' });
+    const revert = await sceneOperations().requestRevert(org.organizationId, sceneId, 1);
+    await expect(sceneOperations().requestEdit(org.organizationId, sceneId, 'Make it night')).rejects.toMatchObject({
+      code: 'edit_in_progress',
+    });
+    await expect(sceneOperations().requestRevert(org.organizationId, sceneId, 2)).rejects.toMatchObject({ code: 'edit_in_progress' });
     expect(await processor().edit({ operationId: revert.operationId }, firstAttempt)).toEqual({ version: 3, revertedTo: 1 });
 
     await edit(sceneId, 'Make it night');
-    const turns = await scenes().editTurns(sceneId);
+    const turns = await sceneOperations().editTurns(sceneId);
     expect(turns.map((t) => [t.instruction, t.status, t.version])).toEqual([
       ['Add fog', 'succeeded', 2],
       ['Revert to version 1', 'succeeded', 3],
@@ -117,7 +121,7 @@ describe('reverting to an earlier version, the services and the worker on a real
     for (let i = 0; i < 10; i++) {
       const sceneId = await readyScene();
       const keys = (await repository().artifactsOf(sceneId, 1)).map((a) => a.blobKey);
-      const op = await scenes().requestRevert(org.organizationId, sceneId, 1);
+      const op = await sceneOperations().requestRevert(org.organizationId, sceneId, 1);
       await Promise.all([processor().edit({ operationId: op.operationId }, firstAttempt), scenes().delete(org.organizationId, sceneId)]);
       const outcome = await suite.app.get(OperationsService).get(org.organizationId, op.operationId);
       // Gone with its scene, whichever came first; its files with the purge that follows.

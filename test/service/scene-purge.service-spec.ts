@@ -1,6 +1,7 @@
 import { BlobStore, BlobStream, PostgresBlobStore } from '@app/core';
 import { ImageAssetsService } from '@app/image-assets';
-import { OperationsService, SceneGenerationProcessor, ScenePurge, ScenesService, ScenesWorkerModule } from '@app/scenes';
+import { ScenesService } from '@app/scenes';
+import { OperationsService, SceneGenerationProcessor, ScenePurge, OperationsWorkerModule, SceneOperationsService } from '@app/operations';
 // A test reads rows as they are; a lib would ask the scenes' services.
 import { ScenesRepository } from '@app/scenes/scenes.repository';
 import type { Job } from 'bullmq';
@@ -57,9 +58,10 @@ class WatchedBlobStore extends BlobStore {
  */
 describe('the purge of deleted scenes on a real database', () => {
   const blobs = new WatchedBlobStore();
-  const suite = setUpServices({ imports: [ScenesWorkerModule], overrides: [[BlobStore, blobs]] });
+  const suite = setUpServices({ imports: [OperationsWorkerModule], overrides: [[BlobStore, blobs]] });
   let org: TestOrganization;
   const scenes = () => suite.app.get(ScenesService);
+  const sceneOperations = () => suite.app.get(SceneOperationsService);
   const purge = () => suite.app.get(ScenePurge).purgeDeleted();
   const processor = () => suite.app.get(SceneGenerationProcessor);
   const db = () => suite.app.get(DataSource);
@@ -81,7 +83,7 @@ describe('the purge of deleted scenes on a real database', () => {
   async function readyScene(prompt: string, sourceAssetId?: string) {
     const key = { key: randomUUID(), scope: 'POST /v1/scenes' };
     const body = { prompt, externalRef: `purge-${randomUUID()}`, ...(sourceAssetId ? { sourceAssetId } : {}) };
-    const created = await scenes().create(org.organizationId, key, body);
+    const created = await sceneOperations().create(org.organizationId, key, body);
     await processor().generate({ operationId: created.value.operationId }, firstAttempt);
     const sceneId = (await scenes().findByExternalRef(org.organizationId, body.externalRef))!.sceneId;
     return { sceneId, key, body, created };
@@ -124,10 +126,10 @@ describe('the purge of deleted scenes on a real database', () => {
     const instruction = `Paint the lighthouse red ${randomUUID()}`;
     const imageId = await upload();
     const scene = await readyScene(prompt, imageId);
-    const edit = await scenes().requestEdit(org.organizationId, scene.sceneId, instruction);
+    const edit = await sceneOperations().requestEdit(org.organizationId, scene.sceneId, instruction);
     await processor().edit({ operationId: edit.operationId }, firstAttempt);
     // A revert's version names version 1's files again: each blob goes once.
-    const revert = await scenes().requestRevert(org.organizationId, scene.sceneId, 1);
+    const revert = await sceneOperations().requestRevert(org.organizationId, scene.sceneId, 1);
     await processor().edit({ operationId: revert.operationId }, firstAttempt);
     const repository = suite.app.get(ScenesRepository);
     const keys = new Set<string>();
@@ -176,7 +178,7 @@ describe('the purge of deleted scenes on a real database', () => {
     }
 
     // Under the tombstone, the creating request still replays and everything stays 404.
-    const replay = await scenes().create(org.organizationId, scene.key, scene.body);
+    const replay = await sceneOperations().create(org.organizationId, scene.key, scene.body);
     expect(replay).toEqual({ value: scene.created.value, replayed: true });
     expect(await scenes().get(org.organizationId, scene.sceneId)).toBeNull();
     expect(await scenes().findByExternalRef(org.organizationId, scene.body.externalRef)).toBeNull();
@@ -200,7 +202,7 @@ describe('the purge of deleted scenes on a real database', () => {
 
     // A creation that failed (here: cancelled) is not deleted: its image stays while it names it.
     const kept = await upload();
-    const failed = await scenes().create(
+    const failed = await sceneOperations().create(
       org.organizationId,
       { key: randomUUID(), scope: 'POST /v1/scenes' },
       { prompt: 'Soon cancelled', sourceAssetId: kept },
@@ -221,7 +223,7 @@ describe('the purge of deleted scenes on a real database', () => {
       await scenes().delete(org.organizationId, first.sceneId);
       const [, second] = await Promise.allSettled([
         purge(),
-        scenes().create(
+        sceneOperations().create(
           org.organizationId,
           { key: randomUUID(), scope: 'POST /v1/scenes' },
           { prompt: `Second ${i}`, sourceAssetId: imageId },

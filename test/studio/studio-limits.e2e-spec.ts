@@ -9,7 +9,7 @@ import { startStudioProcess } from '../support/processes';
 import { expectProblem } from '../support/problems';
 import { SseClient } from '../support/sse';
 import { setUpSuite } from '../support/suite';
-import { SCENES_QUEUE } from '@app/scenes';
+import { SCENES_QUEUE } from '@app/operations';
 
 const ORIGIN = 'http://localhost:5173';
 type Mode = 'edit' | 'perform' | 'edit_and_perform';

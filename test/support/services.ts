@@ -13,7 +13,7 @@ export interface ServiceSuite {
 }
 
 export interface ServiceOptions {
-  /** More modules, such as the worker's job handlers (`ScenesWorkerModule`). */
+  /** More modules, such as the worker's job handlers (`OperationsWorkerModule`). */
   imports?: unknown[];
   /** A clock the file moves by hand (a `ManualClock`), instead of the wall clock. */
   clock?: Clock;

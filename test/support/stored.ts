@@ -1,7 +1,7 @@
 import { CameraPathEntity } from '@app/camera-paths/camera-path.entity';
 import { EmbedSessionEntity } from '@app/embed-sessions/embed-session.entity';
 import { ImageAssetEntity } from '@app/image-assets/image-asset.entity';
-import { OperationEntity } from '@app/scenes/operation.entity';
+import { OperationEntity } from '@app/operations/operation.entity';
 import { SceneEntity, SceneVersionEntity } from '@app/scenes/scene.entity';
 import { ApiKeyEntity } from '@app/organizations/api-key.entity';
 import { DataSource, In, IsNull } from 'typeorm';

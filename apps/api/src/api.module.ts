@@ -2,6 +2,7 @@ import { CameraPathsModule } from '@app/camera-paths';
 import { AppConfig, ConfigOverrides, CoreModule, HealthModule, LoggingOptions } from '@app/core';
 import { EmbedSessionsModule } from '@app/embed-sessions';
 import { ImageAssetsModule } from '@app/image-assets';
+import { OperationsModule } from '@app/operations';
 import { OrganizationsModule } from '@app/organizations';
 import { ScenesModule } from '@app/scenes';
 import { TenancyModule } from '@app/tenancy';
@@ -33,6 +34,8 @@ export class ApiModule {
         OrganizationsModule,
         ImageAssetsModule,
         ScenesModule,
+        // Scenes are deleted here: its scene-deletion hook ends their running operations.
+        OperationsModule,
         EmbedSessionsModule,
         WebhooksModule,
         TenancyModule,

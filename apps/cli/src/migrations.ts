@@ -5,6 +5,7 @@ import { assembleMigrations, CORE_MIGRATIONS } from '../../../libs/core/src/data
 import { CAMERA_PATH_MIGRATIONS } from '../../../libs/camera-paths/src/migrations';
 import { EMBED_SESSION_MIGRATIONS } from '../../../libs/embed-sessions/src/migrations';
 import { IMAGE_ASSET_MIGRATIONS } from '../../../libs/image-assets/src/migrations';
+import { OPERATION_MIGRATIONS } from '../../../libs/operations/src/migrations';
 import { ORGANIZATION_MIGRATIONS } from '../../../libs/organizations/src/migrations';
 import { SCENE_MIGRATIONS } from '../../../libs/scenes/src/migrations';
 import { TENANCY_MIGRATIONS } from '../../../libs/tenancy/src/migrations';
@@ -20,6 +21,7 @@ export const MIGRATIONS = assembleMigrations(
   ORGANIZATION_MIGRATIONS,
   IMAGE_ASSET_MIGRATIONS,
   SCENE_MIGRATIONS,
+  OPERATION_MIGRATIONS,
   TENANCY_MIGRATIONS,
   EMBED_SESSION_MIGRATIONS,
   WEBHOOK_MIGRATIONS,

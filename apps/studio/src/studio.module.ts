@@ -2,6 +2,7 @@ import { CameraPathsModule } from '@app/camera-paths';
 import { AppConfig, ConfigOverrides, CoreModule, HealthModule, LoggingOptions } from '@app/core';
 import { EmbedSessionsModule } from '@app/embed-sessions';
 import { ImageAssetsModule } from '@app/image-assets';
+import { OperationsModule } from '@app/operations';
 import { ScenesModule } from '@app/scenes';
 import { DynamicModule, Module } from '@nestjs/common';
 import { CameraPathsController } from './api/camera-paths.controller';
@@ -34,6 +35,7 @@ export class StudioModule {
         HealthModule,
         EmbedSessionsModule,
         ScenesModule,
+        OperationsModule,
         ImageAssetsModule,
         CameraPathsModule,
       ],

@@ -1,10 +1,10 @@
 import { OrganizationsService } from '@app/organizations';
-import { TestOrganizations } from '@app/scenes';
+import { TestOrganizations } from '@app/operations';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 
 /**
  * Tells the generation jobs which organizations are test ones (their directives pick the outcome,
- * docs/api.md, "Testing your integration"): scenes may not import organizations, the worker may.
+ * docs/api.md, "Testing your integration"): operations may not import organizations, the worker may.
  */
 @Injectable()
 export class TestOrganizationsWiring implements OnModuleInit {

@@ -2,7 +2,7 @@ import { AppConfig, ConfigOverrides, CoreModule, HealthServiceModule, JobWorkerM
 import { EmbedSessionsModule } from '@app/embed-sessions';
 import { ImageAssetsModule } from '@app/image-assets';
 import { OrganizationsModule } from '@app/organizations';
-import { ScenesWorkerModule } from '@app/scenes';
+import { OperationsWorkerModule } from '@app/operations';
 import { TenancyMetricsModule } from '@app/tenancy';
 import { WebhooksWorkerModule } from '@app/webhooks';
 import { DynamicModule, Module } from '@nestjs/common';
@@ -25,7 +25,7 @@ export class WorkerModule {
         HealthServiceModule,
         JobWorkerModule.forRoot(WORKER_JOBS),
         ImageAssetsModule,
-        ScenesWorkerModule,
+        OperationsWorkerModule,
         EmbedSessionsModule,
         WebhooksWorkerModule,
         TenancyMetricsModule,

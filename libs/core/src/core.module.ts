@@ -1,16 +1,14 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { BlobStoreModule } from './blob-store';
-import { Clock } from './clock';
 import { AppConfig, ConfigModule, ConfigOverrides } from './config';
 import { DatabaseModule } from './database';
 import { ErrorDeclarations, ErrorTable } from './errors';
 import { IdempotencyModule } from './idempotency';
-import { IdGenerator } from './ids';
 import { LoggingModule, LoggingOptions } from './logging';
 import { MetricsModule } from './metrics';
 import { NetworkModule } from './network';
 import { QueueModule } from './queue';
-import { RandomSource } from './random';
+import { PrimitivesModule } from './primitives.module';
 import { RateLimitModule } from './rate-limit';
 import { RedisModule } from './redis';
 
@@ -27,10 +25,6 @@ export interface CoreOptions {
   /** How often a failed first database connection is retried (DatabaseModule.forRoot); default 3. */
   databaseRetryAttempts?: number;
 }
-
-@Global()
-@Module({ providers: [Clock, IdGenerator, RandomSource], exports: [Clock, IdGenerator, RandomSource] })
-class PrimitivesModule {}
 
 /** The infrastructure every process stands on. Domain modules import nothing from here but services. */
 @Module({})

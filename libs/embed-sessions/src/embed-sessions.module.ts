@@ -1,3 +1,4 @@
+import { OperationsModule } from '@app/operations';
 import { OrganizationsModule } from '@app/organizations';
 import { ScenesModule } from '@app/scenes';
 import { WebhooksModule } from '@app/webhooks';
@@ -10,7 +11,7 @@ import { EmbedSessionsService } from './embed-sessions.service';
 import { SessionChanges } from './session-changes';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([EmbedSessionEntity]), ScenesModule, OrganizationsModule, WebhooksModule],
+  imports: [TypeOrmModule.forFeature([EmbedSessionEntity]), ScenesModule, OperationsModule, OrganizationsModule, WebhooksModule],
   providers: [EmbedSessionsRepository, EmbedSessionsService, EmbedSessionRetention, SessionChanges],
   exports: [EmbedSessionsService],
 })

@@ -1,5 +1,5 @@
 import { afterCommit, AppConfig, Broadcasts } from '@app/core';
-import { SceneChanges } from '@app/scenes';
+import { SceneChanges } from '@app/operations';
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { EndedReason } from './embed-sessions.errors';

@@ -1,4 +1,4 @@
-import { EditTurn, SceneState } from '@app/scenes';
+import { EditTurn, SceneState } from '@app/operations';
 import { DomainError, ErrorCode } from '@app/core';
 import { EMBED_MODES, EmbedMode } from './embed-session.entity';
 import { SessionWithScene } from './embed-sessions.repository';

@@ -1,4 +1,5 @@
-import { EditTurn, sceneDrawing, SceneFailure, SceneState } from '@app/scenes';
+import { sceneDrawing } from '@app/scenes';
+import { EditTurn, SceneFailure, SceneState } from '@app/operations';
 import { capabilitiesOf, EmbedMode, EMBED_MODES, EmbedTheme } from './embed-session.entity';
 import { EmbedSessionErrors, EndedReason } from './embed-sessions.errors';
 import { SessionWithScene } from './embed-sessions.repository';

@@ -220,5 +220,5 @@ export const GENERATION_CONFIG = defineConfigSlice({
   }),
 });
 
-/** What the generation lib and its consumers (libs/scenes) read: `config.slice(GENERATION_CONFIG)`. */
+/** What the generation lib and its consumers (libs/operations) read: `config.slice(GENERATION_CONFIG)`. */
 export type GenerationSettings = ReturnType<typeof GENERATION_CONFIG.build>;

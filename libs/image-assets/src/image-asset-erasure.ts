@@ -4,7 +4,7 @@ import { EntityManager } from 'typeorm';
 import { ImageAssetsRepository } from './image-assets.repository';
 
 /**
- * Erases an attached source image once nothing needs it: a deleted scene's purge (libs/scenes
+ * Erases an attached source image once nothing needs it: a deleted scene's purge (libs/operations
  * ScenePurge) asks, and says through `stillUsed` whether another scene names the image, since
  * only scenes know that.
  */

@@ -2,8 +2,10 @@ import { entityColumns, rawInsert, rawInsertAll, rawQuery } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull, Not } from 'typeorm';
-import { OperationEntity } from './operation.entity';
 import { SceneArtifactEntity, SceneEntity, SceneVersionEntity } from './scene.entity';
+
+/** Rows of another lib's tables inserted with a new scene, each with its entity (rawInsertAll). */
+export type AlongsideRows = Parameters<typeof rawInsertAll>[1];
 
 const ACTIVE = `s.deleted_at IS NULL AND s.status <> 'failed'`;
 
@@ -16,14 +18,12 @@ export class ScenesRepository {
   }
 
   /**
-   * A new scene and its creating operation, in one statement (one round trip on the creation path;
-   * plain SQL: TypeORM's insert builder cost more CPU than the statements).
+   * A new scene and the rows that come with it (its creating operation), in one statement: one
+   * round trip on the creation path, and the foreign keys between them are checked at its end
+   * (plain SQL: TypeORM's insert builder cost more CPU than the statements).
    */
-  async insertWithOperation(tx: EntityManager, scene: SceneEntity, op: OperationEntity): Promise<void> {
-    await rawInsertAll(tx, [
-      { entity: SceneEntity, value: { ...scene } },
-      { entity: OperationEntity, value: { ...op } },
-    ]);
+  async insertWith(tx: EntityManager, scene: SceneEntity, alongside: AlongsideRows): Promise<void> {
+    await rawInsertAll(tx, [{ entity: SceneEntity, value: { ...scene } }, ...alongside]);
   }
 
   private scenes(tx?: EntityManager) {

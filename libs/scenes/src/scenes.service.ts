@@ -1,92 +1,21 @@
 import { WebhookOutbox } from '@app/webhooks';
-import { BlobStore, BlobStream, Clock, DomainError, Idempotent, IdempotencyKey, IdempotentRequests, IdGenerator } from '@app/core';
-import { ImageAssetsService } from '@app/image-assets';
-import { UsageService } from '@app/tenancy';
+import { BlobStore, BlobStream, Clock } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { CreateSceneDto } from './dto/create-scene.dto';
 import { SceneResponse } from './dto/scene.response';
 import { SceneDeletionHooks } from './scene-deletion-hooks';
-import { AdmissionSignal } from './admission-signal';
 import { SceneEntity } from './scene.entity';
-import { isExternalRefConflict, SceneErrors } from './scenes.errors';
 import { ScenesRepository } from './scenes.repository';
-import { OperationAcceptedResponse } from './dto/operation.response';
-import { OperationFailures } from './operation-error';
-import { OperationEntity } from './operation.entity';
-import { OperationsRepository } from './operations.repository';
-import { OperationOutcomes } from './operation-outcomes';
-import { SceneIdPrefix } from './scenes.ids';
-import { SceneChanges } from './scene-changes';
-
-/**
- * Asked once an edit turn is sure to start, inside its transaction: throw (a `DomainError`) to
- * refuse it, with nothing created. The studio spends the session's edit budget here.
- */
-export type EditAdmission = () => Promise<unknown>;
 
 @Injectable()
 export class ScenesService {
   constructor(
     private readonly scenes: ScenesRepository,
-    private readonly operations: OperationsRepository,
-    private readonly assets: ImageAssetsService,
-    private readonly idempotency: IdempotentRequests,
-    private readonly admission: AdmissionSignal,
     private readonly deletionHooks: SceneDeletionHooks,
-    private readonly outcomes: OperationOutcomes,
     private readonly outbox: WebhookOutbox,
     private readonly blobs: BlobStore,
-    private readonly ids: IdGenerator,
     private readonly clock: Clock,
-    private readonly usage: UsageService,
-    private readonly changes: SceneChanges,
   ) {}
-
-  /**
-   * Accepts a scene in one transaction, idempotently: the idempotency record, the scene
-   * (reserving its externalRef), the creating operation, the source asset's attachment and the
-   * day's usage (refused past the organization's quota or its waiting cap). The operation then
-   * waits in PostgreSQL for its organization's turn (GenerationAdmission), which the workers are
-   * told of at once: an accepted operation is never lost, whatever happens to Redis.
-   * Five round trips for a plain prompt where it took eight (BEGIN; the idempotency lock, lookup
-   * and record; the scene and its operation; the usage and backlog counts; COMMIT): the answer is
-   * known before the work (its ids are made first), so the record is written with the lock, and
-   * a refusal rolls it back with the rest.
-   */
-  async create(organizationId: string, key: IdempotencyKey, dto: CreateSceneDto): Promise<Idempotent<OperationAcceptedResponse>> {
-    const now = this.clock.now();
-    const sceneId = this.ids.generate(SceneIdPrefix.Scene);
-    const op = newOperation(this.ids.generate(SceneIdPrefix.Operation), organizationId, sceneId, 'scene.create', null, now);
-    const scene: SceneEntity = {
-      id: sceneId,
-      organizationId,
-      externalRef: dto.externalRef ?? null,
-      prompt: dto.prompt,
-      sourceAssetId: dto.sourceAssetId ?? null,
-      status: 'generating',
-      currentVersion: null,
-      creatingOperationId: op.id,
-      createdAt: now,
-      updatedAt: now,
-      deletedAt: null,
-    };
-    const result = await this.scenes.transaction((tx) =>
-      this.idempotency.runKnownAnswer(tx, { organizationId, ...key, payload: { ...dto } }, accepted(op), async () => {
-        if (dto.sourceAssetId) await this.assets.attachForScene(tx, organizationId, dto.sourceAssetId, now);
-        try {
-          await this.scenes.insertWithOperation(tx, scene, op);
-        } catch (e) {
-          if (isExternalRefConflict(e)) throw SceneErrors.externalRefConflict();
-          throw e;
-        }
-        // Last: the organization's counter rows stay locked only until the commit that follows.
-        await this.usage.startGeneration(tx, organizationId, 'creation', now);
-      }),
-    );
-    if (!result.replayed) this.admission.wake();
-    return result;
-  }
 
   /**
    * Locks the organization's active scene row until `tx` ends, as the scene's deletion locks it
@@ -111,10 +40,10 @@ export class ScenesService {
    * Deletes at once and idempotently, in any state: generating, ready, or a creation that failed
    * or was cancelled (hidden from the API already, but its embed sessions may still be open).
    * Unknown, foreign and already deleted ids are a silent no-op. In one transaction: the tombstone,
-   * running operations failed (so no late result is written), every registered hook (embed
-   * sessions revoke theirs and announce it; camera paths go) and `scene.deleted`. What the scene
+   * every registered hook (running operations fail, so no late result is written: libs/operations;
+   * embed sessions revoke theirs and announce it; camera paths go) and `scene.deleted`. What the scene
    * holds (files, versions, prompt, externalRef, edit instructions, source image) is erased by the
-   * purge job within minutes (ScenePurge), in small transactions, not in this request.
+   * purge job within minutes (ScenePurge, libs/operations), in small transactions, not in this request.
    */
   async delete(organizationId: string, id: string): Promise<void> {
     await this.scenes.transaction(async (tx) => {
@@ -122,103 +51,9 @@ export class ScenesService {
       if (!scene) return;
       const now = this.clock.now();
       await this.scenes.markDeleted(tx, scene.id, now);
-      for (const opId of await this.operations.processingOfScene(tx, scene.id)) {
-        // As a cancel: started work goes on until it ends, holding its slot (OperationOutcomes).
-        await this.outcomes.failed(tx, opId, OperationFailures.sceneDeleted(), now, { workMayGoOn: true });
-      }
       await this.deletionHooks.run(tx, { id: scene.id, organizationId: scene.organizationId }, now);
       await this.outbox.emit(tx, scene.organizationId, 'scene.deleted', { sceneId: scene.id, externalRef: scene.externalRef }, now);
     });
-    // Its running operations ended: others of the organization may be admitted.
-    this.admission.wake();
-  }
-
-  /** Starts an edit of the current version: a `scene.edit` operation that produces version n + 1. */
-  requestEdit(organizationId: string, sceneId: string, instruction: string, admit?: EditAdmission): Promise<OperationAcceptedResponse> {
-    return this.startEdit(
-      organizationId,
-      sceneId,
-      (id, now) => newOperation(id, organizationId, sceneId, 'scene.edit', instruction, now),
-      admit,
-    );
-  }
-
-  /**
-   * Starts a revert to `version` (1 to the current one): an edit turn whose result, version n + 1,
-   * is that version again (SceneReverts), with the history kept. To partners it is an edit like any
-   * other: an operation that succeeds with the next version. A version that does not exist (yet)
-   * is not found, exactly as reading it would be.
-   */
-  requestRevert(organizationId: string, sceneId: string, version: number, admit?: EditAdmission): Promise<OperationAcceptedResponse> {
-    return this.startEdit(
-      organizationId,
-      sceneId,
-      (id, now, scene) => {
-        if (!Number.isInteger(version) || version < 1 || version > scene.currentVersion!) throw DomainError.notFound();
-        return { ...newOperation(id, organizationId, sceneId, 'scene.edit', null, now), revertTo: version };
-      },
-      admit,
-    );
-  }
-
-  /**
-   * Accepts an edit turn of a ready scene with no edit in flight; it then waits for its
-   * organization's turn like a creation. `admit` runs once the turn is sure to start, still under
-   * the scene's lock (what it counts, the studio's per-session edit budget, counts started turns
-   * only), after the daily quota: a turn the quota refuses spends no session budget.
-   */
-  private async startEdit(
-    organizationId: string,
-    sceneId: string,
-    build: (id: string, now: Date, scene: SceneEntity) => OperationEntity,
-    admit?: EditAdmission,
-  ): Promise<OperationAcceptedResponse> {
-    const now = this.clock.now();
-    const op = await this.scenes.transaction(async (tx) => {
-      const scene = await this.scenes.lockActive(tx, organizationId, sceneId);
-      if (!scene) throw DomainError.notFound();
-      if (scene.status !== 'ready' || scene.currentVersion === null) throw SceneErrors.notReady();
-      await this.assertNoEditInFlight(tx, sceneId);
-      const created = build(this.ids.generate(SceneIdPrefix.Operation), now, scene);
-      await this.usage.startGeneration(tx, organizationId, 'edit', now);
-      await admit?.();
-      await this.operations.insert(tx, created);
-      await this.scenes.touch(tx, sceneId, now);
-      return created;
-    });
-    this.admission.wake();
-    this.announceEditTurn(sceneId);
-    return accepted(op);
-  }
-
-  /** A new turn is in the scene's edit history: open studios of its edit modes show it. */
-  private announceEditTurn(sceneId: string): void {
-    this.changes.changed(sceneId);
-  }
-
-  /**
-   * One edit turn of a scene at a time (docs/embed.md, "The studio's limits": `409 edit_in_progress`). Exact under
-   * the scene's row lock, which every edit start takes first; per scene rather than per session,
-   * since two sessions editing one scene at once would only make versions that undo each other.
-   */
-  private async assertNoEditInFlight(tx: EntityManager, sceneId: string): Promise<void> {
-    if (await this.operations.editInFlight(tx, sceneId)) throw SceneErrors.editInProgress();
-  }
-
-  /** The scene's edit history, kept on the server so it survives a studio reload. */
-  async editTurns(sceneId: string): Promise<EditTurn[]> {
-    const ops = await this.operations.editsOfScene(sceneId);
-    return ops.map((op) => ({
-      operationId: op.id,
-      // A revert has no instruction of its own; the history says what it did.
-      instruction: op.revertTo !== null ? `Revert to version ${op.revertTo}` : (op.instruction ?? ''),
-      revertTo: op.revertTo,
-      status: op.status,
-      version: op.version,
-      error: op.errorCode ? { code: op.errorCode, message: op.errorMessage ?? '', retryable: op.errorRetryable ?? false } : null,
-      createdAt: op.createdAt.toISOString(),
-      completedAt: op.completedAt?.toISOString() ?? null,
-    }));
   }
 
   /** A version's files (kind, type, size, digest), for the studio; ownership and liveness are checked by the caller. */
@@ -262,43 +97,6 @@ export class ScenesService {
   }
 }
 
-function accepted(op: OperationEntity): OperationAcceptedResponse {
-  return { operationId: op.id, status: 'processing', createdAt: op.createdAt.toISOString() };
-}
-
-function newOperation(
-  id: string,
-  organizationId: string,
-  sceneId: string,
-  kind: OperationEntity['kind'],
-  instruction: string | null,
-  now: Date,
-): OperationEntity {
-  return {
-    id,
-    organizationId,
-    sceneId,
-    kind,
-    status: 'processing',
-    instruction,
-    revertTo: null,
-    version: null,
-    errorCode: null,
-    errorMessage: null,
-    errorRetryable: null,
-    progress: 0,
-    stage: 'queued',
-    generator: null,
-    providerJob: null,
-    submittedAt: null,
-    providerCancelledAt: null,
-    enqueuedAt: null,
-    createdAt: now,
-    updatedAt: now,
-    completedAt: null,
-  };
-}
-
 export function toSceneResponse(s: SceneEntity): SceneResponse {
   return {
     sceneId: s.id,
@@ -317,17 +115,4 @@ export interface SceneArtifactInfo {
   contentType: string;
   bytes: number;
   sha256: string;
-}
-
-/** One turn of the studio's multi-turn editing. */
-export interface EditTurn {
-  operationId: string;
-  instruction: string;
-  /** For a revert: the version it restored (its `instruction` then says so in words); otherwise null. */
-  revertTo: number | null;
-  status: 'processing' | 'succeeded' | 'failed';
-  version: number | null;
-  error: { code: string; message: string; retryable: boolean } | null;
-  createdAt: string;
-  completedAt: string | null;
 }

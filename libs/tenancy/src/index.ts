@@ -3,6 +3,7 @@ export * from './dto/usage.query';
 export * from './generation-backlogs';
 export * from './limits.service';
 export * from './tenancy.errors';
+export * from './tenancy-metrics.module';
 export * from './tenancy.module';
 export * from './usage-metrics';
 export * from './usage.service';

@@ -6,7 +6,6 @@ import { OrganizationBacklogEntity } from './organization-backlog.entity';
 import { OrganizationLimitsEntity } from './organization-limits.entity';
 import { TenancyRepository } from './tenancy.repository';
 import { UsageDayEntity } from './usage-day.entity';
-import { UsageMetrics } from './usage-metrics';
 import { UsageService } from './usage.service';
 
 /** Limits and usage, for every process that starts, ends or reports generations. */
@@ -16,10 +15,3 @@ import { UsageService } from './usage.service';
   exports: [LimitsService, UsageService, GenerationBacklogs],
 })
 export class TenancyModule {}
-
-/** The per-organization gauges on /metrics: imported by the worker alone (UsageMetrics says why). */
-@Module({
-  imports: [TypeOrmModule.forFeature([UsageDayEntity])],
-  providers: [TenancyRepository, UsageMetrics],
-})
-export class TenancyMetricsModule {}

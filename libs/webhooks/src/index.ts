@@ -8,6 +8,7 @@ export * from './webhook-retention';
 export * from './webhook-secrets';
 export * from './webhook-target';
 export * from './webhooks.errors';
+export * from './webhooks-worker.module';
 export * from './webhooks.module';
 export * from './migrations';
 export * from './webhooks.ids';

@@ -1,6 +1,6 @@
 import { DomainError, ParseIdPipe } from '@app/core';
 import { Principal } from '@app/organizations';
-import { OperationResponse, OperationsService, SceneJobs, SceneIdPrefix } from '@app/scenes';
+import { OperationIdPrefix, OperationResponse, OperationsService, SceneJobScheduler } from '@app/operations';
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -8,14 +8,14 @@ import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiIdParam } from '../openapi/api-id-param.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
-const OPERATION_ID = new ParseIdPipe(SceneIdPrefix.Operation);
+const OPERATION_ID = new ParseIdPipe(OperationIdPrefix.Operation);
 
 @ApiTags('Operations')
 @Controller('v1/operations')
 export class OperationsController {
   constructor(
     private readonly operations: OperationsService,
-    private readonly jobs: SceneJobs,
+    private readonly jobs: SceneJobScheduler,
   ) {}
 
   @Get(':operationId')
@@ -25,7 +25,7 @@ export class OperationsController {
       "`processing` carries `Retry-After` (whole seconds, 1 to 10, from the queue's current depth); `succeeded` carries the scene " +
       'and its version; `failed` a safe structured error. Always `Cache-Control: no-store`.',
   })
-  @ApiIdParam('operationId', SceneIdPrefix.Operation)
+  @ApiIdParam('operationId', OperationIdPrefix.Operation)
   @ApiOkResponse({
     type: OperationResponse,
     headers: {
@@ -51,7 +51,7 @@ export class OperationsController {
       "provider's job is cancelled where the provider can cancel, and a creation's scene is released (its externalRef is free " +
       'at once). A finished operation is returned as it is. Answers the operation as `GET` would show it after the call. No body.',
   })
-  @ApiIdParam('operationId', SceneIdPrefix.Operation)
+  @ApiIdParam('operationId', OperationIdPrefix.Operation)
   @ApiOkResponse({ type: OperationResponse })
   @ApiProblems({ 400: '`invalid_id`.', 404: 'Unknown, not yours, or its scene was deleted (`not_found`).' })
   async cancel(

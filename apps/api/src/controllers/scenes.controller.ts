@@ -1,12 +1,13 @@
-import { DomainError, IdempotencyKey as RequestKey, JsonBodyGuard, ParseIdPipe } from '@app/core';
+import { DomainError, IdempotencyKey, JsonBodyGuard, ParseIdPipe } from '@app/core';
 import { Principal } from '@app/organizations';
-import { CreateSceneDto, FindSceneQuery, OperationAcceptedResponse, SceneResponse, ScenesService, SceneIdPrefix } from '@app/scenes';
+import { CreateSceneDto, FindSceneQuery, SceneResponse, ScenesService, SceneIdPrefix } from '@app/scenes';
+import { OperationAcceptedResponse, SceneOperationsService } from '@app/operations';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { acceptedOperation } from '../idempotency/accepted-operation';
-import { ApiIdempotencyKey, IdempotencyKey } from '../idempotency/idempotency-key.decorator';
+import { ApiIdempotencyKey, IdempotencyKeyHeader } from '../idempotency/idempotency-key.decorator';
 import { ApiIdParam } from '../openapi/api-id-param.decorator';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 
@@ -15,7 +16,10 @@ const SCENE_ID = new ParseIdPipe(SceneIdPrefix.Scene);
 @ApiTags('Scenes')
 @Controller('v1/scenes')
 export class ScenesController {
-  constructor(private readonly scenes: ScenesService) {}
+  constructor(
+    private readonly scenes: ScenesService,
+    private readonly sceneOperations: SceneOperationsService,
+  ) {}
 
   @Post()
   @HttpCode(202)
@@ -48,12 +52,12 @@ export class ScenesController {
       'Nothing is created and the Idempotency-Key stays unused.',
   })
   async create(
-    @IdempotencyKey() key: RequestKey,
+    @IdempotencyKeyHeader() key: IdempotencyKey,
     @Body() dto: CreateSceneDto,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) res: Response,
   ): Promise<OperationAcceptedResponse> {
-    return acceptedOperation(res, await this.scenes.create(principal.organizationId, key, dto));
+    return acceptedOperation(res, await this.sceneOperations.create(principal.organizationId, key, dto));
   }
 
   @Get()

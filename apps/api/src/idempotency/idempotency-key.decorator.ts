@@ -1,4 +1,4 @@
-import { DomainError, ErrorCode, IdempotencyKey as RequestKey } from '@app/core';
+import { DomainError, ErrorCode, IdempotencyKey } from '@app/core';
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import type { Request } from 'express';
@@ -21,7 +21,7 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
  * hands to `IdempotentRequests.run`. Read before the body is validated, so a bad key is reported
  * as such. Making a route idempotent is this parameter plus `run` around its work.
  */
-export const IdempotencyKey = createParamDecorator((_: unknown, ctx: ExecutionContext): RequestKey => {
+export const IdempotencyKeyHeader = createParamDecorator((_: unknown, ctx: ExecutionContext): IdempotencyKey => {
   const req = ctx.switchToHttp().getRequest<Request>();
   const route = (req.route as { path?: string } | undefined)?.path ?? req.path;
   return { key: parseIdempotencyKey(req.headers['idempotency-key']), scope: `${req.method} ${route}` };

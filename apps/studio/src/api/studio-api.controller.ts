@@ -1,7 +1,8 @@
 import { DomainError, JsonBodyGuard } from '@app/core';
 import { SessionWithScene, StudioSessionView, StudioView } from '@app/embed-sessions';
 import { ImageAssetsService } from '@app/image-assets';
-import { EditSceneDto, EditTurn, ScenesService } from '@app/scenes';
+import { EditSceneDto, ScenesService } from '@app/scenes';
+import { EditTurn, SceneOperationsService } from '@app/operations';
 import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { studioSchema } from '../openapi/studio-openapi';
@@ -28,6 +29,7 @@ const BINARY = { description: 'The file.', content: { 'application/octet-stream'
 export class StudioApiController {
   constructor(
     private readonly scenes: ScenesService,
+    private readonly sceneOperations: SceneOperationsService,
     private readonly assets: ImageAssetsService,
     private readonly events: StudioEventsHub,
     private readonly budgets: StudioBudgets,
@@ -115,7 +117,7 @@ export class StudioApiController {
   @ApiOkResponse({ schema: studioSchema('EditTurns') })
   @RequiresCapability('edit')
   async edits(@StudioSession() { session, scene }: SessionWithScene): Promise<{ turns: EditTurn[] }> {
-    return StudioView.of(session.mode).editHistory(await this.scenes.editTurns(scene.id));
+    return StudioView.of(session.mode).editHistory(await this.sceneOperations.editTurns(scene.id));
   }
 
   /** `409 edit_in_progress` while an edit turn of the scene runs; `429` past the session's edits per hour. */
@@ -126,7 +128,9 @@ export class StudioApiController {
   @CountedAsEdit()
   @UseGuards(JsonBodyGuard)
   edit(@StudioSession() { session }: SessionWithScene, @Body() dto: EditSceneDto) {
-    return this.scenes.requestEdit(session.organizationId, session.sceneId, dto.instruction, () => this.budgets.spendEdit(session.id));
+    return this.sceneOperations.requestEdit(session.organizationId, session.sceneId, dto.instruction, () =>
+      this.budgets.spendEdit(session.id),
+    );
   }
 
   /**
@@ -142,7 +146,7 @@ export class StudioApiController {
   @CountedAsEdit()
   @UseGuards(JsonBodyGuard)
   revert(@StudioSession() { session }: SessionWithScene, @Param('version', ParseIntPipe) version: number) {
-    return this.scenes.requestRevert(session.organizationId, session.sceneId, version, () => this.budgets.spendEdit(session.id));
+    return this.sceneOperations.requestRevert(session.organizationId, session.sceneId, version, () => this.budgets.spendEdit(session.id));
   }
 
   /**

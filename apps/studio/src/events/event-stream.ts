@@ -1,5 +1,5 @@
 import { EndedReason, StudioEvent, StudioEventType, StudioView, WatchedScene } from '@app/embed-sessions';
-import { SceneState } from '@app/scenes';
+import { SceneState } from '@app/operations';
 import type { Request, Response } from 'express';
 import { StreamSlot } from './stream-slots';
 

@@ -1,6 +1,7 @@
 import { loadConfig, ManualClock } from '@app/core';
 import { EmbedMode, EmbedSessionsService, SessionNews, SessionWithScene, WatchedScene, WatchedState } from '@app/embed-sessions';
-import { SceneState, ScenesService } from '@app/scenes';
+import { SceneOperationsService } from '@app/operations';
+import { SceneState } from '@app/operations';
 import type { Request, Response } from 'express';
 import { EventEmitter } from 'node:events';
 import { StreamSlots } from './stream-slots';
@@ -117,7 +118,7 @@ describe(StudioEventsHub.name, () => {
     metrics = { countOpenStreams: jest.fn(), sent: jest.fn(), ended: jest.fn() };
     sut = new StudioEventsHub(
       sessions,
-      { editTurns } as unknown as ScenesService,
+      { editTurns } as unknown as SceneOperationsService,
       slots as unknown as StreamSlots,
       clock,
       loadConfig({}, {}),

@@ -9,7 +9,7 @@ import {
   WatchedScene,
   WatchedState,
 } from '@app/embed-sessions';
-import { ScenesService } from '@app/scenes';
+import { SceneOperationsService } from '@app/operations';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { STUDIO_CONFIG } from '../studio.config';
@@ -71,7 +71,7 @@ export class StudioEventsHub implements OnApplicationBootstrap, BeforeApplicatio
 
   constructor(
     private readonly sessions: EmbedSessionsService,
-    private readonly scenes: ScenesService,
+    private readonly sceneOperations: SceneOperationsService,
     private readonly slots: StreamSlots,
     private readonly clock: Clock,
     config: AppConfig,
@@ -335,7 +335,7 @@ export class StudioEventsHub implements OnApplicationBootstrap, BeforeApplicatio
     for (const [sceneId, streams] of history) {
       let turns;
       try {
-        turns = await this.scenes.editTurns(sceneId);
+        turns = await this.sceneOperations.editTurns(sceneId);
       } catch (e) {
         this.logQuietly(e, 'reading an edit history failed');
         // Sent at the next read of the scene.

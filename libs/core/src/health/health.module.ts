@@ -1,10 +1,7 @@
 import { Module } from '@nestjs/common';
 import { HealthController } from './health.controller';
-import { HealthService } from './health.service';
+import { HealthServiceModule } from './health-service.module';
 
-/** Health checks as a service (for the worker) plus the HTTP routes (for api and studio). */
-@Module({ providers: [HealthService], exports: [HealthService] })
-export class HealthServiceModule {}
-
+/** The health checks' HTTP routes, for api and studio (the worker takes HealthServiceModule alone). */
 @Module({ imports: [HealthServiceModule], controllers: [HealthController] })
 export class HealthModule {}

@@ -10,7 +10,7 @@ export const FLEET_REFRESH_MS = 10_000;
 /**
  * How many jobs the whole worker fleet runs at once: each worker process records its
  * concurrency in one Redis hash with an expiry time and refreshes it; readers sum the live
- * entries. What admission (libs/scenes) sizes its buffer by.
+ * entries. What admission (libs/operations) sizes its buffer by.
  */
 @Injectable()
 export class FleetSlots {

@@ -5,4 +5,5 @@ export * from './job-worker.host';
 export * from './job-declaration';
 export * from './job-notes';
 export * from './queue.module';
+export * from './job-worker.module';
 export * from './queue.service';

@@ -5,7 +5,7 @@ import { EntityManager } from 'typeorm';
 import { AdmissionRepository, WaitingOperation, WaitingOrganization } from './admission.repository';
 import { AdmissionSignal } from './admission-signal';
 import { ProviderStarts } from './provider-starts';
-import { SceneJobs } from './scene-jobs';
+import { SceneJobScheduler } from './scene-job-scheduler';
 
 /** How often an idle worker looks anyway (a lost signal, a limit raised with the CLI, a pause ended). */
 export const ADMISSION_POLL_MS = 1000;
@@ -61,7 +61,7 @@ export class GenerationAdmission implements OnApplicationBootstrap, BeforeApplic
     private readonly backlogs: GenerationBacklogs,
     private readonly starts: ProviderStarts,
     private readonly fleet: FleetSlots,
-    private readonly jobs: SceneJobs,
+    private readonly jobs: SceneJobScheduler,
     private readonly signal: AdmissionSignal,
     private readonly config: AppConfig,
     private readonly clock: Clock,

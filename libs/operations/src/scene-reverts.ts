@@ -4,7 +4,7 @@ import { OperationFailures } from './operation-error';
 import { OperationOutcomes } from './operation-outcomes';
 import { OperationEntity } from './operation.entity';
 import { OperationsRepository } from './operations.repository';
-import { ScenesRepository } from './scenes.repository';
+import { SceneStore } from '@app/scenes';
 
 /**
  * The worker's half of a revert (a `scene.edit` operation with `revertTo`): the scene's next
@@ -20,7 +20,7 @@ import { ScenesRepository } from './scenes.repository';
 @Injectable()
 export class SceneReverts {
   constructor(
-    private readonly scenes: ScenesRepository,
+    private readonly scenes: SceneStore,
     private readonly operations: OperationsRepository,
     private readonly outcomes: OperationOutcomes,
     private readonly clock: Clock,

@@ -11,7 +11,7 @@ import { EntityManager } from 'typeorm';
  * lost to a crash between a commit and its publish, or to Redis being away.
  *
  * Published by: an operation's end (OperationOutcomes: success, failure, cancel, the reconciler's
- * give-up), a new edit turn (ScenesService), the creation's progress (the generation job). A
+ * give-up), a new edit turn (SceneOperationsService), the creation's progress (the generation job). A
  * scene's deletion is announced by those who end something with it (embed sessions).
  */
 @Injectable()

@@ -4,8 +4,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { OperationsRepository } from './operations.repository';
 import { ProviderErasureRunResult, ProviderErasures } from './provider-erasures';
-import { PurgeCandidate, ScenesRepository } from './scenes.repository';
-import { SceneJob } from './scenes.jobs';
+import { PurgeCandidate, SceneStore } from '@app/scenes';
+import { SceneJob } from './operations.jobs';
 
 /** File rows (and their blobs) erased per transaction: a scene with many versions takes several. */
 const FILE_BATCH = 100;
@@ -46,7 +46,7 @@ export class ScenePurge {
   private readonly logger = new Logger(ScenePurge.name);
 
   constructor(
-    private readonly scenes: ScenesRepository,
+    private readonly scenes: SceneStore,
     private readonly operations: OperationsRepository,
     private readonly images: ImageAssetErasure,
     private readonly blobs: BlobStore,

@@ -1,8 +1,8 @@
 import { AppConfig, Clock, inBatches, OnJob } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { OperationsRepository } from './operations.repository';
-import { SceneJob } from './scenes.jobs';
-import { SCENES_CONFIG } from './scenes.config';
+import { SceneJob } from './operations.jobs';
+import { OPERATIONS_CONFIG } from './operations.config';
 
 /**
  * Retention (docs/operations.md, "Data we keep"): a finished operation of a deleted scene is erased
@@ -23,7 +23,7 @@ export class OperationRetention {
 
   @OnJob(SceneJob.PurgeOldOperations)
   async purgeOld(): Promise<{ operations: number }> {
-    const before = new Date(this.clock.now().getTime() - this.config.slice(SCENES_CONFIG).operationRetentionMs);
+    const before = new Date(this.clock.now().getTime() - this.config.slice(OPERATIONS_CONFIG).operationRetentionMs);
     const deleted = await inBatches((limit) => this.operations.deleteOfDeletedScenesEndedBefore(before, limit));
     if (deleted > 0) this.logger.log(`erased ${deleted} operation(s) of deleted scenes that ended before ${before.toISOString()}`);
     return { operations: deleted };

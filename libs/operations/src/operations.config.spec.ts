@@ -1,13 +1,13 @@
 import { loadConfig } from '@app/core';
-import { SCENES_CONFIG } from './scenes.config';
+import { OPERATIONS_CONFIG } from './operations.config';
 
-describe('SCENES_CONFIG', () => {
+describe('OPERATIONS_CONFIG', () => {
   const sut = (overrides: Record<string, string | undefined>) => loadConfig(overrides, {});
   const day = 86_400_000;
 
   it('reads the reconciler settings and the operations kept 30 days by default', () => {
-    expect(sut({}).slice(SCENES_CONFIG)).toEqual({ reconcile: { intervalMs: 5000, graceMs: 10_000 }, operationRetentionMs: 30 * day });
-    expect(sut({ OPERATION_RETENTION_DAYS: '90', RECONCILE_GRACE_MS: '500' }).slice(SCENES_CONFIG)).toMatchObject({
+    expect(sut({}).slice(OPERATIONS_CONFIG)).toEqual({ reconcile: { intervalMs: 5000, graceMs: 10_000 }, operationRetentionMs: 30 * day });
+    expect(sut({ OPERATION_RETENTION_DAYS: '90', RECONCILE_GRACE_MS: '500' }).slice(OPERATIONS_CONFIG)).toMatchObject({
       reconcile: { graceMs: 500 },
       operationRetentionMs: 90 * day,
     });

@@ -5,7 +5,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { OperationEntity } from './operation.entity';
 import { OperationsRepository } from './operations.repository';
-import { SCENES_QUEUE, SceneJob } from './scenes.jobs';
+import { SCENES_QUEUE, SceneJob } from './operations.jobs';
 
 const JOB_FOR_KIND: Record<OperationEntity['kind'], typeof SceneJob.Generate | typeof SceneJob.Edit> = {
   'scene.create': SceneJob.Generate,
@@ -17,8 +17,8 @@ const JOB_FOR_KIND: Record<OperationEntity['kind'], typeof SceneJob.Generate | t
  * GenerationAdmission as their turn comes, the reconciler when an admitted one lost its job.
  */
 @Injectable()
-export class SceneJobs {
-  private readonly logger = new Logger(SceneJobs.name);
+export class SceneJobScheduler {
+  private readonly logger = new Logger(SceneJobScheduler.name);
   private depth = { at: 0, waiting: 0 };
   private readonly waiting = new LRUCache<string, { at: number; waiting: number }>({ max: 10_000 });
 

@@ -3,9 +3,9 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { OperationFailures } from './operation-error';
 import { OperationOutcomes } from './operation-outcomes';
 import { OperationsRepository } from './operations.repository';
-import { SceneJobs } from './scene-jobs';
-import { SCENES_QUEUE } from './scenes.jobs';
-import { SCENES_CONFIG } from './scenes.config';
+import { SceneJobScheduler } from './scene-job-scheduler';
+import { SCENES_QUEUE } from './operations.jobs';
+import { OPERATIONS_CONFIG } from './operations.config';
 
 const BATCH = 100;
 /** Any fixed number: the advisory lock that lets one worker replica reconcile at a time. */
@@ -27,7 +27,7 @@ export class OperationsReconciler implements OnApplicationBootstrap, OnApplicati
   constructor(
     private readonly operations: OperationsRepository,
     private readonly outcomes: OperationOutcomes,
-    private readonly jobs: SceneJobs,
+    private readonly jobs: SceneJobScheduler,
     private readonly queues: QueueService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
@@ -39,7 +39,7 @@ export class OperationsReconciler implements OnApplicationBootstrap, OnApplicati
       this.running = this.reconcile()
         .catch((e: Error) => this.logger.warn(`reconcile failed: ${e.message}`))
         .finally(() => (this.running = null));
-    }, this.config.slice(SCENES_CONFIG).reconcile.intervalMs);
+    }, this.config.slice(OPERATIONS_CONFIG).reconcile.intervalMs);
     this.timer.unref();
   }
 
@@ -55,7 +55,7 @@ export class OperationsReconciler implements OnApplicationBootstrap, OnApplicati
 
   private async pass(): Promise<number> {
     const now = this.clock.now();
-    const stale = await this.operations.stale(new Date(now.getTime() - this.config.slice(SCENES_CONFIG).reconcile.graceMs), BATCH);
+    const stale = await this.operations.stale(new Date(now.getTime() - this.config.slice(OPERATIONS_CONFIG).reconcile.graceMs), BATCH);
     const queue = this.queues.queue(SCENES_QUEUE);
     let requeued = 0;
     for (const op of stale) {

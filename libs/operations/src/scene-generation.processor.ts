@@ -36,9 +36,9 @@ import { OperationsRepository } from './operations.repository';
 import { ProviderStarts } from './provider-starts';
 import { SceneChanges } from './scene-changes';
 import { SceneReverts } from './scene-reverts';
-import { SceneEntity } from './scene.entity';
-import { ScenesRepository } from './scenes.repository';
-import { SceneJob } from './scenes.jobs';
+import { SceneEntity } from '@app/scenes';
+import { SceneStore } from '@app/scenes';
+import { SceneJob } from './operations.jobs';
 import { TestOrganizations } from './test-organizations';
 
 /** An edit found a newer version than it started from: start over from that one. */
@@ -83,7 +83,7 @@ export class SceneGenerationProcessor {
   private readonly logger = new Logger(SceneGenerationProcessor.name);
 
   constructor(
-    private readonly scenes: ScenesRepository,
+    private readonly scenes: SceneStore,
     private readonly operations: OperationsRepository,
     private readonly outcomes: OperationOutcomes,
     private readonly assets: ImageAssetsService,

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull, LessThanOrEqual, Not } from 'typeorm';
 import { OperationError } from './operation-error';
 import { OperationEntity, OperationStage, StoredProviderJob } from './operation.entity';
-import { SceneEntity } from './scene.entity';
+import { SceneEntity } from '@app/scenes';
 
 /**
  * What a partner's poll shows, and nothing more: the polling path reads these columns only (not

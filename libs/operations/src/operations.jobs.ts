@@ -3,7 +3,7 @@ import { declareJob, MAINTENANCE_QUEUE } from '@app/core';
 /** The queue of generation work: admitted operations, one job each (jobId = operation id). */
 export const SCENES_QUEUE = 'scenes';
 
-/** The scenes' jobs; their names are in Redis: never change one. */
+/** The generation pipeline's jobs; their names are in Redis: never change one (nor the queue's). */
 export const SceneJob = {
   Generate: declareJob<{ operationId: string }>()('scene.generate', SCENES_QUEUE),
   Edit: declareJob<{ operationId: string }>()('scene.edit', SCENES_QUEUE),
@@ -13,4 +13,4 @@ export const SceneJob = {
   PurgeOldOperations: declareJob()('scenes.purge-old-operations', MAINTENANCE_QUEUE, { everyMs: 60 * 60_000 }),
 } as const;
 
-export const SCENE_JOBS = Object.values(SceneJob);
+export const OPERATION_JOBS = Object.values(SceneJob);

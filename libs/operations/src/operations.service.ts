@@ -6,15 +6,15 @@ import { OperationOutcomes } from './operation-outcomes';
 import { toOperationResponse } from './operation-view';
 import { OperationsRepository } from './operations.repository';
 import { AdmissionSignal } from './admission-signal';
-import { SceneJobs } from './scene-jobs';
-import { ScenesRepository } from './scenes.repository';
+import { SceneJobScheduler } from './scene-job-scheduler';
+import { SceneStore } from '@app/scenes';
 
 @Injectable()
 export class OperationsService {
   constructor(
     private readonly operations: OperationsRepository,
-    private readonly scenes: ScenesRepository,
-    private readonly jobs: SceneJobs,
+    private readonly scenes: SceneStore,
+    private readonly jobs: SceneJobScheduler,
     private readonly outcomes: OperationOutcomes,
     private readonly admission: AdmissionSignal,
     private readonly clock: Clock,

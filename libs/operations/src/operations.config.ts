@@ -5,10 +5,10 @@ import { IsInt, Max, Min } from 'class-validator';
 const DAY_MS = 86_400_000;
 
 /**
- * The scenes lib's variables (README, "Environment"). Each property name is the variable's, so a
+ * The operations lib's variables (README, "Environment"). Each property name is the variable's, so a
  * validation failure names exactly the variable an operator must fix.
  */
-export class ScenesVariables {
+export class OperationsVariables {
   /** How often a worker looks for accepted operations that have no job (lost enqueue, Redis restart). */
   @Transform(toInt)
   @IsInt()
@@ -34,10 +34,10 @@ export class ScenesVariables {
   OPERATION_RETENTION_DAYS: number;
 }
 
-/** The scenes lib's slice of the configuration, validated at boot with the rest (core's `loadConfig`). */
-export const SCENES_CONFIG = defineConfigSlice({
-  name: 'scenes',
-  variables: ScenesVariables,
+/** The operations lib's slice of the configuration, validated at boot with the rest (core's `loadConfig`). */
+export const OPERATIONS_CONFIG = defineConfigSlice({
+  name: 'operations',
+  variables: OperationsVariables,
   defaults: {
     RECONCILE_INTERVAL_MS: '5000',
     RECONCILE_GRACE_MS: '10000',

@@ -6,7 +6,7 @@ export type TestOrganizationLookup = (organizationId: string) => Promise<boolean
 /**
  * Tells the generation jobs which organizations are test ones, so a test organization's
  * directives (docs/api.md, "Testing your integration") pick their outcome. Organizations are not a
- * lib scenes may import: the worker registers the lookup at boot (apps/worker). Until one is
+ * lib operations may import: the worker registers the lookup at boot (apps/worker). Until one is
  * registered every organization counts as live, so a missing wiring never turns test mode on.
  */
 @Injectable()
