@@ -4,6 +4,7 @@
 // set-up falls back to an embedded one (test/setup/global-setup.ts).
 'use strict';
 const { spawnSync } = require('node:child_process');
+const { existsSync } = require('node:fs');
 const { chromiumProblem } = require('./chromium');
 const { answers, redisServerOnPath, MissingRedisError } = require('./local-services');
 
@@ -45,6 +46,23 @@ async function main() {
       [
         `No ${missingPrometheus.join(' or ')} on the PATH: the monitoring suites run the rules' unit tests with promtool and query a real Prometheus.`,
         'Install it (Debian/Ubuntu: sudo apt-get install prometheus, which brings promtool; macOS: brew install prometheus).',
+      ].join('\n'),
+    );
+  }
+  // The Python client's suite runs the system's python3 (/usr/bin/python3 where there is one),
+  // 3.11 or later (test/client/python-client.e2e-spec.ts).
+  const python = spawnSync(
+    existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3',
+    ['-c', 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'],
+    { stdio: 'ignore' },
+  );
+  if (python.status !== 0) {
+    problems.push(
+      [
+        python.error?.code === 'ENOENT'
+          ? 'No python3 on the PATH: the Python client is tested against the running stack.'
+          : 'python3 is older than 3.11, the oldest the Python client supports.',
+        'Install it (Debian 12/Ubuntu 24.04: sudo apt-get install python3; macOS: brew install python@3.11).',
       ].join('\n'),
     );
   }

@@ -5,6 +5,7 @@ import { ROOT, run } from '../support/processes';
 import { setUpSuite } from '../support/suite';
 
 const COMMITTED = join(ROOT, 'packages/client/src/generated/openapi.ts');
+const COMMITTED_PYTHON = join(ROOT, 'packages/client-python/scene_studio/_types.py');
 
 /** Where two renderings first part, for a failure message a reader can act on. */
 function firstDifference(expected: string, actual: string): string {
@@ -23,20 +24,22 @@ async function node(args: string[]): Promise<string> {
 }
 
 /**
- * The client's committed types (packages/client/src/generated/openapi.ts) are what the running
- * api's OpenAPI document renders to: a route or schema change without `npm run client:generate`
- * fails here. Rendering runs in a node process (scripts/client-types.js), as the script does.
+ * The clients' committed types (packages/client/src/generated/openapi.ts, and the Python
+ * client's scene_studio/_types.py) are what the running api's OpenAPI document renders to: a
+ * route or schema change without `npm run client:generate` fails here. Rendering runs in node
+ * processes (scripts/client-types.js, scripts/python-client-types.js), as the scripts do.
  */
 describe('typed client: generated types match the live api', () => {
   const suite = setUpSuite({ org: false });
+  let document: string;
   let rendered: string;
 
   beforeAll(async () => {
     const res = await fetch(`${suite.api.url}/v1/openapi.json`);
     expect(res.status).toBe(200);
-    const file = join(mkdtempSync(join(tmpdir(), 'client-types-')), 'openapi.json');
-    writeFileSync(file, await res.text());
-    rendered = await node([join(ROOT, 'scripts/client-types.js'), file]);
+    document = join(mkdtempSync(join(tmpdir(), 'client-types-')), 'openapi.json');
+    writeFileSync(document, await res.text());
+    rendered = await node([join(ROOT, 'scripts/client-types.js'), document]);
   });
 
   it('renders to exactly the committed file (else run `npm run client:generate`)', () => {
@@ -55,6 +58,18 @@ describe('typed client: generated types match the live api', () => {
       // The script reads the compiled api: a stale dist/ differs from the sources jest runs.
       throw new Error(
         `client:generate renders otherwise than the live api (dist/ stale? run \`npm run build\`): ${firstDifference(rendered, generated)}`,
+      );
+    }
+  });
+
+  it('renders the Python client’s types to exactly the committed file (else run `npm run client:generate`)', async () => {
+    const python = await node([join(ROOT, 'scripts/python-client-types.js'), document]);
+    expect(python).toContain('class ImageAssetResponse(TypedDict):');
+    expect(python).toMatch(/PROBLEM_CODES: tuple\[ProblemCode, \.\.\.\] = \([^)]*"unsupported_image_format",/);
+    const committed = readFileSync(COMMITTED_PYTHON, 'utf8');
+    if (python !== committed) {
+      throw new Error(
+        `packages/client-python types drifted from the api: run \`npm run client:generate\` (${firstDifference(committed, python)})`,
       );
     }
   });

@@ -1,7 +1,6 @@
-import createFetchClient, { type Client } from 'openapi-fetch';
 import { randomUUID } from 'node:crypto';
 import { OperationTimeoutError, SceneStudioError, toProblem } from './errors';
-import type { paths } from './generated/openapi';
+import { createApiClient, type ApiClient } from './http';
 import {
   backoffMs,
   DEFAULT_RETRY_POLICY,
@@ -79,8 +78,7 @@ export interface WaitOptions extends RequestOptions {
   maxPollIntervalMs?: number;
 }
 
-type Api = Client<paths>;
-/** What openapi-fetch answers: data or error, and the raw response. */
+/** What a request answers: data or error, and the raw response. */
 interface FetchResult<T> {
   data?: T;
   error?: unknown;
@@ -104,18 +102,18 @@ const TRANSIENT = (status: number) => RETRYABLE_STATUSES.has(status);
  * retries a partner would otherwise write: failed connections and 429/502/503/504 are retried
  * with the answer's Retry-After (else exponential backoff with jitter); scene creation reuses one
  * Idempotency-Key across its retries, so it never creates twins. Any other non-2xx answer throws
- * SceneStudioError with the RFC 9457 problem. `raw` is the typed openapi-fetch client for
- * everything else.
+ * SceneStudioError with the RFC 9457 problem. `raw` is the typed request layer (openapi-fetch's
+ * shape) for everything else.
  */
 export class SceneStudioClient {
-  readonly raw: Api;
+  readonly raw: ApiClient;
   private readonly policy: RetryPolicy;
   private readonly sleep: Sleep;
   private readonly requestTimeoutMs: number;
 
   constructor(options: SceneStudioClientOptions) {
     if (!options.apiKey) throw new TypeError('SceneStudioClient needs an apiKey');
-    this.raw = createFetchClient<paths>({
+    this.raw = createApiClient({
       baseUrl: (options.baseUrl ?? 'http://localhost:3000').replace(/\/+$/, ''),
       headers: { authorization: `Bearer ${options.apiKey}` },
       fetch: options.fetch,
