@@ -15,6 +15,7 @@ import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
+import { pollUntil } from '../support/poll';
 import { setUpServices, ServiceSuite } from '../support/services';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -127,10 +128,16 @@ describe('retention of ended data on a real database', () => {
     const operationId = created.value.operationId;
     // Admitted and started by a worker, then its scene deleted: it ends for the partner, and its
     // slot stays held (stage cancelling) until the worker sees the work end.
-    await suite.app.get(GenerationAdmission).round();
-    await h
-      .db()
-      .query(`UPDATE operations SET started_at = now(), stage = 'generating' WHERE id = $1 AND admitted_at IS NOT NULL`, [operationId]);
+    // A round of ours, or the background loop's (which may hold the round's lock when ours runs).
+    await pollUntil(
+      async () => {
+        await suite.app.get(GenerationAdmission).round();
+        return (await h.db().query(`SELECT admitted_at FROM operations WHERE id = $1`, [operationId]))[0].admitted_at;
+      },
+      (admittedAt) => admittedAt !== null,
+      { what: 'the operation to be admitted' },
+    );
+    await h.db().query(`UPDATE operations SET started_at = now(), stage = 'generating' WHERE id = $1`, [operationId]);
     const [{ scene_id: sceneId }] = await h.db().query(`SELECT scene_id FROM operations WHERE id = $1`, [operationId]);
     await suite.app.get(ScenesService).delete(org.organizationId, sceneId);
     await suite.app.get(ScenePurge).purgeDeleted();
