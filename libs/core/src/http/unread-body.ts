@@ -30,13 +30,26 @@ export function lingerBudget(request: Pick<Request, 'headers'>): number {
 export function discardUnreadBody(request: Request): void {
   if (request.complete || request.readableEnded || request.destroyed) return;
   const budget = lingerBudget(request);
+  const socket = request.socket;
   let discarded = 0;
+  // A connection that will not be kept (the client sent `Connection: close`, or the answer did)
+  // is destroyed by Node's HTTP server as soon as the answer is written (`destroySoon`), unread
+  // body or not: the reset this lingering exists to avoid. While it lingers, closing only ends
+  // our side; the lingering's own end closes the connection for good.
+  let closeWanted = false;
+  socket.destroySoon = () => {
+    closeWanted = true;
+    if (socket.writable) socket.end();
+  };
   const stop = () => {
     clearTimeout(idle);
     clearTimeout(deadline);
     request.off('data', count);
     request.off('end', stop);
     request.off('close', stop);
+    // Back to the prototype's; then what was asked meanwhile happens now.
+    delete (socket as Partial<Pick<typeof socket, 'destroySoon'>>).destroySoon;
+    if (closeWanted) socket.destroySoon();
   };
   const cut = () => {
     stop();
