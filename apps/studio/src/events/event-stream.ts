@@ -61,6 +61,10 @@ export class EventStream implements StreamSlot {
       'x-request-id': req.requestId,
       // Proxies must not buffer a stream.
       'x-accel-buffering': 'no',
+      // A stream's connection is closed when the stream ends (end()). Said up front, so no client
+      // puts it back in its pool at the end of the body and sends its next request on a socket
+      // we are closing (undici then fails that request: "other side closed").
+      connection: 'close',
     });
     forgetRouting(req);
     const stream = new EventStream(slot.sessionId, slot.streamId, scene.id, view, raw, scene, expiresAt, sent);
