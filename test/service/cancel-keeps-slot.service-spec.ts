@@ -11,6 +11,7 @@ import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createOrganization } from '../factories/organization.factory';
+import { untilAdmitted } from '../support/admission';
 import { pollUntil } from '../support/poll';
 import { setUpServices } from '../support/services';
 
@@ -34,14 +35,7 @@ describe('a cancelled generation of the built-in generator keeps its slot until 
     (await db().query(`SELECT running FROM organization_backlogs WHERE organization_id = $1`, [organizationId]))[0].running as number;
   /** Admission rounds (the background loop admits too) until `id` is admitted; false when the deadline passes first. */
   const admitted = async (id: string) =>
-    pollUntil(
-      async () => {
-        await suite.app.get(GenerationAdmission).round();
-        return (await opRow(id)).admitted as boolean;
-      },
-      (yes) => yes,
-      { timeoutMs: 15_000, what: `${id} to be admitted` },
-    ).then(
+    untilAdmitted(suite.app, id, 15_000).then(
       () => true,
       () => false,
     );

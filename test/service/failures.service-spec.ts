@@ -2,13 +2,7 @@ import { AppConfig, ManualClock, REDIS, RescheduleJob, sha256Hex } from '@app/co
 import { ProceduralSceneGenerator } from '@app/generation';
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
 import { ScenesService } from '@app/scenes';
-import {
-  GenerationAdmission,
-  OperationsService,
-  SceneGenerationProcessor,
-  OperationsWorkerModule,
-  SceneOperationsService,
-} from '@app/operations';
+import { OperationsService, SceneGenerationProcessor, OperationsWorkerModule, SceneOperationsService } from '@app/operations';
 // A test reads rows as they are; a lib would ask the scenes' services.
 import { OperationsRepository } from '@app/operations/operations.repository';
 import { Job, UnrecoverableError } from 'bullmq';
@@ -17,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { FakeGenerationProvider, PROVIDER_MARKER } from '../support/fake-generation-provider';
-import { pollUntil } from '../support/poll';
+import { untilAdmitted } from '../support/admission';
 import { setUpServices } from '../support/services';
 import { stored } from '../support/stored';
 
@@ -91,14 +85,7 @@ describe('long-running generations and their failures on a real database', () =>
     );
     // Its turn, as in production, where the job is queued only once admission let it run: the
     // background loop's round usually comes first, but under load a test may not wait on it.
-    await pollUntil(
-      async () => {
-        await suite.app.get(GenerationAdmission).round();
-        return (await row(created.value.operationId))!.admittedAt;
-      },
-      (admittedAt) => admittedAt != null,
-      { what: `${created.value.operationId} to be admitted` },
-    );
+    await untilAdmitted(suite.app, created.value.operationId);
     return created.value.operationId;
   }
 

@@ -2,7 +2,6 @@ import { AppConfig, ManualClock } from '@app/core';
 import { EMBED_SESSIONS_CONFIG, EmbedSessionRetention, EmbedSessionsService } from '@app/embed-sessions';
 import { ScenesService } from '@app/scenes';
 import {
-  GenerationAdmission,
   OperationRetention,
   OPERATIONS_CONFIG,
   OperationsService,
@@ -15,7 +14,7 @@ import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
-import { pollUntil } from '../support/poll';
+import { untilAdmitted } from '../support/admission';
 import { setUpServices, ServiceSuite } from '../support/services';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -128,15 +127,7 @@ describe('retention of ended data on a real database', () => {
     const operationId = created.value.operationId;
     // Admitted and started by a worker, then its scene deleted: it ends for the partner, and its
     // slot stays held (stage cancelling) until the worker sees the work end.
-    // A round of ours, or the background loop's (which may hold the round's lock when ours runs).
-    await pollUntil(
-      async () => {
-        await suite.app.get(GenerationAdmission).round();
-        return (await h.db().query(`SELECT admitted_at FROM operations WHERE id = $1`, [operationId]))[0].admitted_at;
-      },
-      (admittedAt) => admittedAt !== null,
-      { what: 'the operation to be admitted' },
-    );
+    await untilAdmitted(suite.app, operationId);
     await h.db().query(`UPDATE operations SET started_at = now(), stage = 'generating' WHERE id = $1`, [operationId]);
     const [{ scene_id: sceneId }] = await h.db().query(`SELECT scene_id FROM operations WHERE id = $1`, [operationId]);
     await suite.app.get(ScenesService).delete(org.organizationId, sceneId);
