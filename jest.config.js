@@ -43,17 +43,16 @@ module.exports = {
   // A global option: jest ignores it inside projects.
   testTimeout: 60_000,
   // The e2e files mostly wait on PostgreSQL, Redis, Chromium and child processes, so on two
-  // cores three workers would keep them busy: each file has its own database and queue prefix and
-  // takes ports from the OS (docs/testing.md: what a test may share). But the first full runs
-  // with three workers failed where one worker passes (the hostile studio session's uploads reset
-  // under load), so one worker stays the default until a parallel run is proven stable;
-  // SS_TEST_WORKERS=3 opts in.
-  maxWorkers: Number(process.env.SS_TEST_WORKERS ?? 1),
+  // cores three workers keep both cores busy: each file has its own database and queue prefix and
+  // takes ports from the OS (docs/testing.md: what a test may share). Measured on this 2-core
+  // machine: one worker 2 200 s, three 730–810 s, four (with two browsers at once) 740 s and
+  // timing failures, the cores saturated. SS_TEST_WORKERS overrides it.
+  maxWorkers: Number(process.env.SS_TEST_WORKERS ?? 3),
   // The slowest files first (test/jest/durations.json), so no long file starts at the end.
   testSequencer: '<rootDir>/test/jest/slowest-first-sequencer.js',
   // The ten slowest files and the time per project, after every run.
   reporters: ['default', '<rootDir>/test/jest/timing-reporter.js'],
-  // On two cores jest would run every file in its own process (one worker or less means "in
+  // With one worker (SS_TEST_WORKERS=1) jest would run every file in its own process ("in
   // band"), where what each file leaves behind (modules, Nest apps' closures) adds up until the
   // heap runs out near the end of the suite (CI: exit 134). A memory limit makes jest use a
   // worker process even then, and replace it after any file that leaves it above the limit.

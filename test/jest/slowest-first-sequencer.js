@@ -14,8 +14,8 @@ const Sequencer = require('@jest/test-sequencer').default;
 
 const ROOT = join(__dirname, '..', '..');
 const DURATIONS = join(__dirname, 'durations.json');
-/** Keep in step with BROWSER_SLOTS in test/support/browser-slot.ts. */
-const BROWSER_SLOTS = 1;
+/** The same setting as BROWSER_SLOTS in test/support/browser-slot.ts. */
+const BROWSER_SLOTS = Number(process.env.SS_TEST_BROWSER_SLOTS ?? 1);
 /** A guess for a file nobody timed yet, in ms. */
 const UNKNOWN_MS = 30_000;
 
