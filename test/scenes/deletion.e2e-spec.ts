@@ -10,6 +10,7 @@ import {
 } from '@app/generation';
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
 import { SceneJob, ScenePurge } from '@app/operations';
+import { SceneDeletionHooks } from '@app/scenes';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createEmbedSession, parseEmbedUrl } from '../factories/embed.factory';
@@ -235,6 +236,49 @@ describe('DELETE /v1/scenes/{id} in every state', () => {
     expect((await suite.studio.http().get('/studio-api/v1/session').set(session.bearer)).status).toBe(200);
     await expectErasedAtOnce(scene, session);
     await expectTombstoneAfterPurge(scene);
+  });
+
+  it('a deletion whose follow-up never ran (its process died after the commit): refused at once, the purge revokes and announces once', async () => {
+    const body = { prompt: 'A quiet fjord at noon', externalRef: `erase-${randomUUID()}` };
+    const created = await createScene(suite.api, suite.org, body);
+    const done = await awaitOperation(suite.api, suite.org, created.body.operationId as string);
+    const sceneId = done.body.sceneId as string;
+    const session = await openSession(sceneId);
+    const followUps = jest.spyOn(suite.api.app.get(SceneDeletionHooks), 'runFollowUps').mockRejectedValueOnce(new Error('process died'));
+    try {
+      expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(suite.org.auth)).status).toBe(204);
+    } finally {
+      followUps.mockRestore();
+    }
+    // The deletion committed, so the studio refuses the session whatever its row says.
+    expectProblem(await suite.studio.http().get('/studio-api/v1/session').set(session.bearer), 401, 'session_ended');
+    const row = () =>
+      db()
+        .query<{ revoked_reason: string | null }[]>(`SELECT revoked_reason FROM embed_sessions WHERE id = $1`, [session.id])
+        .then((rows) => rows[0]);
+    const announced = () =>
+      db()
+        .query<{ type: string }[]>(
+          `SELECT type FROM webhook_messages WHERE organization_id = $1 AND payload->'data'->>'embedSessionId' = $2`,
+          [suite.org.organizationId, session.id],
+        )
+        .then((rows) => rows.map((r) => r.type));
+    expect(await row()).toEqual({ revoked_reason: null });
+    expect(await announced()).toEqual([]);
+
+    await suite.worker.get(ScenePurge).purgeDeleted();
+    expect(await row()).toEqual({ revoked_reason: 'scene_deleted' });
+    expect(await announced()).toEqual(['embed_session.ended']);
+    const events = await pollUntil(
+      () => Promise.resolve(receiver.verified(secret).filter((e) => e.data.embedSessionId === session.id)),
+      (v) => v.length >= 1,
+      { what: `the end of ${session.id}` },
+    );
+    expect(events.map((e) => e.data)).toEqual([{ embedSessionId: session.id, sceneId, reason: 'scene_deleted' }]);
+    // Once: another purge and another DELETE add nothing.
+    await suite.worker.get(ScenePurge).purgeDeleted();
+    expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(suite.org.auth)).status).toBe(204);
+    expect(await announced()).toEqual(['embed_session.ended']);
   });
 
   it('the purge runs on the worker every 5 minutes, well within the 24 hours', async () => {

@@ -87,18 +87,23 @@ export class EmbedSessionsRepository {
     return expired ? toEnded(expired) : null;
   }
 
-  /** Revokes the scene's sessions (its deletion); returns those that were still active. */
+  /**
+   * Revokes the scene's sessions (its deletion at `at`), in the caller's transaction, and returns
+   * them: those still active at `at` whose end nobody reported yet. Runs after the deletion
+   * committed, and again from the purge: a second run finds none. A session that had expired by
+   * `at` is left to the expiry sweep, which reports it as expired (and one that expired since, and
+   * was reported, stays reported once).
+   */
   async revokeForScene(tx: EntityManager, sceneId: string, at: Date): Promise<EndedSession[]> {
     const ending = entityColumns(tx, EmbedSessionEntity, { only: ENDING });
     const sessions = await ending.rows(
       tx,
-      `UPDATE embed_sessions SET revoked_at = $2, revoked_reason = 'scene_deleted',
-              end_reported_at = CASE WHEN expires_at > $2 THEN $2::timestamptz ELSE end_reported_at END
-        WHERE scene_id = $1 AND revoked_at IS NULL
+      `UPDATE embed_sessions SET revoked_at = $2, revoked_reason = 'scene_deleted', end_reported_at = $2
+        WHERE scene_id = $1 AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > $2
         RETURNING ${ending.sql}`,
       [sceneId, at],
     );
-    return activeAt(sessions, at);
+    return sessions.map(toEnded);
   }
 
   /**

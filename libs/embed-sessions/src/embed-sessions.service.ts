@@ -47,13 +47,19 @@ export class EmbedSessionsService implements OnModuleInit {
   ) {}
 
   /**
-   * Deleting a scene revokes its active sessions in the same transaction, and announces their end
-   * (webhooks; and to open studios once it commits).
+   * Deleting a scene ends its sessions: from the deletion's commit the studio refuses them (it
+   * checks the scene on every call), and open studios are told then, one message for the scene.
+   * Marking the session rows revoked and announcing `embed_session.ended` follows in a
+   * transaction of its own (a follow-up: thousands of rows for a popular scene would hold the
+   * deletion, and the studios' news, for as long), run again by the purge should it not have run.
    */
   onModuleInit(): void {
-    this.deletionHooks.register('embed-sessions', async (tx, scene, at) => {
-      await this.announceEnds(tx, await this.sessions.revokeForScene(tx, scene.id, at), 'scene_deleted', at);
+    this.deletionHooks.register('embed-sessions', (tx, scene) => {
       this.changes.sceneEndedAfterCommit(tx, scene.id, 'revoked');
+      return Promise.resolve();
+    });
+    this.deletionHooks.registerFollowUp('embed-sessions', async (tx, scene, at) => {
+      await this.announceEnds(tx, await this.sessions.revokeForScene(tx, scene.id, at), 'scene_deleted', at);
     });
     this.originRemovalHooks.register('embed-sessions', (tx, removed, at) => this.endForOrigin(tx, removed, at));
   }

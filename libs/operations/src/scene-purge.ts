@@ -4,7 +4,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { OperationsRepository } from './operations.repository';
 import { ProviderErasureRunResult, ProviderErasures } from './provider-erasures';
-import { PurgeCandidate, SceneStore } from '@app/scenes';
+import { PurgeCandidate, SceneDeletionHooks, SceneStore } from '@app/scenes';
 import { SceneJob } from './operations.jobs';
 
 /** File rows (and their blobs) erased per transaction: a scene with many versions takes several. */
@@ -30,7 +30,8 @@ type Step = { kind: 'none' } | { kind: 'files'; deleted: number } | { kind: 'ver
  * Deletion erases (docs/api.md, `DELETE /v1/scenes/{sceneId}`): what a deleted scene held is erased by this job, a few
  * minutes after the deletion (`scenes.purge-deleted`, every 5 minutes on the worker): its
  * generated files (the blob store), its versions, its source image unless another scene still
- * names it, its prompt, externalRef and edit instructions; then the provider's copies of what its
+ * names it, its prompt, externalRef and edit instructions (and it finishes the deletion's
+ * follow-ups, should its process have died before them); then the provider's copies of what its
  * jobs were sent and made (ProviderErasures), which never hold up our own erasure. What stays is an identifier tombstone:
  * the `scenes` row (id, organization, status and timestamps, `purged_at`), so late work still sees
  * the scene is deleted, 404s stay 404s and a replay of the creating request (its idempotency
@@ -52,6 +53,7 @@ export class ScenePurge {
     private readonly blobs: BlobStore,
     private readonly clock: Clock,
     private readonly providers: ProviderErasures,
+    private readonly deletionHooks: SceneDeletionHooks,
   ) {}
 
   @OnJob(SceneJob.PurgeDeleted)
@@ -81,6 +83,9 @@ export class ScenePurge {
     const keys = await this.scenes.deleteArtifactBatch(tx, scene.id, FILE_BATCH);
     if (keys.length > 0) return { kind: 'files', deleted: await this.blobs.delete(keys, tx) };
     if ((await this.scenes.deleteVersionBatch(tx, scene.id, VERSION_BATCH)) > 0) return { kind: 'versions' };
+    // The deletion's follow-ups (embed sessions revoked and announced) ran after its commit unless
+    // its process died first: run them again, which finds nothing to do when they did.
+    await this.deletionHooks.runFollowUps(tx, { id: scene.id, organizationId: scene.organizationId }, scene.deletedAt);
     await this.providers.record(tx, scene.id);
     await this.operations.eraseOfDeletedScene(tx, scene.id, scene.deletedAt);
     const sourceImage = await this.releaseSourceImage(tx, scene);

@@ -10,6 +10,16 @@ export interface DeletedScene {
 export type SceneDeletionHook = (tx: EntityManager, scene: DeletedScene, at: Date) => Promise<void>;
 
 /**
+ * Runs once the deletion has committed, in a transaction of its own, for bookkeeping whose size
+ * grows with what the scene had (its embed sessions, by the thousand): the deletion itself stays
+ * short, and what it must tell others (the studios) goes out as soon as it commits. Whatever the
+ * scene's rows say, a deleted scene already grants nothing. The purge of the deleted scene runs
+ * the follow-ups again before it finishes (a process that died between the two transactions), so
+ * a follow-up must be idempotent: a second run finds nothing left to do. `at` is the deletion's time.
+ */
+export type SceneDeletionFollowUp = (tx: EntityManager, scene: DeletedScene, at: Date) => Promise<void>;
+
+/**
  * The extension point of scene deletion. Libraries that depend on scenes (embed sessions revoke
  * theirs here) register a hook at module init; scenes itself knows none of them, which keeps
  * the dependency one-way.
@@ -17,13 +27,23 @@ export type SceneDeletionHook = (tx: EntityManager, scene: DeletedScene, at: Dat
 @Injectable()
 export class SceneDeletionHooks {
   private readonly hooks = new Map<string, SceneDeletionHook>();
+  private readonly followUps = new Map<string, SceneDeletionFollowUp>();
 
   register(name: string, hook: SceneDeletionHook): void {
     if (this.hooks.has(name)) throw new Error(`scene deletion hook "${name}" registered twice`);
     this.hooks.set(name, hook);
   }
 
+  registerFollowUp(name: string, followUp: SceneDeletionFollowUp): void {
+    if (this.followUps.has(name)) throw new Error(`scene deletion follow-up "${name}" registered twice`);
+    this.followUps.set(name, followUp);
+  }
+
   async run(tx: EntityManager, scene: DeletedScene, at: Date): Promise<void> {
     for (const hook of this.hooks.values()) await hook(tx, scene, at);
+  }
+
+  async runFollowUps(tx: EntityManager, scene: DeletedScene, at: Date): Promise<void> {
+    for (const followUp of this.followUps.values()) await followUp(tx, scene, at);
   }
 }

@@ -1,6 +1,6 @@
 import { WebhookOutbox } from '@app/webhooks';
 import { BlobStore, BlobStream, Clock } from '@app/core';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { SceneResponse } from './dto/scene.response';
 import { SceneDeletionHooks } from './scene-deletion-hooks';
@@ -9,6 +9,8 @@ import { ScenesRepository } from './scenes.repository';
 
 @Injectable()
 export class ScenesService {
+  private readonly logger = new Logger(ScenesService.name);
+
   constructor(
     private readonly scenes: ScenesRepository,
     private readonly deletionHooks: SceneDeletionHooks,
@@ -39,21 +41,34 @@ export class ScenesService {
   /**
    * Deletes at once and idempotently, in any state: generating, ready, or a creation that failed
    * or was cancelled (hidden from the API already, but its embed sessions may still be open).
-   * Unknown, foreign and already deleted ids are a silent no-op. In one transaction: the tombstone,
-   * every registered hook (running operations fail, so no late result is written: libs/operations;
-   * embed sessions revoke theirs and announce it; camera paths go) and `scene.deleted`. What the scene
-   * holds (files, versions, prompt, externalRef, edit instructions, source image) is erased by the
-   * purge job within minutes (ScenePurge, libs/operations), in small transactions, not in this request.
+   * Unknown, foreign and already deleted ids are a silent no-op. In one short transaction: the
+   * tombstone, every registered hook (running operations fail, so no late result is written:
+   * libs/operations; open studios are told once it commits: embed sessions; camera paths go) and
+   * `scene.deleted`. From its commit the scene grants nothing: every studio call checks it.
+   * Then, in a transaction of their own, the follow-ups whose work grows with what the scene had
+   * (embed sessions mark theirs revoked and announce it, thousands of rows for a popular scene);
+   * should this process die in between, the purge runs them. What the scene holds (files,
+   * versions, prompt, externalRef, edit instructions, source image) is erased by the purge job
+   * within minutes (ScenePurge, libs/operations), in small transactions, not in this request.
    */
   async delete(organizationId: string, id: string): Promise<void> {
-    await this.scenes.transaction(async (tx) => {
+    const deleted = await this.scenes.transaction(async (tx) => {
       const scene = await this.scenes.lockUndeleted(tx, organizationId, id);
-      if (!scene) return;
+      if (!scene) return null;
       const now = this.clock.now();
       await this.scenes.markDeleted(tx, scene.id, now);
-      await this.deletionHooks.run(tx, { id: scene.id, organizationId: scene.organizationId }, now);
+      const ref = { id: scene.id, organizationId: scene.organizationId };
+      await this.deletionHooks.run(tx, ref, now);
       await this.outbox.emit(tx, scene.organizationId, 'scene.deleted', { sceneId: scene.id, externalRef: scene.externalRef }, now);
+      return { ref, at: now };
     });
+    if (!deleted) return;
+    // The deletion stands whatever happens here: a failure is the purge's to finish.
+    await this.scenes
+      .transaction((tx) => this.deletionHooks.runFollowUps(tx, deleted.ref, deleted.at))
+      .catch((e: Error) =>
+        this.logger.warn(`scene ${deleted.ref.id}: the deletion's follow-ups failed (${e.message}); the purge runs them`),
+      );
   }
 
   /** A version's files (kind, type, size, digest), for the studio; ownership and liveness are checked by the caller. */
