@@ -249,7 +249,7 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
       }
     });
 
-    it('deleting the scene revokes its active sessions in the same transaction', async () => {
+    it('deleting the scene revokes its active sessions before the DELETE answers', async () => {
       const sceneId = await readyScene(suite.api, testOrg);
       const a = (await createEmbedSession(suite.api, testOrg, valid({ sceneId }))).body.embedSessionId;
       const b = (await createEmbedSession(suite.api, testOrg, valid({ sceneId, mode: 'edit' }))).body.embedSessionId;

@@ -1,5 +1,6 @@
 import { AppConfig, ManualClock } from '@app/core';
 import { EMBED_SESSIONS_CONFIG, EmbedSessionRetention, EmbedSessionsService } from '@app/embed-sessions';
+import { OrganizationsService } from '@app/organizations';
 import { ScenesService } from '@app/scenes';
 import {
   OperationRetention,
@@ -41,13 +42,10 @@ function helpers(suite: ServiceSuite, org: () => TestOrganization) {
         operationId: created.value.operationId,
       };
     },
-    async session(sceneId: string, expiresInSeconds = 3600): Promise<string> {
+    async session(sceneId: string, expiresInSeconds = 3600, origin = 'http://localhost:5173'): Promise<string> {
       const principal = { organizationId: org().organizationId, keyId: org().keyId, isTest: true };
-      return (
-        await suite.app
-          .get(EmbedSessionsService)
-          .create(principal, { sceneId, origin: 'http://localhost:5173', mode: 'perform', expiresInSeconds })
-      ).embedSessionId;
+      return (await suite.app.get(EmbedSessionsService).create(principal, { sceneId, origin, mode: 'perform', expiresInSeconds }))
+        .embedSessionId;
     },
     async sessionIds(): Promise<string[]> {
       const rows = await db().query<{ id: string }[]>(`SELECT id FROM embed_sessions WHERE organization_id = $1 ORDER BY id`, [
@@ -174,6 +172,28 @@ describe('retention of ended data on a real database', () => {
     expect(await h.sessionIds()).toEqual([active]);
     // The erased ones are unknown now: nothing to extend, nothing to authenticate.
     await expect(sessions.extend(org.organizationId, expiring, { expiresInSeconds: 600 })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('reports an expired session once, as expired, when its partner revokes it, its origin goes or its scene is deleted before the report', async () => {
+    const sessions = suite.app.get(EmbedSessionsService);
+    const organizations = suite.app.get(OrganizationsService);
+    const t = t0 + 200 * DAY;
+    clock.set(t);
+    await sessions.endExpired(); // what earlier tests left unreported
+    const origin = 'https://retention.example';
+    await organizations.addOrigin(org.organizationId, origin);
+    const live = await h.readyScene();
+    const doomed = await h.readyScene();
+    const revoked = await h.session(live.sceneId, 300);
+    await h.session(live.sceneId, 300, origin);
+    await h.session(doomed.sceneId, 300);
+    // All three expired, none reported yet (the sweep runs every 30 s), when they are ended again.
+    clock.set(t + 10 * MINUTE);
+    await sessions.revoke(org.organizationId, revoked);
+    await organizations.removeOrigin(org.organizationId, origin);
+    await suite.app.get(ScenesService).delete(org.organizationId, doomed.sceneId);
+    expect(await sessions.endExpired()).toEqual({ ended: 3 });
+    expect(await sessions.endExpired()).toEqual({ ended: 0 });
   });
 });
 

@@ -14,18 +14,17 @@ export interface SessionWithScene {
 /** A session whose end is to be announced. */
 export type EndedSession = Pick<EmbedSessionEntity, 'id' | 'organizationId' | 'sceneId'>;
 
-/** What an ending session's statements return: an announcement and, to decide on it, the expiry. */
-const ENDING = ['id', 'organizationId', 'sceneId', 'expiresAt'] as const satisfies readonly (keyof EmbedSessionEntity)[];
+/**
+ * What an ending session's statements return: its announcement. Each statement ends only sessions
+ * whose end nobody reported yet (`end_reported_at IS NULL`) and reports it in the same statement,
+ * so every end is announced once, whichever of them (or the expiry sweep) comes first.
+ */
+const ENDING = ['id', 'organizationId', 'sceneId'] as const satisfies readonly (keyof EmbedSessionEntity)[];
 
 type Ending = Pick<EmbedSessionEntity, (typeof ENDING)[number]>;
 
 function toEnded({ id, organizationId, sceneId }: Ending): EndedSession {
   return { id, organizationId, sceneId };
-}
-
-/** Those still active at `at` among sessions an ending statement returned: their end is news. */
-function activeAt(sessions: Ending[], at: Date): EndedSession[] {
-  return sessions.filter((s) => s.expiresAt > at).map(toEnded);
 }
 
 /** What the studio's event streams watch, per scene: its state and the last change to its edit history. */
@@ -54,19 +53,19 @@ export class EmbedSessionsRepository {
 
   /**
    * Revokes one session of the organization, in the caller's transaction. Returns the session
-   * when this call revoked it and it had not expired (its end is news), else null.
+   * when this call revoked it (it was active: its end is news), else null. An expired session is
+   * left as it is: the expiry sweep reports it as expired, once.
    */
   async revoke(tx: EntityManager, organizationId: string, id: string, at: Date): Promise<EndedSession | null> {
     const ending = entityColumns(tx, EmbedSessionEntity, { only: ENDING });
-    const sessions = await ending.rows(
+    const [revoked] = await ending.rows(
       tx,
-      `UPDATE embed_sessions SET revoked_at = $3, revoked_reason = 'revoked',
-              end_reported_at = CASE WHEN expires_at > $3 THEN $3::timestamptz ELSE end_reported_at END
-        WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL
+      `UPDATE embed_sessions SET revoked_at = $3, revoked_reason = 'revoked', end_reported_at = $3
+        WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > $3
         RETURNING ${ending.sql}`,
       [id, organizationId, at],
     );
-    return activeAt(sessions, at)[0] ?? null;
+    return revoked ? toEnded(revoked) : null;
   }
 
   /**
@@ -108,19 +107,20 @@ export class EmbedSessionsRepository {
 
   /**
    * Revokes the organization's sessions bound to `origin` (the origin's approval was withdrawn),
-   * in the caller's transaction; returns those that were still active.
+   * in the caller's transaction, and returns them: those still active at `at`. One that had
+   * expired is left to the expiry sweep, which reports it as expired (revoked, the sweep would
+   * pass it by and its end would never be announced).
    */
   async revokeForOrigin(tx: EntityManager, organizationId: string, origin: string, at: Date): Promise<EndedSession[]> {
     const ending = entityColumns(tx, EmbedSessionEntity, { only: ENDING });
     const sessions = await ending.rows(
       tx,
-      `UPDATE embed_sessions SET revoked_at = $3, revoked_reason = 'revoked',
-              end_reported_at = CASE WHEN expires_at > $3 THEN $3::timestamptz ELSE end_reported_at END
-        WHERE organization_id = $1 AND origin = $2 AND revoked_at IS NULL
+      `UPDATE embed_sessions SET revoked_at = $3, revoked_reason = 'revoked', end_reported_at = $3
+        WHERE organization_id = $1 AND origin = $2 AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > $3
         RETURNING ${ending.sql}`,
       [organizationId, origin, at],
     );
-    return activeAt(sessions, at);
+    return sessions.map(toEnded);
   }
 
   /**
