@@ -27,9 +27,9 @@ const FIRST_EVENT = Buffer.from('event: ');
  */
 function open(port, secret) {
   return new Promise((resolve) => {
-    const entry = { secret, req: null, ended: null, closed: false };
+    const entry = { secret, socket: null, ended: null, closed: false };
     const socket = net.connect({ host: '127.0.0.1', port });
-    entry.req = socket;
+    entry.socket = socket;
     let head = Buffer.alloc(0);
     let status = null;
     let first = true;
@@ -109,7 +109,7 @@ process.on('message', async (msg) => {
     for (const [secret, e] of streams) if (e.ended || e.closed) streams.delete(secret);
     process.send({ reply: msg.cmd });
   } else if (msg.cmd === 'reset') {
-    for (const e of streams.values()) e.req.destroy();
+    for (const e of streams.values()) e.socket.destroy();
     streams = new Map();
     process.send({ reply: msg.cmd });
   }

@@ -14,11 +14,7 @@ export interface SessionWithScene {
 /** A session whose end is to be announced. */
 export type EndedSession = Pick<EmbedSessionEntity, 'id' | 'organizationId' | 'sceneId'>;
 
-/**
- * What an ending session's statements return: its announcement. Each statement ends only sessions
- * whose end nobody reported yet (`end_reported_at IS NULL`) and reports it in the same statement,
- * so every end is announced once, whichever of them (or the expiry sweep) comes first.
- */
+/** What an ending session's statements return: its announcement. */
 const ENDING = ['id', 'organizationId', 'sceneId'] as const satisfies readonly (keyof EmbedSessionEntity)[];
 
 type Ending = Pick<EmbedSessionEntity, (typeof ENDING)[number]>;
@@ -53,19 +49,11 @@ export class EmbedSessionsRepository {
 
   /**
    * Revokes one session of the organization, in the caller's transaction. Returns the session
-   * when this call revoked it (it was active: its end is news), else null. An expired session is
-   * left as it is: the expiry sweep reports it as expired, once.
+   * when this call revoked it (it was active: its end is news), else null.
    */
   async revoke(tx: EntityManager, organizationId: string, id: string, at: Date): Promise<EndedSession | null> {
-    const ending = entityColumns(tx, EmbedSessionEntity, { only: ENDING });
-    const [revoked] = await ending.rows(
-      tx,
-      `UPDATE embed_sessions SET revoked_at = $3, revoked_reason = 'revoked', end_reported_at = $3
-        WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > $3
-        RETURNING ${ending.sql}`,
-      [id, organizationId, at],
-    );
-    return revoked ? toEnded(revoked) : null;
+    const [revoked] = await this.revokeActive(tx, 'id = $1 AND organization_id = $2', [id, organizationId], 'revoked', at);
+    return revoked ?? null;
   }
 
   /**
@@ -88,37 +76,43 @@ export class EmbedSessionsRepository {
 
   /**
    * Revokes the scene's sessions (its deletion at `at`), in the caller's transaction, and returns
-   * them: those still active at `at` whose end nobody reported yet. Runs after the deletion
-   * committed, and again from the purge: a second run finds none. A session that had expired by
-   * `at` is left to the expiry sweep, which reports it as expired (and one that expired since, and
-   * was reported, stays reported once).
+   * those it revoked. Runs after the deletion committed, and again from the purge: a second run
+   * finds none.
    */
-  async revokeForScene(tx: EntityManager, sceneId: string, at: Date): Promise<EndedSession[]> {
-    const ending = entityColumns(tx, EmbedSessionEntity, { only: ENDING });
-    const sessions = await ending.rows(
-      tx,
-      `UPDATE embed_sessions SET revoked_at = $2, revoked_reason = 'scene_deleted', end_reported_at = $2
-        WHERE scene_id = $1 AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > $2
-        RETURNING ${ending.sql}`,
-      [sceneId, at],
-    );
-    return sessions.map(toEnded);
+  revokeForScene(tx: EntityManager, sceneId: string, at: Date): Promise<EndedSession[]> {
+    return this.revokeActive(tx, 'scene_id = $1', [sceneId], 'scene_deleted', at);
   }
 
   /**
    * Revokes the organization's sessions bound to `origin` (the origin's approval was withdrawn),
-   * in the caller's transaction, and returns them: those still active at `at`. One that had
-   * expired is left to the expiry sweep, which reports it as expired (revoked, the sweep would
-   * pass it by and its end would never be announced).
+   * in the caller's transaction, and returns those it revoked.
    */
-  async revokeForOrigin(tx: EntityManager, organizationId: string, origin: string, at: Date): Promise<EndedSession[]> {
+  revokeForOrigin(tx: EntityManager, organizationId: string, origin: string, at: Date): Promise<EndedSession[]> {
+    return this.revokeActive(tx, 'organization_id = $1 AND origin = $2', [organizationId, origin], 'revoked', at);
+  }
+
+  /**
+   * Revokes, for `reason` at `at`, the sessions `scope` selects (its parameters are `params`) that
+   * are still active and whose end nobody reported, and reports their end in the same statement;
+   * returns them. So every end is announced once, whichever revocation (or the expiry sweep) comes
+   * first. A session that had expired by `at` is left as it is: the sweep reports it as expired
+   * (revoked, the sweep would pass it by and its end would never be announced).
+   */
+  private async revokeActive(
+    tx: EntityManager,
+    scope: string,
+    params: readonly unknown[],
+    reason: NonNullable<EmbedSessionEntity['revokedReason']>,
+    at: Date,
+  ): Promise<EndedSession[]> {
     const ending = entityColumns(tx, EmbedSessionEntity, { only: ENDING });
+    const [atParam, reasonParam] = [`$${params.length + 1}`, `$${params.length + 2}`];
     const sessions = await ending.rows(
       tx,
-      `UPDATE embed_sessions SET revoked_at = $3, revoked_reason = 'revoked', end_reported_at = $3
-        WHERE organization_id = $1 AND origin = $2 AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > $3
+      `UPDATE embed_sessions SET revoked_at = ${atParam}, revoked_reason = ${reasonParam}, end_reported_at = ${atParam}
+        WHERE ${scope} AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > ${atParam}
         RETURNING ${ending.sql}`,
-      [organizationId, origin, at],
+      [...params, at, reason],
     );
     return sessions.map(toEnded);
   }
