@@ -63,6 +63,8 @@ module.exports = {
       // Domain services wired as in the api, on a cloned database, without HTTP (test/service).
       ...common,
       displayName: 'service',
+      // Drops the file's databases after all of its hooks (test/jest/file-environment.js).
+      testEnvironment: '<rootDir>/test/jest/file-environment.js',
       testMatch: ['<rootDir>/test/service/**/*.service-spec.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
@@ -70,6 +72,7 @@ module.exports = {
     {
       ...common,
       displayName: 'e2e',
+      testEnvironment: '<rootDir>/test/jest/file-environment.js',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',

@@ -9,6 +9,11 @@ export interface TestEnvironment {
   queuePrefix: string;
   /** Config for applications of this file; tests add their own overrides on top. */
   config: ConfigOverrides;
+  /**
+   * Hands the database to the file's test environment (test/jest/file-environment.js), which
+   * drops it after every hook of the file has run: an app closed in a later afterAll still has
+   * its database while it closes.
+   */
   dispose(): Promise<void>;
 }
 
@@ -34,6 +39,12 @@ export async function createTestEnvironment(): Promise<TestEnvironment> {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
       RATE_LIMIT_REQUESTS: '100000',
     },
-    dispose: () => dropDatabase(serverUrl, databaseName),
+    dispose: async () => {
+      const atFileEnd = (globalThis as { __ssDatabasesToDropAtFileEnd?: string[] }).__ssDatabasesToDropAtFileEnd;
+      // Outside the file environment (a script using this helper), drop it now.
+      if (atFileEnd) {
+        if (!atFileEnd.includes(databaseName)) atFileEnd.push(databaseName);
+      } else await dropDatabase(serverUrl, databaseName);
+    },
   };
 }
