@@ -18,6 +18,12 @@ const DURATIONS = join(__dirname, 'durations.json');
 const BROWSER_SLOTS = Number(process.env.SS_TEST_BROWSER_SLOTS ?? 1);
 /** A guess for a file nobody timed yet, in ms. */
 const UNKNOWN_MS = 30_000;
+/**
+ * How early a browser file is handed out before the plan frees the slot, in ms: durations vary
+ * run to run, and a worker that waits a little for Chromium costs nothing while the cores are
+ * busy, but a slot left free delays the browser files, the run's critical path.
+ */
+const BROWSER_LEAD_MS = 15_000;
 
 const rel = (path) => relative(ROOT, path).split(sep).join('/');
 const isBrowserFile = (test) => rel(test.path).startsWith('test/browser/');
@@ -38,12 +44,16 @@ class SlowestFirstSequencer extends Sequencer {
     this.workers = Math.max(1, Number(options?.globalConfig?.maxWorkers) || 1);
   }
 
-  /** Milliseconds: this machine's last run of the file if jest remembers one, else the recorded one. */
+  /**
+   * Milliseconds: this machine's last run of the file if jest remembers one, else the recorded
+   * one. A browser file's recorded one first: jest's memory of it includes its wait for a slot,
+   * test/jest/durations.json (test/jest/timing-reporter.js) does not.
+   */
   time(test) {
-    const cached = super.time(test);
-    if (cached != null) return cached;
     const seconds = this.durations[rel(test.path)];
-    return seconds == null ? undefined : seconds * 1000;
+    const recorded = seconds == null ? undefined : seconds * 1000;
+    if (isBrowserFile(test) && recorded != null) return recorded;
+    return super.time(test) ?? recorded;
   }
 
   /**
@@ -68,7 +78,7 @@ class SlowestFirstSequencer extends Sequencer {
       const s = slots.indexOf(Math.min(...slots));
       // The browser files take turns, so their turns are the run's critical path: one starts the
       // moment a slot is free. Between turns, the files without a browser.
-      let i = slots[s] <= now ? remaining.findIndex(isBrowserFile) : -1;
+      let i = slots[s] <= now + BROWSER_LEAD_MS ? remaining.findIndex(isBrowserFile) : -1;
       if (i < 0) i = remaining.findIndex((t) => !isBrowserFile(t));
       if (i < 0) i = 0; // only browser files left: the first waits for the slot
       const [test] = remaining.splice(i, 1);

@@ -3,7 +3,8 @@
 // `npm run test:durations` sets) it also writes each file's duration to test/jest/durations.json,
 // which the sequencer (slowest-first-sequencer.js) reads to start the slowest files first.
 'use strict';
-const { existsSync, readFileSync, writeFileSync } = require('node:fs');
+const { existsSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { tmpdir } = require('node:os');
 const { join, relative, sep } = require('node:path');
 
 const ROOT = join(__dirname, '..', '..');
@@ -19,19 +20,26 @@ class TimingReporter {
   }
 
   onRunComplete(_contexts, results) {
+    const waits = browserWaits();
     const files = results.testResults
       .filter((r) => !r.skipped && r.perfStats.end > 0)
-      .map((r) => ({
-        path: rel(r.testFilePath),
-        project: r.displayName?.name ?? 'default',
-        start: r.perfStats.start,
-        end: r.perfStats.end,
-        ms: r.perfStats.runtime || r.perfStats.end - r.perfStats.start,
-      }));
+      .map((r) => {
+        const wait = waits.get(r.testFilePath) ?? 0;
+        return {
+          path: rel(r.testFilePath),
+          project: r.displayName?.name ?? 'default',
+          start: r.perfStats.start,
+          end: r.perfStats.end,
+          // The file's own time: a browser file's wait for Chromium is the queue's, not its work.
+          ms: Math.max(0, (r.perfStats.runtime || r.perfStats.end - r.perfStats.start) - wait),
+          wait,
+        };
+      });
     if (files.length === 0) return;
     const out = [];
-    out.push('', `Slowest test files (of ${files.length}):`);
-    for (const f of [...files].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST)) out.push(`  ${seconds(f.ms).padStart(9)}  ${f.path}`);
+    out.push('', `Slowest test files (of ${files.length}; without waits for a browser slot):`);
+    for (const f of [...files].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST))
+      out.push(`  ${seconds(f.ms).padStart(9)}  ${f.path}${f.wait >= 1000 ? ` (and ${seconds(f.wait)} waiting for Chromium)` : ''}`);
     out.push('Time per project (sum of its files; from its first start to its last end):');
     const projects = new Map();
     for (const f of files) {
@@ -53,6 +61,28 @@ class TimingReporter {
     process.stderr.write(out.join('\n') + '\n');
     if (process.env.RECORD_TEST_DURATIONS === '1') record(files);
   }
+}
+
+/**
+ * How long each browser file waited for its slot, by absolute path, from the file
+ * test/support/browser-slot.ts writes for the run (read once, then removed).
+ */
+function browserWaits() {
+  const waits = new Map();
+  const runId = process.env.SS_TEST_RUN_ID;
+  if (!runId) return waits;
+  const file = join(tmpdir(), `ss-test-${runId}-browser-waits.jsonl`);
+  try {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (!line) continue;
+      const { path, waitMs } = JSON.parse(line);
+      waits.set(path, (waits.get(path) ?? 0) + waitMs);
+    }
+    rmSync(file, { force: true });
+  } catch {
+    // No browser file ran (or none waited): nothing to take out.
+  }
+  return waits;
 }
 
 /** Updates the durations of the files that ran; keeps the others', drops those of deleted files. */

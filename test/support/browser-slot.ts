@@ -1,6 +1,9 @@
 import { databaseUrl } from '@app/core/testing';
-import { Client } from 'pg';
+import { appendFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from 'pg';
 
 /**
  * How many browser files of one run may hold Chromium at once. Its WebGL is SwiftShader, drawn by
@@ -16,6 +19,15 @@ export const BROWSER_SLOTS = Number(process.env.SS_TEST_BROWSER_SLOTS ?? 1);
 export const BROWSER_SLOT_WAIT_MS = 20 * 60_000;
 
 /**
+ * Where a run's browser files note how long they waited for a slot: the timing reporter
+ * (test/jest/timing-reporter.js) takes the wait out of their durations, so the recorded durations
+ * the sequencer plans with are the files' own work, not the queue they happened to stand in.
+ */
+export function browserWaitsFile(runId: string): string {
+  return join(tmpdir(), `ss-test-${runId}-browser-waits.jsonl`);
+}
+
+/**
  * Takes one of the run's browser slots: a PostgreSQL advisory lock, held by a session of its own
  * on the server's `postgres` database (advisory locks are per database; the files' databases are
  * their own), so a jest worker that dies releases it with its connection. Resolves the release.
@@ -27,14 +39,19 @@ export async function takeBrowserSlot(): Promise<() => Promise<void>> {
   const client = new Client({ connectionString: databaseUrl(serverUrl, 'postgres'), application_name: 'ss-test-browser-slot' });
   await client.connect();
   try {
-    const deadline = Date.now() + BROWSER_SLOT_WAIT_MS;
+    const started = Date.now();
+    const deadline = started + BROWSER_SLOT_WAIT_MS;
     for (;;) {
       for (let slot = 0; slot < BROWSER_SLOTS; slot++) {
         const { rows } = await client.query<{ taken: boolean }>(`SELECT pg_try_advisory_lock(hashtext($1), $2) AS taken`, [
           `ss-test-browser-${runId}`,
           slot,
         ]);
-        if (rows[0].taken) return () => client.end();
+        if (rows[0].taken) {
+          const waitMs = Date.now() - started;
+          appendFileSync(browserWaitsFile(runId), JSON.stringify({ path: expect.getState().testPath, waitMs }) + '\n');
+          return () => client.end();
+        }
       }
       if (Date.now() > deadline) throw new Error(`no browser slot free within ${BROWSER_SLOT_WAIT_MS / 60_000} minutes`);
       await sleep(250);
