@@ -22,7 +22,9 @@ export type Expectation =
   /**
    * The client half-closed (FIN) after its whole request: Node aborts a request whose client
    * ends its side before the answer (its http server does not allow half-open connections), so
-   * an answer may not come; one that does obeys `then`.
+   * an answer may not come; one that does obeys `then`. Aborting destroys the request with
+   * whatever of its body the route had not read yet (an upload parsing slower than it arrives,
+   * on a busy machine): a body the route reads is then refused (400) rather than stored.
    */
   | { kind: 'optional'; then: Expectation };
 
@@ -542,7 +544,11 @@ function expectationOf(
 ): Expectation {
   if (shape.ending.endsWith('reset') || shape.ending === 'cut-close') return { kind: 'none' };
   const base = baseExpectation(shape, body, fileStatus, wellFramed, received);
-  if (shape.ending.endsWith('half-close') && received === 'whole') return { kind: 'optional', then: base };
+  if (shape.ending.endsWith('half-close') && received === 'whole')
+    return {
+      kind: 'optional',
+      then: base.kind === 'status' && (base.status === 201 || base.code === 'image_corrupt') ? { kind: 'answered' } : base,
+    };
   // Answered from the head, the server reads and drops at most its lingering budget of the body
   // (docs/api.md) and then closes; a client still sending gets a reset, and whether its kernel
   // hands it the answer first is a race (a busy client loses it).

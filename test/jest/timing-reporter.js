@@ -56,8 +56,18 @@ class TimingReporter {
       );
     out.push(
       `  all      ${String(files.length).padStart(4)} files  ${seconds(files.reduce((s, f) => s + f.ms, 0)).padStart(9)}  ${seconds(Date.now() - results.startTime).padStart(9)} wall`,
-      '',
     );
+    // The browser files take turns for Chromium, so their own times are the run's floor: a wall
+    // far above it means the slot stood idle (a poor plan) or the other files are the long pole.
+    const browser = files.filter((f) => f.path.startsWith('test/browser/'));
+    if (browser.length > 0) {
+      const own = browser.reduce((s, f) => s + f.ms, 0);
+      const waited = browser.reduce((s, f) => s + f.wait, 0);
+      out.push(
+        `  browser  ${String(browser.length).padStart(4)} files  ${seconds(own).padStart(9)}  in turns, ${seconds(waited)} waited for a turn`,
+      );
+    }
+    out.push('');
     process.stderr.write(out.join('\n') + '\n');
     if (process.env.RECORD_TEST_DURATIONS === '1') record(files);
   }
