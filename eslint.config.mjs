@@ -9,6 +9,21 @@ const promiseRules = {
   '@typescript-eslint/no-misused-promises': 'error',
 };
 
+const typeormInternals = {
+  group: ['typeorm/*'],
+  message: 'Reach TypeORM internals through libs/core/src/database/typeorm-internals.ts.',
+};
+const entityManager = {
+  name: 'typeorm',
+  importNames: ['EntityManager'],
+  message: 'Take a transaction as `Tx` (@app/core); a repository opens it with `managerOf`.',
+};
+const openedTx = {
+  name: '@app/core',
+  importNames: ['managerOf'],
+  message: 'Only repositories (and the blob stores) open a transaction: pass the `Tx` to one.',
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -50,6 +65,26 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { projectService: false, project: './apps/studio-web/tsconfig.spec.json', tsconfigRootDir: import.meta.dirname },
     },
+  },
+  // Data access (docs/architecture.md, "Data access"): TypeORM beyond its documented API (its deep
+  // module paths: the driver, column metadata) only in one adapter file, whose specs fail when an
+  // upgrade moves it; the ORM's EntityManager only in libs/core/src/database, where the opaque
+  // transaction token (`Tx`) is made; and the token opened (`managerOf`) only in repositories and
+  // the blob stores, so a service can pass a transaction on and do nothing else with it.
+  {
+    files: ['{apps,libs,packages,test}/**/*.ts'],
+    ignores: ['libs/core/src/database/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [typeormInternals], paths: [entityManager] }] },
+  },
+  {
+    files: ['{apps,libs,packages}/**/*.ts'],
+    ignores: ['libs/core/src/database/**', 'libs/core/src/blob-store/**', '**/*.repository.ts', '**/*.spec.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [typeormInternals], paths: [entityManager, openedTx] }] },
+  },
+  {
+    files: ['libs/core/src/database/**/*.ts'],
+    ignores: ['libs/core/src/database/typeorm-internals.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [typeormInternals] }] },
   },
   {
     // The studio page's model and the shared camera-path format are plain data and maths: they

@@ -1,4 +1,4 @@
-import { BlobStore, MAINTENANCE_QUEUE, ManualClock, QueueService } from '@app/core';
+import { BlobStore, MAINTENANCE_QUEUE, ManualClock, QueueService, runInTransaction } from '@app/core';
 import { ImageAssetJob, ImageAssetsService, ImageAssetsSweeper } from '@app/image-assets';
 import { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -45,7 +45,7 @@ describe('image asset expiry', () => {
 
   it('an attached asset is kept, with status attached and expiresAt null', async () => {
     const asset = await upload();
-    await db().transaction((tx) =>
+    await runInTransaction(db(), (tx) =>
       suite.api.app.get(ImageAssetsService).attachForScene(tx, suite.org.organizationId, asset.imageAssetId, clock.now()),
     );
     clock.advance(3 * DAY);
@@ -58,7 +58,7 @@ describe('image asset expiry', () => {
     const asset = await upload();
     clock.advance(DAY);
     await expect(
-      db().transaction((tx) =>
+      runInTransaction(db(), (tx) =>
         suite.api.app.get(ImageAssetsService).attachForScene(tx, suite.org.organizationId, asset.imageAssetId, clock.now()),
       ),
     ).rejects.toMatchObject({ code: 'source_asset_not_found' });
@@ -67,7 +67,7 @@ describe('image asset expiry', () => {
   it('the sweeper job deletes expired assets and their bytes, and leaves attached and live ones alone', async () => {
     const expired = await upload();
     const attached = await upload();
-    await db().transaction((tx) =>
+    await runInTransaction(db(), (tx) =>
       suite.api.app.get(ImageAssetsService).attachForScene(tx, suite.org.organizationId, attached.imageAssetId, clock.now()),
     );
     clock.advance(DAY - 60_000);

@@ -1,4 +1,4 @@
-import { DomainError, ManualClock } from '@app/core';
+import { DomainError, ManualClock, runInTransaction, managerOf } from '@app/core';
 import { ScenesService } from '@app/scenes';
 import {
   GenerationAdmission,
@@ -153,8 +153,8 @@ describe('the backlog counts stay exact through every transition, concurrently',
         const op = pick(await processing(org));
         if (!op) return;
         // The worker's failure path: scene first, then the operation's end (SceneGenerationProcessor.fail).
-        await db().transaction(async (tx) => {
-          await tx.query(`SELECT id FROM scenes WHERE id = $1 FOR UPDATE`, [op.scene_id]);
+        await runInTransaction(db(), async (tx) => {
+          await managerOf(tx).query(`SELECT id FROM scenes WHERE id = $1 FOR UPDATE`, [op.scene_id]);
           await suite.app
             .get(OperationOutcomes)
             .failed(tx, op.id, { code: 'generation_failed', message: 'failed', retryable: false }, clock.now());

@@ -1,4 +1,4 @@
-import { BlobStore, BlobStream, PostgresBlobStore } from '@app/core';
+import { BlobStore, BlobStream, PostgresBlobStore, Tx } from '@app/core';
 import { ImageAssetsService } from '@app/image-assets';
 import { ScenesService } from '@app/scenes';
 import { OperationsService, SceneGenerationProcessor, ScenePurge, OperationsWorkerModule, SceneOperationsService } from '@app/operations';
@@ -6,7 +6,7 @@ import { OperationsService, SceneGenerationProcessor, ScenePurge, OperationsWork
 import { ScenesRepository } from '@app/scenes/scenes.repository';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { image } from '../factories/images';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { pollUntil } from '../support/poll';
@@ -28,7 +28,7 @@ class WatchedBlobStore extends BlobStore {
   hold: Promise<void> | null = null;
   held = false;
 
-  put(key: string, bytes: Buffer, contentType: string, tx?: EntityManager): Promise<void> {
+  put(key: string, bytes: Buffer, contentType: string, tx?: Tx): Promise<void> {
     return this.inner.put(key, bytes, contentType, tx);
   }
   get(key: string): Promise<{ bytes: Buffer; contentType: string } | null> {
@@ -37,7 +37,7 @@ class WatchedBlobStore extends BlobStore {
   open(key: string): Promise<BlobStream | null> {
     return this.inner.open(key);
   }
-  async delete(keys: string[], tx?: EntityManager): Promise<number> {
+  async delete(keys: string[], tx?: Tx): Promise<number> {
     this.deleteSizes.push(keys.length);
     if (this.failAt !== null && --this.failAt === 0) {
       this.failAt = null;

@@ -1,7 +1,7 @@
-import { entityColumns } from '@app/core';
+import { entityColumns, Tx, managerOf, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, FindOptionsSelect } from 'typeorm';
+import { DataSource, FindOptionsSelect } from 'typeorm';
 import { CameraPathEntity, CameraPathListed } from './camera-path.entity';
 import type { CameraPathDocument, CameraPathKind } from '@scene-studio/camera-path';
 
@@ -43,13 +43,13 @@ const inScope = (scope: CameraPathScope, id: string) => ({ id, organizationId: s
 export class CameraPathsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return runInTransaction(this.db, work);
   }
 
   /** The document goes in as the JSON text already made, not serialised again by TypeORM. */
-  async insert(tx: EntityManager, path: CameraPathEntity, documentJson: string): Promise<void> {
-    await tx
+  async insert(tx: Tx, path: CameraPathEntity, documentJson: string): Promise<void> {
+    await managerOf(tx)
       .createQueryBuilder()
       .insert()
       .into(CameraPathEntity)
@@ -59,8 +59,8 @@ export class CameraPathsRepository {
   }
 
   /** How many paths the scene keeps, in the caller's transaction (which holds the scene's lock). */
-  countForScene(tx: EntityManager, scope: CameraPathScope): Promise<number> {
-    return tx.getRepository(CameraPathEntity).countBy({ organizationId: scope.organizationId, sceneId: scope.sceneId });
+  countForScene(tx: Tx, scope: CameraPathScope): Promise<number> {
+    return managerOf(tx).getRepository(CameraPathEntity).countBy({ organizationId: scope.organizationId, sceneId: scope.sceneId });
   }
 
   /** Newest first (the id, a ULID, orders paths saved in the same millisecond); documents are not read. */
@@ -117,7 +117,7 @@ export class CameraPathsRepository {
   }
 
   /** Every path of a scene, in the transaction that deletes the scene. */
-  async deleteForScene(tx: EntityManager, scope: CameraPathScope): Promise<void> {
-    await tx.getRepository(CameraPathEntity).delete({ organizationId: scope.organizationId, sceneId: scope.sceneId });
+  async deleteForScene(tx: Tx, scope: CameraPathScope): Promise<void> {
+    await managerOf(tx).getRepository(CameraPathEntity).delete({ organizationId: scope.organizationId, sceneId: scope.sceneId });
   }
 }

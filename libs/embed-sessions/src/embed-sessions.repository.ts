@@ -1,8 +1,8 @@
-import { entityColumns, rawQuery, ResultRow } from '@app/core';
+import { entityColumns, rawQuery, ResultRow, Tx, managerOf, runInTransaction } from '@app/core';
 import { SCENE_EDITS_UPDATED_AT, SCENE_STATE_VIEW, SceneState, SceneStateRow, sceneStateColumns, toSceneState } from '@app/operations';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { EmbedSessionEntity } from './embed-session.entity';
 
 /** A session with the state of its scene, as the studio needs it on every call. */
@@ -43,15 +43,15 @@ export interface WatchedState {
 export class EmbedSessionsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async insert(session: EmbedSessionEntity, tx?: EntityManager): Promise<void> {
-    await (tx ?? this.db.manager).getRepository(EmbedSessionEntity).insert(session);
+  async insert(session: EmbedSessionEntity, tx?: Tx): Promise<void> {
+    await (tx ? managerOf(tx) : this.db.manager).getRepository(EmbedSessionEntity).insert(session);
   }
 
   /**
    * Revokes one session of the organization, in the caller's transaction. Returns the session
    * when this call revoked it (it was active: its end is news), else null.
    */
-  async revoke(tx: EntityManager, organizationId: string, id: string, at: Date): Promise<EndedSession | null> {
+  async revoke(tx: Tx, organizationId: string, id: string, at: Date): Promise<EndedSession | null> {
     const [revoked] = await this.revokeActive(tx, 'id = $1 AND organization_id = $2', [id, organizationId], 'revoked', at);
     return revoked ?? null;
   }
@@ -61,7 +61,7 @@ export class EmbedSessionsRepository {
    * caller's transaction (the caller announces it), so the sweep never announces it again. null
    * when no such session is active (unknown, foreign, expired, revoked, its scene deleted).
    */
-  async expireNow(tx: EntityManager, organizationId: string, id: string, at: Date): Promise<EndedSession | null> {
+  async expireNow(tx: Tx, organizationId: string, id: string, at: Date): Promise<EndedSession | null> {
     const ending = entityColumns(tx, EmbedSessionEntity, { alias: 'es', only: ENDING });
     const [expired] = await ending.rows(
       tx,
@@ -79,7 +79,7 @@ export class EmbedSessionsRepository {
    * those it revoked. Runs after the deletion committed, and again from the purge: a second run
    * finds none.
    */
-  revokeForScene(tx: EntityManager, sceneId: string, at: Date): Promise<EndedSession[]> {
+  revokeForScene(tx: Tx, sceneId: string, at: Date): Promise<EndedSession[]> {
     return this.revokeActive(tx, 'scene_id = $1', [sceneId], 'scene_deleted', at);
   }
 
@@ -87,7 +87,7 @@ export class EmbedSessionsRepository {
    * Revokes the organization's sessions bound to `origin` (the origin's approval was withdrawn),
    * in the caller's transaction, and returns those it revoked.
    */
-  revokeForOrigin(tx: EntityManager, organizationId: string, origin: string, at: Date): Promise<EndedSession[]> {
+  revokeForOrigin(tx: Tx, organizationId: string, origin: string, at: Date): Promise<EndedSession[]> {
     return this.revokeActive(tx, 'organization_id = $1 AND origin = $2', [organizationId, origin], 'revoked', at);
   }
 
@@ -99,7 +99,7 @@ export class EmbedSessionsRepository {
    * (revoked, the sweep would pass it by and its end would never be announced).
    */
   private async revokeActive(
-    tx: EntityManager,
+    tx: Tx,
     scope: string,
     params: readonly unknown[],
     reason: NonNullable<EmbedSessionEntity['revokedReason']>,
@@ -121,7 +121,7 @@ export class EmbedSessionsRepository {
    * Claims up to `limit` sessions that expired and whose end was not reported yet, marking them
    * reported in the caller's transaction (SKIP LOCKED: replicas share the work, none twice).
    */
-  async claimExpiredUnreported(tx: EntityManager, at: Date, limit: number): Promise<EndedSession[]> {
+  async claimExpiredUnreported(tx: Tx, at: Date, limit: number): Promise<EndedSession[]> {
     const ending = entityColumns(tx, EmbedSessionEntity, { only: ENDING });
     const sessions = await ending.rows(
       tx,
@@ -165,8 +165,8 @@ export class EmbedSessionsRepository {
     return affected;
   }
 
-  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return runInTransaction(this.db, work);
   }
 
   findById(id: string): Promise<SessionWithScene | null> {

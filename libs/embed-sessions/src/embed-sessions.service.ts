@@ -1,9 +1,8 @@
-import { AppConfig, Clock, CredentialLookups, DomainError, IdGenerator, LookupCaller, OnJob, RandomSource } from '@app/core';
+import { AppConfig, Clock, CredentialLookups, DomainError, IdGenerator, LookupCaller, OnJob, RandomSource, Tx } from '@app/core';
 import { OrganizationsService, OriginRemovalHooks, Principal, RemovedOrigin } from '@app/organizations';
 import { SceneDeletionHooks, ScenesService } from '@app/scenes';
 import { EmbedSessionEndReason, WebhookOutbox } from '@app/webhooks';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { CreateEmbedSessionDto, ExtendEmbedSessionDto } from './dto/create-embed-session.dto';
 import { EmbedSessionResponse } from './dto/embed-session.response';
 import { DEFAULT_THEME, EmbedSessionEntity, EmbedTheme } from './embed-session.entity';
@@ -69,7 +68,7 @@ export class EmbedSessionsService implements OnModuleInit {
    * to it end now, in the removing transaction, each announced as revoked. Open studios hear of it
    * once it commits, as of any revocation.
    */
-  private async endForOrigin(tx: EntityManager, removed: RemovedOrigin, at: Date): Promise<void> {
+  private async endForOrigin(tx: Tx, removed: RemovedOrigin, at: Date): Promise<void> {
     const ended = await this.sessions.revokeForOrigin(tx, removed.organizationId, removed.origin, at);
     await this.announceEnds(tx, ended, 'revoked', at);
     this.changes.endedAfterCommit(
@@ -202,7 +201,7 @@ export class EmbedSessionsService implements OnModuleInit {
   }
 
   /** `embed_session.ended` for each, one statement per organization (a scene's deletion may end thousands). */
-  private async announceEnds(tx: EntityManager, ended: EndedSession[], reason: EmbedSessionEndReason, at: Date): Promise<void> {
+  private async announceEnds(tx: Tx, ended: EndedSession[], reason: EmbedSessionEndReason, at: Date): Promise<void> {
     const byOrganization = new Map<string, EndedSession[]>();
     for (const s of ended) {
       const list = byOrganization.get(s.organizationId);

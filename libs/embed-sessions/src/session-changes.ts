@@ -1,7 +1,6 @@
-import { afterCommit, AppConfig, Broadcasts } from '@app/core';
+import { afterCommit, AppConfig, Broadcasts, Tx } from '@app/core';
 import { SceneChanges } from '@app/operations';
 import { Injectable, Logger } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { EndedReason } from './embed-sessions.errors';
 
 /**
@@ -46,7 +45,7 @@ export class SessionChanges {
   }
 
   /** The sessions ended (revoked), once `tx` commits. */
-  endedAfterCommit(tx: EntityManager, sessionIds: string[], reason: EndedReason): void {
+  endedAfterCommit(tx: Tx, sessionIds: string[], reason: EndedReason): void {
     if (sessionIds.length === 0) return;
     afterCommit(tx, () => {
       const at = Date.now();
@@ -57,7 +56,7 @@ export class SessionChanges {
   }
 
   /** Every session of the scene ended (its deletion), once `tx` commits. */
-  sceneEndedAfterCommit(tx: EntityManager, sceneId: string, reason: EndedReason): void {
+  sceneEndedAfterCommit(tx: Tx, sceneId: string, reason: EndedReason): void {
     afterCommit(tx, () => this.publish({ ended: reason, scene: sceneId, at: Date.now() }));
   }
 

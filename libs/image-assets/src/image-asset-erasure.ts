@@ -1,6 +1,5 @@
-import { BlobStore } from '@app/core';
+import { BlobStore, Tx } from '@app/core';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { ImageAssetsRepository } from './image-assets.repository';
 
 /**
@@ -21,7 +20,7 @@ export class ImageAssetErasure {
    * lock and finds the asset gone (`source_asset_not_found`). True when it erased the row and
    * the bytes; false when the asset is in use or already gone.
    */
-  async eraseUnlessUsed(tx: EntityManager, id: string, stillUsed: () => Promise<boolean>): Promise<boolean> {
+  async eraseUnlessUsed(tx: Tx, id: string, stillUsed: () => Promise<boolean>): Promise<boolean> {
     const asset = await this.assets.lockById(tx, id);
     if (!asset || (await stillUsed())) return false;
     await this.blobs.delete([asset.blobKey], tx);

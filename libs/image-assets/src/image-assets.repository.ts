@@ -1,19 +1,19 @@
-import { entityColumns, rawQuery } from '@app/core';
+import { entityColumns, rawQuery, Tx, managerOf, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ImageAssetEntity } from './image-asset.entity';
 
 @Injectable()
 export class ImageAssetsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  transaction<T>(fn: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(fn);
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return runInTransaction(this.db, fn);
   }
 
-  async insert(asset: ImageAssetEntity, tx: EntityManager): Promise<void> {
-    await tx.insert(ImageAssetEntity, asset);
+  async insert(asset: ImageAssetEntity, tx: Tx): Promise<void> {
+    await managerOf(tx).insert(ImageAssetEntity, asset);
   }
 
   /** The organization's asset if it is attached or not yet expired at `now`; expiry is decided here, at read. */
@@ -30,8 +30,8 @@ export class ImageAssetsRepository {
    * Locks an available asset inside a scene-creation transaction so the sweeper cannot delete
    * it between the check and the attach.
    */
-  lockAvailable(tx: EntityManager, organizationId: string, id: string, now: Date): Promise<ImageAssetEntity | null> {
-    return tx
+  lockAvailable(tx: Tx, organizationId: string, id: string, now: Date): Promise<ImageAssetEntity | null> {
+    return managerOf(tx)
       .getRepository(ImageAssetEntity)
       .createQueryBuilder('a')
       .setLock('pessimistic_write')
@@ -56,7 +56,7 @@ export class ImageAssetsRepository {
     return expired?.expiresAt ?? null;
   }
 
-  async markAttached(tx: EntityManager, id: string, now: Date): Promise<void> {
+  async markAttached(tx: Tx, id: string, now: Date): Promise<void> {
     await rawQuery(
       tx,
       `UPDATE image_assets SET status = 'attached', expires_at = NULL, attached_at = COALESCE(attached_at, $2) WHERE id = $1`,
@@ -65,8 +65,8 @@ export class ImageAssetsRepository {
   }
 
   /** Any asset by id, attached or not, locked for the caller's transaction (its erasure). */
-  lockById(tx: EntityManager, id: string): Promise<Pick<ImageAssetEntity, 'id' | 'blobKey'> | null> {
-    return tx
+  lockById(tx: Tx, id: string): Promise<Pick<ImageAssetEntity, 'id' | 'blobKey'> | null> {
+    return managerOf(tx)
       .getRepository(ImageAssetEntity)
       .createQueryBuilder('a')
       .select(['a.id', 'a.blobKey'])
@@ -83,7 +83,7 @@ export class ImageAssetsRepository {
    * Takes one batch of expired unattached assets, locked with SKIP LOCKED so that several
    * worker replicas sweeping at once never take the same rows.
    */
-  lockExpiredBatch(tx: EntityManager, now: Date, limit: number): Promise<Pick<ImageAssetEntity, 'id' | 'blobKey'>[]> {
+  lockExpiredBatch(tx: Tx, now: Date, limit: number): Promise<Pick<ImageAssetEntity, 'id' | 'blobKey'>[]> {
     const expired = entityColumns(tx, ImageAssetEntity, { only: ['id', 'blobKey'] });
     return expired.rows(
       tx,
@@ -96,7 +96,7 @@ export class ImageAssetsRepository {
     );
   }
 
-  async deleteByIds(tx: EntityManager, ids: string[]): Promise<void> {
+  async deleteByIds(tx: Tx, ids: string[]): Promise<void> {
     await rawQuery(tx, `DELETE FROM image_assets WHERE id = ANY($1)`, [ids]);
   }
 }

@@ -1,7 +1,6 @@
-import { BlobStore, Clock, DomainError, IdGenerator, MetricsService, sha256Hex } from '@app/core';
+import { BlobStore, Clock, DomainError, IdGenerator, MetricsService, sha256Hex, Tx } from '@app/core';
 import { UsageService } from '@app/tenancy';
 import { Injectable, Logger } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { ExpiredImageAssetResponse, ImageAssetResponse } from './dto/image-asset.response';
 import { ImageAssetEntity, ImageFormat } from './image-asset.entity';
 import { ImageAssetErrors, sceneSourceReasons } from './image-assets.errors';
@@ -109,7 +108,7 @@ export class ImageAssetsService {
    * Attaches an asset to a scene inside the caller's transaction: it must be the
    * organization's, not expired at `now`, and usable as a scene source. Once attached it is kept.
    */
-  async attachForScene(tx: EntityManager, organizationId: string, id: string, now: Date): Promise<ImageAssetEntity> {
+  async attachForScene(tx: Tx, organizationId: string, id: string, now: Date): Promise<ImageAssetEntity> {
     const asset = await this.assets.lockAvailable(tx, organizationId, id, now);
     if (!asset) throw ImageAssetErrors.sourceNotFound();
     const [first, ...more] = sceneSourceRulesBroken(asset.width, asset.height);

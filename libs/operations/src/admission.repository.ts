@@ -1,7 +1,7 @@
-import { entityColumns, rawQuery } from '@app/core';
+import { entityColumns, rawQuery, Tx, managerOf, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, IsNull } from 'typeorm';
 import { AdmissionTurnEntity } from './admission-turn.entity';
 import { OperationEntity } from './operation.entity';
 
@@ -37,15 +37,15 @@ export class AdmissionRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /** Runs `work` in a transaction holding the admission lock; null, without running it, when another replica holds it. */
-  inTurn<T>(work: (tx: EntityManager) => Promise<T>): Promise<T | null> {
-    return this.db.transaction(async (tx) => {
+  inTurn<T>(work: (tx: Tx) => Promise<T>): Promise<T | null> {
+    return runInTransaction(this.db, async (tx) => {
       const { rows } = await rawQuery<{ locked: boolean }>(tx, `SELECT pg_try_advisory_xact_lock($1) AS locked`, [ADMISSION_LOCK]);
       return rows[0].locked ? work(tx) : null;
     });
   }
 
   /** Admitted operations that no worker has started yet: what sits in BullMQ's queue. */
-  async admittedNotStarted(tx: EntityManager): Promise<number> {
+  async admittedNotStarted(tx: Tx): Promise<number> {
     const { rows } = await rawQuery<{ n: number }>(
       tx,
       `SELECT count(*)::int AS n FROM operations WHERE status = 'processing' AND admitted_at IS NOT NULL AND stage = 'queued'`,
@@ -59,7 +59,7 @@ export class AdmissionRepository {
    * index probe each (`operations_waiting_idx`, the first entry of the organization's range), so
    * the round costs the same however many operations wait behind that entry.
    */
-  async turnsOf(tx: EntityManager, organizationIds: string[]): Promise<Map<string, { lastTurn: number | null; oldestAt: Date | null }>> {
+  async turnsOf(tx: Tx, organizationIds: string[]): Promise<Map<string, { lastTurn: number | null; oldestAt: Date | null }>> {
     if (organizationIds.length === 0) return new Map();
     // Per organization, the query's own names, not an entity's columns.
     const { rows } = await rawQuery<{ organization_id: string; last_turn: string | null; oldest_at: Date | null }>(
@@ -79,13 +79,15 @@ export class AdmissionRepository {
   }
 
   /** An organization's `count` oldest waiting operations, in arrival order. */
-  oldestWaiting(tx: EntityManager, organizationId: string, count: number): Promise<WaitingOperation[]> {
-    return tx.getRepository(OperationEntity).find({
-      select: { id: true, organizationId: true, kind: true, revertTo: true },
-      where: { organizationId, status: 'processing', admittedAt: IsNull() },
-      order: { createdAt: 'ASC', id: 'ASC' },
-      take: count,
-    });
+  oldestWaiting(tx: Tx, organizationId: string, count: number): Promise<WaitingOperation[]> {
+    return managerOf(tx)
+      .getRepository(OperationEntity)
+      .find({
+        select: { id: true, organizationId: true, kind: true, revertTo: true },
+        where: { organizationId, status: 'processing', admittedAt: IsNull() },
+        order: { createdAt: 'ASC', id: 'ASC' },
+        take: count,
+      });
   }
 
   /**
@@ -93,7 +95,7 @@ export class AdmissionRepository {
    * records each organization's turn in the order given, so the last served is the last in line
    * next time. The admission's clock starts the reconciler's grace: `updated_at` moves too.
    */
-  async admit(tx: EntityManager, ordered: WaitingOperation[], at: Date): Promise<string[]> {
+  async admit(tx: Tx, ordered: WaitingOperation[], at: Date): Promise<string[]> {
     if (ordered.length === 0) return [];
     {
       const id = entityColumns(tx, OperationEntity, { only: ['id'] });

@@ -1,7 +1,6 @@
-import { AppConfig, Clock, FleetSlots } from '@app/core';
+import { AppConfig, Clock, FleetSlots, Tx } from '@app/core';
 import { GenerationBacklogs, LimitsService, OrganizationLimits } from '@app/tenancy';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { AdmissionRepository, WaitingOperation, WaitingOrganization } from './admission.repository';
 import { AdmissionSignal } from './admission-signal';
 import { ProviderStarts } from './provider-starts';
@@ -127,7 +126,7 @@ export class GenerationAdmission implements OnApplicationBootstrap, BeforeApplic
     return decided.admitted.length > 0 ? 0 : ADMISSION_POLL_MS;
   }
 
-  private async admit(tx: EntityManager, slots: number): Promise<{ admitted: WaitingOperation[]; waitMs: number }> {
+  private async admit(tx: Tx, slots: number): Promise<{ admitted: WaitingOperation[]; waitMs: number }> {
     const none = { admitted: [], waitMs: 0 };
     const notStarted = await this.admission.admittedNotStarted(tx);
     const free = slots - notStarted;

@@ -1,11 +1,11 @@
 import { BacklogPlace, GenerationBacklogs, UsageService } from '@app/tenancy';
 import { WebhookOutbox } from '@app/webhooks';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { OperationError } from './operation-error';
 import { toOperationResponse } from './operation-view';
 import { EndedOperation, OperationsRepository } from './operations.repository';
 import { SceneChanges } from './scene-changes';
+import { Tx } from '@app/core';
 
 /**
  * The one way an operation ends. Each end is announced in the same transaction
@@ -27,7 +27,7 @@ export class OperationOutcomes {
   ) {}
 
   /** false when the operation had already ended (nothing changes, nothing is announced). */
-  async succeeded(tx: EntityManager, id: string, version: number, at: Date): Promise<boolean> {
+  async succeeded(tx: Tx, id: string, version: number, at: Date): Promise<boolean> {
     const ended = await this.operations.markSucceeded(tx, id, version, at);
     if (!ended) return false;
     await this.usage.ended(tx, ended.organizationId, 'succeeded', at, placeOf(ended));
@@ -39,7 +39,7 @@ export class OperationOutcomes {
    * `workMayGoOn`: the end does not stop the work (a partner's cancel, the scene's deletion), so a
    * started generation keeps its slot until the worker sees its work end (`slotReleased`).
    */
-  async failed(tx: EntityManager, id: string, error: OperationError, at: Date, opts: { workMayGoOn?: boolean } = {}): Promise<boolean> {
+  async failed(tx: Tx, id: string, error: OperationError, at: Date, opts: { workMayGoOn?: boolean } = {}): Promise<boolean> {
     const ended = await this.operations.markFailed(tx, id, error, at, opts.workMayGoOn ?? false);
     if (!ended) return false;
     await this.usage.ended(tx, ended.organizationId, error.code === 'cancelled' ? 'cancelled' : 'failed', at, placeOf(ended));
@@ -51,7 +51,7 @@ export class OperationOutcomes {
    * The work of an operation that ended while it went on (`cancelling`) has ended: what the provider
    * reported it cost is counted, and its slot is free. False when it held none (already released).
    */
-  async slotReleased(tx: EntityManager, id: string, costUnits: number, at: Date): Promise<boolean> {
+  async slotReleased(tx: Tx, id: string, costUnits: number, at: Date): Promise<boolean> {
     const organizationId = await this.operations.releaseSlot(tx, id);
     if (!organizationId) return false;
     await this.usage.providerCost(tx, organizationId, costUnits, at);
@@ -59,7 +59,7 @@ export class OperationOutcomes {
     return true;
   }
 
-  private async announce(tx: EntityManager, id: string, type: 'operation.succeeded' | 'operation.failed', at: Date): Promise<void> {
+  private async announce(tx: Tx, id: string, type: 'operation.succeeded' | 'operation.failed', at: Date): Promise<void> {
     const op = await this.operations.findVisibleIn(tx, id);
     if (!op) return;
     await this.outbox.emit(tx, op.organizationId, type, { ...toOperationResponse(op) }, at);

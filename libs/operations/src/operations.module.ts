@@ -4,6 +4,7 @@ import { TenancyModule } from '@app/tenancy';
 import { WebhooksModule } from '@app/webhooks';
 import { Module } from '@nestjs/common';
 import { AdmissionSignal } from './admission-signal';
+import { OperationLocks } from './operation-locks';
 import { OperationOutcomes } from './operation-outcomes';
 import { OperationRetention } from './operation-retention';
 import { OperationsDataModule } from './operations-data.module';
@@ -23,12 +24,13 @@ import { SceneOperationsService } from './scene-operations.service';
     SceneOperationsService,
     OperationsService,
     OperationOutcomes,
+    OperationLocks,
     SceneJobScheduler,
     AdmissionSignal,
     SceneChanges,
     // An erasure job; like the other maintenance handlers it is found and run by the worker only.
     OperationRetention,
   ],
-  exports: [SceneOperationsService, OperationsService, OperationOutcomes, SceneJobScheduler, AdmissionSignal, SceneChanges],
+  exports: [SceneOperationsService, OperationsService, OperationOutcomes, OperationLocks, SceneJobScheduler, AdmissionSignal, SceneChanges],
 })
 export class OperationsModule {}

@@ -1,7 +1,7 @@
-import { entityColumns, poolQuery, rawInsert, rawQuery } from '@app/core';
+import { entityColumns, poolQuery, rawInsert, rawQuery, Tx, managerOf, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull, LessThanOrEqual, Not } from 'typeorm';
+import { DataSource, IsNull, LessThanOrEqual, Not } from 'typeorm';
 import { OperationError } from './operation-error';
 import { OperationEntity, OperationStage, StoredProviderJob } from './operation.entity';
 import { SceneEntity } from '@app/scenes';
@@ -43,14 +43,14 @@ export type VisibleOperation = Pick<OperationEntity, (typeof VISIBLE)[number]> &
  * The operation's columns (alias `o`) and its scene's externalRef (alias `s`, joined by every
  * visible read), for one SELECT; each row becomes the operation with `externalRef` on it.
  */
-function visibleColumns<K extends (typeof VISIBLE)[number] | 'organizationId'>(db: DataSource | EntityManager, only: readonly K[]) {
+function visibleColumns<K extends (typeof VISIBLE)[number] | 'organizationId'>(db: DataSource | Tx, only: readonly K[]) {
   const op = entityColumns(db, OperationEntity, { alias: 'o', only });
   const scene = entityColumns(db, SceneEntity, { alias: 's', only: ['externalRef'] });
   const toEntity = (row: Record<string, unknown>) => Object.assign(op.toEntity(row), scene.toEntity(row));
   return {
     sql: `${op.sql}, ${scene.sql}`,
     toEntity,
-    rows: async (tx: EntityManager, sql: string, params: readonly unknown[]) => (await rawQuery(tx, sql, params)).rows.map(toEntity),
+    rows: async (tx: Tx, sql: string, params: readonly unknown[]) => (await rawQuery(tx, sql, params)).rows.map(toEntity),
   };
 }
 
@@ -58,12 +58,12 @@ function visibleColumns<K extends (typeof VISIBLE)[number] | 'organizationId'>(d
 export class OperationsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  private operations(tx?: EntityManager) {
-    return (tx ?? this.db.manager).getRepository(OperationEntity);
+  private operations(tx?: Tx) {
+    return (tx ? managerOf(tx) : this.db.manager).getRepository(OperationEntity);
   }
 
   /** Plain SQL: on the creation path TypeORM's insert builder cost more CPU than the statement. */
-  async insert(tx: EntityManager, op: OperationEntity): Promise<void> {
+  async insert(tx: Tx, op: OperationEntity): Promise<void> {
     await rawInsert(tx, OperationEntity, op);
   }
 
@@ -85,13 +85,13 @@ export class OperationsRepository {
   }
 
   /** The scene an operation of the organization belongs to (fixed for its life), without a lock. */
-  async sceneOf(tx: EntityManager, organizationId: string, id: string): Promise<string | null> {
+  async sceneOf(tx: Tx, organizationId: string, id: string): Promise<string | null> {
     const op = await this.operations(tx).findOne({ select: { sceneId: true }, where: { id, organizationId } });
     return op?.sceneId ?? null;
   }
 
   /** findVisible, locked for the caller's transaction (a cancel). */
-  async lockVisible(tx: EntityManager, organizationId: string, id: string): Promise<VisibleOperation | null> {
+  async lockVisible(tx: Tx, organizationId: string, id: string): Promise<VisibleOperation | null> {
     const columns = visibleColumns(tx, VISIBLE);
     const [op] = await columns.rows(
       tx,
@@ -104,7 +104,7 @@ export class OperationsRepository {
   }
 
   /** The operation as its organization sees it, read in the caller's transaction (a webhook's payload); null once its scene is deleted. */
-  async findVisibleIn(tx: EntityManager, id: string): Promise<(VisibleOperation & Pick<OperationEntity, 'organizationId'>) | null> {
+  async findVisibleIn(tx: Tx, id: string): Promise<(VisibleOperation & Pick<OperationEntity, 'organizationId'>) | null> {
     const columns = visibleColumns(tx, [...VISIBLE, 'organizationId']);
     const [op] = await columns.rows(
       tx,
@@ -115,8 +115,8 @@ export class OperationsRepository {
     return op ?? null;
   }
 
-  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return runInTransaction(this.db, work);
   }
 
   /**
@@ -127,7 +127,7 @@ export class OperationsRepository {
    * connections (docs/operations.md, "Kubernetes"). `work` uses other pooled connections.
    */
   async whileHoldingLock<T>(lock: number, work: () => Promise<T>): Promise<T | null> {
-    return this.db.transaction(async (tx) => {
+    return runInTransaction(this.db, async (tx) => {
       const { rows } = await rawQuery<{ locked: boolean }>(tx, `SELECT pg_try_advisory_xact_lock($1) AS locked`, [lock]);
       return rows[0].locked ? work() : null;
     });
@@ -143,7 +143,7 @@ export class OperationsRepository {
     return rows.length === 0 ? null : all.toEntity(rows[0]);
   }
 
-  lockById(tx: EntityManager, id: string): Promise<OperationEntity | null> {
+  lockById(tx: Tx, id: string): Promise<OperationEntity | null> {
     return this.operations(tx).createQueryBuilder('o').setLock('pessimistic_write').where('o.id = :id', { id }).getOne();
   }
 
@@ -156,7 +156,7 @@ export class OperationsRepository {
    * Only a processing operation moves; returns its organization and whether its turn had come
    * (what its end takes off the organization's backlog), or null when someone else finished it first.
    */
-  async markSucceeded(tx: EntityManager, id: string, version: number, at: Date): Promise<EndedOperation | null> {
+  async markSucceeded(tx: Tx, id: string, version: number, at: Date): Promise<EndedOperation | null> {
     const ended = entityColumns(tx, OperationEntity, { only: ['organizationId', 'admittedAt', 'stage'] });
     const [op] = await ended.rows(
       tx,
@@ -171,7 +171,7 @@ export class OperationsRepository {
    * `workMayGoOn`: the end does not stop the work (a cancel, a deletion): an operation a worker has
    * started keeps its slot (`cancelling`) until the worker sees that work end (releaseSlot).
    */
-  async markFailed(tx: EntityManager, id: string, error: OperationError, at: Date, workMayGoOn = false): Promise<EndedOperation | null> {
+  async markFailed(tx: Tx, id: string, error: OperationError, at: Date, workMayGoOn = false): Promise<EndedOperation | null> {
     const ended = entityColumns(tx, OperationEntity, { only: ['organizationId', 'admittedAt', 'stage'] });
     const [op] = await ended.rows(
       tx,
@@ -185,7 +185,7 @@ export class OperationsRepository {
   }
 
   /** The work of a `cancelling` operation ended: it stops holding its slot. Its organization, or null when it held none. */
-  async releaseSlot(tx: EntityManager, id: string): Promise<string | null> {
+  async releaseSlot(tx: Tx, id: string): Promise<string | null> {
     const organization = entityColumns(tx, OperationEntity, { only: ['organizationId'] });
     const [op] = await organization.rows(
       tx,
@@ -273,7 +273,7 @@ export class OperationsRepository {
   }
 
   /** Whether an edit turn (an edit or a revert) of the scene is still processing; read under the caller's scene lock. */
-  editInFlight(tx: EntityManager, sceneId: string): Promise<boolean> {
+  editInFlight(tx: Tx, sceneId: string): Promise<boolean> {
     return this.operations(tx).exists({ where: { sceneId, kind: 'scene.edit', status: 'processing' } });
   }
 
@@ -281,7 +281,7 @@ export class OperationsRepository {
    * A deleted scene's purge: its operations lose their edit instructions and are marked as of a
    * deleted scene (from its deletion time), which is what retention looks them up by.
    */
-  async eraseOfDeletedScene(tx: EntityManager, sceneId: string, deletedAt: Date): Promise<void> {
+  async eraseOfDeletedScene(tx: Tx, sceneId: string, deletedAt: Date): Promise<void> {
     await this.operations(tx).update({ sceneId }, { instruction: null, sceneDeletedAt: deletedAt });
   }
 
@@ -302,7 +302,7 @@ export class OperationsRepository {
     return affected;
   }
 
-  async processingOfScene(tx: EntityManager, sceneId: string): Promise<string[]> {
+  async processingOfScene(tx: Tx, sceneId: string): Promise<string[]> {
     const ops = await this.operations(tx).find({ select: { id: true }, where: { sceneId, status: 'processing' } });
     return ops.map((op) => op.id);
   }

@@ -8,6 +8,7 @@ import { OperationsRepository } from './operations.repository';
 import { AdmissionSignal } from './admission-signal';
 import { SceneJobScheduler } from './scene-job-scheduler';
 import { SceneStore } from '@app/scenes';
+import { OperationLocks } from './operation-locks';
 
 @Injectable()
 export class OperationsService {
@@ -18,6 +19,7 @@ export class OperationsService {
     private readonly outcomes: OperationOutcomes,
     private readonly admission: AdmissionSignal,
     private readonly clock: Clock,
+    private readonly locks: OperationLocks,
   ) {}
 
   /** null for unknown ids, another organization's, and operations of deleted scenes alike. */
@@ -36,12 +38,7 @@ export class OperationsService {
   async cancel(organizationId: string, id: string): Promise<OperationResponse | null> {
     const now = this.clock.now();
     const result = await this.operations.transaction(async (tx) => {
-      // Scene before operation, the order every writer takes (deletion, the worker's commit):
-      // the other order deadlocked against a concurrent deletion of the scene.
-      const sceneId = await this.operations.sceneOf(tx, organizationId, id);
-      if (!sceneId) return null;
-      await this.scenes.lockById(tx, sceneId);
-      const op = await this.operations.lockVisible(tx, organizationId, id);
+      const op = await this.locks.lockSceneThenVisibleOperation(tx, organizationId, id);
       if (!op || op.status !== 'processing') return op ? { op, cancelled: false } : null;
       // A started generation's work goes on at the provider (or in a worker): it keeps its slot
       // until that ends, so cancelling never lets an organization run more than its limit.

@@ -1,7 +1,7 @@
-import { entityColumns, rawQuery } from '@app/core';
+import { entityColumns, rawQuery, Tx } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { OperationEntity } from './operation.entity';
 import { ProviderErasureEntity, StoredProviderObject } from './provider-erasure.entity';
 
@@ -16,7 +16,7 @@ export class ProviderErasuresRepository {
    * One erasure per operation of the scene that ran a job at a provider, due now, in the purge's
    * transaction (a second purge of the scene adds nothing).
    */
-  async addForScene(tx: EntityManager, sceneId: string, now: Date): Promise<number> {
+  async addForScene(tx: Tx, sceneId: string, now: Date): Promise<number> {
     const target = entityColumns(tx, ProviderErasureEntity, {
       only: ['operationId', 'organizationId', 'sceneId', 'generator', 'providerJob', 'status', 'attempts', 'nextAttemptAt', 'createdAt'],
     });

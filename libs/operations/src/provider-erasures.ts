@@ -1,7 +1,6 @@
-import { Clock, isInfrastructureError } from '@app/core';
+import { Clock, isInfrastructureError, Tx } from '@app/core';
 import { GenerationError, SceneGenerator } from '@app/generation';
 import { Injectable, Logger } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { DueErasure, ProviderErasuresRepository } from './provider-erasures.repository';
 
 /** Attempts before an erasure is recorded as failed: with the pauses below, about a day of trying. */
@@ -49,7 +48,7 @@ export class ProviderErasures {
   ) {}
 
   /** In the purge's transaction: the scene's provider jobs, to delete once it commits. */
-  record(tx: EntityManager, sceneId: string): Promise<number> {
+  record(tx: Tx, sceneId: string): Promise<number> {
     return this.erasures.addForScene(tx, sceneId, this.clock.now());
   }
 

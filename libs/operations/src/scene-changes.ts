@@ -1,6 +1,5 @@
-import { afterCommit, AppConfig, BroadcastHandler, Broadcasts } from '@app/core';
+import { afterCommit, AppConfig, BroadcastHandler, Broadcasts, Tx } from '@app/core';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 
 /**
  * News that a scene's state as `scene_states` shows it changed — its status, version, creation
@@ -26,7 +25,7 @@ export class SceneChanges {
   }
 
   /** After `tx` commits (or at once when it is not a transaction). */
-  changedAfterCommit(tx: EntityManager, sceneId: string): void {
+  changedAfterCommit(tx: Tx, sceneId: string): void {
     afterCommit(tx, () => this.changed(sceneId));
   }
 

@@ -9,6 +9,7 @@ import {
   RescheduleJob,
   sha256Hex,
   unrecoverableJobError,
+  Tx,
 } from '@app/core';
 import {
   GeneratedScene,
@@ -26,7 +27,6 @@ import { ImageAssetsService } from '@app/image-assets';
 import { UsageService } from '@app/tenancy';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { EntityManager } from 'typeorm';
 import { AdmissionSignal } from './admission-signal';
 import { GenerationMetrics } from './generation-metrics';
 import { OperationError, OperationFailures } from './operation-error';
@@ -40,6 +40,7 @@ import { SceneEntity } from '@app/scenes';
 import { SceneStore } from '@app/scenes';
 import { SceneJob } from './operations.jobs';
 import { TestOrganizations } from './test-organizations';
+import { OperationLocks } from './operation-locks';
 
 /** An edit found a newer version than it started from: start over from that one. */
 class VersionMoved extends Error {}
@@ -97,6 +98,7 @@ export class SceneGenerationProcessor {
     private readonly admission: AdmissionSignal,
     private readonly metrics: GenerationMetrics,
     private readonly changes: SceneChanges,
+    private readonly locks: OperationLocks,
     private readonly testOrganizations: TestOrganizations,
   ) {}
 
@@ -334,7 +336,7 @@ export class SceneGenerationProcessor {
   }
 
   private async commit(
-    tx: EntityManager,
+    tx: Tx,
     op: OperationEntity,
     sceneId: string,
     base: number | null,
@@ -342,8 +344,7 @@ export class SceneGenerationProcessor {
     generated: GeneratedScene,
     costUnits: number,
   ): Promise<{ version: number } | { skipped: string } | { discarded: string }> {
-    const scene = await this.scenes.lockById(tx, sceneId);
-    const current = await this.operations.lockById(tx, op.id);
+    const { scene, operation: current } = await this.locks.lockSceneThenOperation(tx, sceneId, op.id);
     if (!current || current.status !== 'processing') {
       // Cancelled (or its scene deleted) while this worker made it: its work has ended now.
       if (current?.stage === 'cancelling') await this.outcomes.slotReleased(tx, op.id, costUnits, this.clock.now());
@@ -395,8 +396,7 @@ export class SceneGenerationProcessor {
   private async fail(op: OperationEntity, error: OperationError, costUnits = 0, simulated = false): Promise<void> {
     const ended = await this.scenes.transaction(async (tx) => {
       const now = this.clock.now();
-      // Scene before operation, as everywhere (see OperationsService.cancel).
-      await this.scenes.lockById(tx, op.sceneId);
+      await this.locks.lockSceneBeforeOperation(tx, op.sceneId);
       if (!(await this.outcomes.failed(tx, op.id, error, now))) return false;
       if (op.kind === 'scene.create') await this.scenes.markCreationFailed(tx, op.sceneId, now);
       await this.usage.providerCost(tx, op.organizationId, costUnits, now);

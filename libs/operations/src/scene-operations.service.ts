@@ -1,4 +1,4 @@
-import { afterCommit, Clock, DomainError, Idempotent, IdempotencyKey, IdempotentRequests, IdGenerator } from '@app/core';
+import { afterCommit, Clock, DomainError, Idempotent, IdempotencyKey, IdempotentRequests, IdGenerator, Tx } from '@app/core';
 import { ImageAssetsService } from '@app/image-assets';
 import {
   CreateSceneDto,
@@ -11,7 +11,6 @@ import {
 } from '@app/scenes';
 import { UsageService } from '@app/tenancy';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { AdmissionSignal } from './admission-signal';
 import { OperationAcceptedResponse } from './dto/operation.response';
 import { OperationFailures } from './operation-error';
@@ -174,7 +173,7 @@ export class SceneOperationsService implements OnModuleInit {
    * the scene's row lock, which every edit start takes first; per scene rather than per session,
    * since two sessions editing one scene at once would only make versions that undo each other.
    */
-  private async assertNoEditInFlight(tx: EntityManager, sceneId: string): Promise<void> {
+  private async assertNoEditInFlight(tx: Tx, sceneId: string): Promise<void> {
     if (await this.operations.editInFlight(tx, sceneId)) throw SceneErrors.editInProgress();
   }
 

@@ -1,7 +1,6 @@
-import { BlobStore, Clock, OnJob } from '@app/core';
+import { BlobStore, Clock, OnJob, Tx } from '@app/core';
 import { ImageAssetErasure } from '@app/image-assets';
 import { Injectable, Logger } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { OperationsRepository } from './operations.repository';
 import { ProviderErasureRunResult, ProviderErasures } from './provider-erasures';
 import { PurgeCandidate, SceneDeletionHooks, SceneStore } from '@app/scenes';
@@ -76,7 +75,7 @@ export class ScenePurge {
   }
 
   /** One bounded piece of work on the oldest deleted scene not yet purged that no one else holds. */
-  private async step(tx: EntityManager): Promise<Step> {
+  private async step(tx: Tx): Promise<Step> {
     const scene = await this.scenes.lockNextToPurge(tx);
     if (!scene) return { kind: 'none' };
     // Files first: a version's rows are what name its blobs.
@@ -99,7 +98,7 @@ export class ScenePurge {
    * (whose own purge erases it last). The image is locked before the check (ImageAssetErasure), so
    * a creation attaching it at the same moment is either seen or refused.
    */
-  private async releaseSourceImage(tx: EntityManager, scene: PurgeCandidate): Promise<boolean> {
+  private async releaseSourceImage(tx: Tx, scene: PurgeCandidate): Promise<boolean> {
     const assetId = scene.sourceAssetId;
     if (!assetId) return false;
     await this.scenes.releaseSourceImage(tx, scene.id);

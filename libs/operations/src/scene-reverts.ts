@@ -3,8 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { OperationFailures } from './operation-error';
 import { OperationOutcomes } from './operation-outcomes';
 import { OperationEntity } from './operation.entity';
-import { OperationsRepository } from './operations.repository';
 import { SceneStore } from '@app/scenes';
+import { OperationLocks } from './operation-locks';
 
 /**
  * The worker's half of a revert (a `scene.edit` operation with `revertTo`): the scene's next
@@ -21,17 +21,16 @@ import { SceneStore } from '@app/scenes';
 export class SceneReverts {
   constructor(
     private readonly scenes: SceneStore,
-    private readonly operations: OperationsRepository,
     private readonly outcomes: OperationOutcomes,
     private readonly clock: Clock,
+    private readonly locks: OperationLocks,
   ) {}
 
   commit(op: OperationEntity): Promise<unknown> {
     const target = op.revertTo;
     if (target === null) throw new Error(`operation ${op.id} is not a revert`);
     return this.scenes.transaction(async (tx) => {
-      const scene = await this.scenes.lockById(tx, op.sceneId);
-      const current = await this.operations.lockById(tx, op.id);
+      const { scene, operation: current } = await this.locks.lockSceneThenOperation(tx, op.sceneId, op.id);
       if (!current || current.status !== 'processing') return { skipped: 'already finished' };
       const now = this.clock.now();
       if (!scene || scene.deletedAt) {

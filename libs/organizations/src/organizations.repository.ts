@@ -1,7 +1,7 @@
-import { entityColumns, rawInsert, rawQuery } from '@app/core';
+import { entityColumns, rawInsert, rawQuery, Tx, managerOf, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
 import { ApprovedOriginEntity, OrganizationEntity } from './organization.entity';
 
@@ -11,10 +11,10 @@ export class OrganizationsRepository {
 
   /** Creates the organization, its origins and its first key atomically. */
   async createWithKey(org: OrganizationEntity, origins: ApprovedOriginEntity[], key: ApiKeyEntity): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.insert(OrganizationEntity, org);
-      if (origins.length > 0) await tx.insert(ApprovedOriginEntity, origins);
-      await tx.insert(ApiKeyEntity, key);
+    await runInTransaction(this.db, async (tx) => {
+      await managerOf(tx).insert(OrganizationEntity, org);
+      if (origins.length > 0) await managerOf(tx).insert(ApprovedOriginEntity, origins);
+      await managerOf(tx).insert(ApiKeyEntity, key);
     });
   }
 
@@ -43,7 +43,7 @@ export class OrganizationsRepository {
    * Whether the origin is approved, in the caller's transaction, holding its row (FOR KEY SHARE)
    * until that transaction ends: a removal waits for it, then sees what it wrote.
    */
-  async holdOrigin(tx: EntityManager, organizationId: string, origin: string): Promise<boolean> {
+  async holdOrigin(tx: Tx, organizationId: string, origin: string): Promise<boolean> {
     const { rows } = await rawQuery(tx, `SELECT 1 FROM approved_origins WHERE organization_id = $1 AND origin = $2 FOR KEY SHARE`, [
       organizationId,
       origin,
@@ -58,13 +58,13 @@ export class OrganizationsRepository {
   }
 
   /** In the caller's transaction; false when the origin was not approved. */
-  async removeOrigin(tx: EntityManager, organizationId: string, origin: string): Promise<boolean> {
-    const res = await tx.getRepository(ApprovedOriginEntity).delete({ organizationId, origin });
+  async removeOrigin(tx: Tx, organizationId: string, origin: string): Promise<boolean> {
+    const res = await managerOf(tx).getRepository(ApprovedOriginEntity).delete({ organizationId, origin });
     return (res.affected ?? 0) > 0;
   }
 
-  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return runInTransaction(this.db, work);
   }
 }
 

@@ -1,6 +1,5 @@
-import { Clock, IdGenerator, RandomSource } from '@app/core';
+import { Clock, IdGenerator, RandomSource, Tx } from '@app/core';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
 import { displayPrefix, formatApiKey, hashApiKey } from './api-key';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
@@ -135,7 +134,7 @@ export class OrganizationsService {
    * Given `tx`, the approval is held until that transaction ends, so what the transaction creates
    * on the origin is there before a removal looks for it (OriginRemovalHooks).
    */
-  async isOriginAllowed(organizationId: string, origin: string, isTest: boolean, tx?: EntityManager): Promise<boolean> {
+  async isOriginAllowed(organizationId: string, origin: string, isTest: boolean, tx?: Tx): Promise<boolean> {
     if (isTest && isLocalhostOrigin(origin)) return true;
     if (!isHttpsOrigin(origin)) return false;
     return tx ? this.organizations.holdOrigin(tx, organizationId, origin) : this.organizations.hasOrigin(organizationId, origin);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { Tx } from '@app/core';
 
 export interface RemovedOrigin {
   organizationId: string;
@@ -7,7 +7,7 @@ export interface RemovedOrigin {
 }
 
 /** Runs inside the removing transaction: what it writes commits with the removal, or not at all. */
-export type OriginRemovalHook = (tx: EntityManager, removed: RemovedOrigin, at: Date) => Promise<void>;
+export type OriginRemovalHook = (tx: Tx, removed: RemovedOrigin, at: Date) => Promise<void>;
 
 /**
  * The extension point of removing an approved origin. Libraries that depend on organizations
@@ -24,7 +24,7 @@ export class OriginRemovalHooks {
     this.hooks.set(name, hook);
   }
 
-  async run(tx: EntityManager, removed: RemovedOrigin, at: Date): Promise<void> {
+  async run(tx: Tx, removed: RemovedOrigin, at: Date): Promise<void> {
     for (const hook of this.hooks.values()) await hook(tx, removed, at);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { Tx } from '@app/core';
 
 export interface DeletedScene {
   id: string;
@@ -7,7 +7,7 @@ export interface DeletedScene {
 }
 
 /** Runs inside the deleting transaction: what it writes commits with the deletion, or not at all. */
-export type SceneDeletionHook = (tx: EntityManager, scene: DeletedScene, at: Date) => Promise<void>;
+export type SceneDeletionHook = (tx: Tx, scene: DeletedScene, at: Date) => Promise<void>;
 
 /**
  * Runs once the deletion has committed, in a transaction of its own, for bookkeeping whose size
@@ -17,7 +17,7 @@ export type SceneDeletionHook = (tx: EntityManager, scene: DeletedScene, at: Dat
  * the follow-ups again before it finishes (a process that died between the two transactions), so
  * a follow-up must be idempotent: a second run finds nothing left to do. `at` is the deletion's time.
  */
-export type SceneDeletionFollowUp = (tx: EntityManager, scene: DeletedScene, at: Date) => Promise<void>;
+export type SceneDeletionFollowUp = (tx: Tx, scene: DeletedScene, at: Date) => Promise<void>;
 
 /**
  * The extension point of scene deletion. Libraries that depend on scenes (embed sessions revoke
@@ -39,11 +39,11 @@ export class SceneDeletionHooks {
     this.followUps.set(name, followUp);
   }
 
-  async run(tx: EntityManager, scene: DeletedScene, at: Date): Promise<void> {
+  async run(tx: Tx, scene: DeletedScene, at: Date): Promise<void> {
     for (const hook of this.hooks.values()) await hook(tx, scene, at);
   }
 
-  async runFollowUps(tx: EntityManager, scene: DeletedScene, at: Date): Promise<void> {
+  async runFollowUps(tx: Tx, scene: DeletedScene, at: Date): Promise<void> {
     for (const followUp of this.followUps.values()) await followUp(tx, scene, at);
   }
 }

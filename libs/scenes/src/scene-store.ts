@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { SceneArtifactEntity, SceneEntity, SceneVersionEntity } from './scene.entity';
 import { AlongsideRows, PurgeCandidate, ScenesRepository } from './scenes.repository';
+import { Tx } from '@app/core';
 
 export type { AlongsideRows, PurgeCandidate } from './scenes.repository';
 
@@ -17,11 +17,11 @@ export type { AlongsideRows, PurgeCandidate } from './scenes.repository';
 export class SceneStore {
   constructor(private readonly scenes: ScenesRepository) {}
 
-  transaction<T>(fn: (tx: EntityManager) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.scenes.transaction(fn);
   }
 
-  insertWith(tx: EntityManager, scene: SceneEntity, alongside: AlongsideRows): Promise<void> {
+  insertWith(tx: Tx, scene: SceneEntity, alongside: AlongsideRows): Promise<void> {
     return this.scenes.insertWith(tx, scene, alongside);
   }
 
@@ -29,63 +29,63 @@ export class SceneStore {
     return this.scenes.findById(id);
   }
 
-  lockById(tx: EntityManager, id: string): Promise<SceneEntity | null> {
+  lockById(tx: Tx, id: string): Promise<SceneEntity | null> {
     return this.scenes.lockById(tx, id);
   }
 
-  lockActive(tx: EntityManager, organizationId: string, id: string): Promise<SceneEntity | null> {
+  lockActive(tx: Tx, organizationId: string, id: string): Promise<SceneEntity | null> {
     return this.scenes.lockActive(tx, organizationId, id);
   }
 
-  touch(tx: EntityManager, id: string, at: Date): Promise<void> {
+  touch(tx: Tx, id: string, at: Date): Promise<void> {
     return this.scenes.touch(tx, id, at);
   }
 
-  markReady(tx: EntityManager, id: string, version: number, at: Date): Promise<void> {
+  markReady(tx: Tx, id: string, version: number, at: Date): Promise<void> {
     return this.scenes.markReady(tx, id, version, at);
   }
 
-  markCreationFailed(tx: EntityManager, id: string, at: Date): Promise<void> {
+  markCreationFailed(tx: Tx, id: string, at: Date): Promise<void> {
     return this.scenes.markCreationFailed(tx, id, at);
   }
 
-  insertVersion(tx: EntityManager, v: SceneVersionEntity): Promise<boolean> {
+  insertVersion(tx: Tx, v: SceneVersionEntity): Promise<boolean> {
     return this.scenes.insertVersion(tx, v);
   }
 
-  insertArtifact(tx: EntityManager, a: SceneArtifactEntity): Promise<void> {
+  insertArtifact(tx: Tx, a: SceneArtifactEntity): Promise<void> {
     return this.scenes.insertArtifact(tx, a);
   }
 
-  artifactsOf(sceneId: string, version: number, tx?: EntityManager): Promise<SceneArtifactEntity[]> {
+  artifactsOf(sceneId: string, version: number, tx?: Tx): Promise<SceneArtifactEntity[]> {
     return this.scenes.artifactsOf(sceneId, version, tx);
   }
 
-  findVersion(sceneId: string, version: number, tx?: EntityManager): Promise<SceneVersionEntity | null> {
+  findVersion(sceneId: string, version: number, tx?: Tx): Promise<SceneVersionEntity | null> {
     return this.scenes.findVersion(sceneId, version, tx);
   }
 
-  lockNextToPurge(tx: EntityManager): Promise<PurgeCandidate | null> {
+  lockNextToPurge(tx: Tx): Promise<PurgeCandidate | null> {
     return this.scenes.lockNextToPurge(tx);
   }
 
-  deleteArtifactBatch(tx: EntityManager, sceneId: string, limit: number): Promise<string[]> {
+  deleteArtifactBatch(tx: Tx, sceneId: string, limit: number): Promise<string[]> {
     return this.scenes.deleteArtifactBatch(tx, sceneId, limit);
   }
 
-  deleteVersionBatch(tx: EntityManager, sceneId: string, limit: number): Promise<number> {
+  deleteVersionBatch(tx: Tx, sceneId: string, limit: number): Promise<number> {
     return this.scenes.deleteVersionBatch(tx, sceneId, limit);
   }
 
-  releaseSourceImage(tx: EntityManager, sceneId: string): Promise<void> {
+  releaseSourceImage(tx: Tx, sceneId: string): Promise<void> {
     return this.scenes.releaseSourceImage(tx, sceneId);
   }
 
-  namesSourceImage(tx: EntityManager, assetId: string): Promise<boolean> {
+  namesSourceImage(tx: Tx, assetId: string): Promise<boolean> {
     return this.scenes.namesSourceImage(tx, assetId);
   }
 
-  markPurged(tx: EntityManager, sceneId: string, at: Date): Promise<void> {
+  markPurged(tx: Tx, sceneId: string, at: Date): Promise<void> {
     return this.scenes.markPurged(tx, sceneId, at);
   }
 }

@@ -1,7 +1,7 @@
-import { entityColumns, rawInsert, rawInsertAll, rawQuery } from '@app/core';
+import { entityColumns, rawInsert, rawInsertAll, rawQuery, Tx, managerOf, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull, Not } from 'typeorm';
+import { DataSource, IsNull, Not } from 'typeorm';
 import { SceneArtifactEntity, SceneEntity, SceneVersionEntity } from './scene.entity';
 
 /** Rows of another lib's tables inserted with a new scene, each with its entity (rawInsertAll). */
@@ -13,8 +13,8 @@ const ACTIVE = `s.deleted_at IS NULL AND s.status <> 'failed'`;
 export class ScenesRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  transaction<T>(fn: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(fn);
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return runInTransaction(this.db, fn);
   }
 
   /**
@@ -22,12 +22,12 @@ export class ScenesRepository {
    * round trip on the creation path, and the foreign keys between them are checked at its end
    * (plain SQL: TypeORM's insert builder cost more CPU than the statements).
    */
-  async insertWith(tx: EntityManager, scene: SceneEntity, alongside: AlongsideRows): Promise<void> {
+  async insertWith(tx: Tx, scene: SceneEntity, alongside: AlongsideRows): Promise<void> {
     await rawInsertAll(tx, [{ entity: SceneEntity, value: { ...scene } }, ...alongside]);
   }
 
-  private scenes(tx?: EntityManager) {
-    return (tx ?? this.db.manager).getRepository(SceneEntity).createQueryBuilder('s');
+  private scenes(tx?: Tx) {
+    return (tx ? managerOf(tx) : this.db.manager).getRepository(SceneEntity).createQueryBuilder('s');
   }
 
   /** Active: not deleted and not a failed creation. Other organizations' scenes are never found. */
@@ -41,7 +41,7 @@ export class ScenesRepository {
       .getOne();
   }
 
-  lockActive(tx: EntityManager, organizationId: string, id: string): Promise<SceneEntity | null> {
+  lockActive(tx: Tx, organizationId: string, id: string): Promise<SceneEntity | null> {
     return this.scenes(tx)
       .setLock('pessimistic_write')
       .where(`s.id = :id AND s.organization_id = :organizationId AND ${ACTIVE}`, { id, organizationId })
@@ -52,14 +52,14 @@ export class ScenesRepository {
    * The organization's scene in any state but deleted (generating, ready, or a failed or
    * cancelled creation), locked: what deletion takes. Other organizations' scenes are never found.
    */
-  lockUndeleted(tx: EntityManager, organizationId: string, id: string): Promise<SceneEntity | null> {
+  lockUndeleted(tx: Tx, organizationId: string, id: string): Promise<SceneEntity | null> {
     return this.scenes(tx)
       .setLock('pessimistic_write')
       .where('s.id = :id AND s.organization_id = :organizationId AND s.deleted_at IS NULL', { id, organizationId })
       .getOne();
   }
 
-  lockById(tx: EntityManager, id: string): Promise<SceneEntity | null> {
+  lockById(tx: Tx, id: string): Promise<SceneEntity | null> {
     return this.scenes(tx).setLock('pessimistic_write').where('s.id = :id', { id }).getOne();
   }
 
@@ -67,16 +67,16 @@ export class ScenesRepository {
     return this.db.getRepository(SceneEntity).findOneBy({ id });
   }
 
-  async markDeleted(tx: EntityManager, id: string, at: Date): Promise<void> {
-    await tx.getRepository(SceneEntity).update({ id, deletedAt: IsNull() }, { deletedAt: at, updatedAt: at });
+  async markDeleted(tx: Tx, id: string, at: Date): Promise<void> {
+    await managerOf(tx).getRepository(SceneEntity).update({ id, deletedAt: IsNull() }, { deletedAt: at, updatedAt: at });
   }
 
   /** Marks the scene as changed (a new edit was requested), inside the caller's transaction. */
-  async touch(tx: EntityManager, id: string, at: Date): Promise<void> {
-    await tx.getRepository(SceneEntity).update({ id }, { updatedAt: at });
+  async touch(tx: Tx, id: string, at: Date): Promise<void> {
+    await managerOf(tx).getRepository(SceneEntity).update({ id }, { updatedAt: at });
   }
 
-  async markReady(tx: EntityManager, id: string, version: number, at: Date): Promise<void> {
+  async markReady(tx: Tx, id: string, version: number, at: Date): Promise<void> {
     await rawQuery(
       tx,
       `UPDATE scenes SET status = 'ready', current_version = GREATEST(COALESCE(current_version, 0), $2), updated_at = $3 WHERE id = $1`,
@@ -85,34 +85,36 @@ export class ScenesRepository {
   }
 
   /** A failed creation: the scene stops being active and its externalRef is free again. */
-  async markCreationFailed(tx: EntityManager, id: string, at: Date): Promise<void> {
-    await tx.getRepository(SceneEntity).update({ id, status: 'generating' }, { status: 'failed', updatedAt: at });
+  async markCreationFailed(tx: Tx, id: string, at: Date): Promise<void> {
+    await managerOf(tx).getRepository(SceneEntity).update({ id, status: 'generating' }, { status: 'failed', updatedAt: at });
   }
 
   /** False when this version exists already (a duplicate run of the same job). */
-  async insertVersion(tx: EntityManager, v: SceneVersionEntity): Promise<boolean> {
+  async insertVersion(tx: Tx, v: SceneVersionEntity): Promise<boolean> {
     const { affected } = await rawInsert(tx, SceneVersionEntity, v, 'ON CONFLICT DO NOTHING');
     return affected === 1;
   }
 
-  async insertArtifact(tx: EntityManager, a: SceneArtifactEntity): Promise<void> {
-    await tx.getRepository(SceneArtifactEntity).insert(a);
+  async insertArtifact(tx: Tx, a: SceneArtifactEntity): Promise<void> {
+    await managerOf(tx).getRepository(SceneArtifactEntity).insert(a);
   }
 
   /** A version's files, by kind; in the caller's transaction when given one. */
-  artifactsOf(sceneId: string, version: number, tx?: EntityManager): Promise<SceneArtifactEntity[]> {
-    return (tx ?? this.db.manager).getRepository(SceneArtifactEntity).find({ where: { sceneId, version }, order: { kind: 'ASC' } });
+  artifactsOf(sceneId: string, version: number, tx?: Tx): Promise<SceneArtifactEntity[]> {
+    return (tx ? managerOf(tx) : this.db.manager)
+      .getRepository(SceneArtifactEntity)
+      .find({ where: { sceneId, version }, order: { kind: 'ASC' } });
   }
 
-  findVersion(sceneId: string, version: number, tx?: EntityManager): Promise<SceneVersionEntity | null> {
-    return (tx ?? this.db.manager).getRepository(SceneVersionEntity).findOneBy({ sceneId, version });
+  findVersion(sceneId: string, version: number, tx?: Tx): Promise<SceneVersionEntity | null> {
+    return (tx ? managerOf(tx) : this.db.manager).getRepository(SceneVersionEntity).findOneBy({ sceneId, version });
   }
 
   /**
    * The oldest deleted scene not purged yet that no other transaction holds, locked for the
    * caller's (SKIP LOCKED: purging workers share the backlog, never a scene).
    */
-  async lockNextToPurge(tx: EntityManager): Promise<PurgeCandidate | null> {
+  async lockNextToPurge(tx: Tx): Promise<PurgeCandidate | null> {
     const candidate = entityColumns(tx, SceneEntity, { only: ['id', 'organizationId', 'sourceAssetId', 'deletedAt'] });
     const [scene] = await candidate.rows(
       tx,
@@ -129,7 +131,7 @@ export class ScenesRepository {
    * revert's version names the same blobs as the version it restored; a key may come again in a
    * later batch, and deleting a missing blob is a no-op).
    */
-  async deleteArtifactBatch(tx: EntityManager, sceneId: string, limit: number): Promise<string[]> {
+  async deleteArtifactBatch(tx: Tx, sceneId: string, limit: number): Promise<string[]> {
     const blobKey = entityColumns(tx, SceneArtifactEntity, { only: ['blobKey'] });
     const deleted = await blobKey.rows(
       tx,
@@ -142,7 +144,7 @@ export class ScenesRepository {
   }
 
   /** Removes up to `limit` of the scene's versions (their files first: deleteArtifactBatch); returns how many. */
-  async deleteVersionBatch(tx: EntityManager, sceneId: string, limit: number): Promise<number> {
+  async deleteVersionBatch(tx: Tx, sceneId: string, limit: number): Promise<number> {
     const { affected } = await rawQuery(
       tx,
       `DELETE FROM scene_versions WHERE (scene_id, version) IN (
@@ -153,18 +155,20 @@ export class ScenesRepository {
   }
 
   /** The scene stops naming its source image (its purge), so the image can be erased once no scene names it. */
-  async releaseSourceImage(tx: EntityManager, sceneId: string): Promise<void> {
-    await tx.getRepository(SceneEntity).update({ id: sceneId }, { sourceAssetId: null });
+  async releaseSourceImage(tx: Tx, sceneId: string): Promise<void> {
+    await managerOf(tx).getRepository(SceneEntity).update({ id: sceneId }, { sourceAssetId: null });
   }
 
   /** Whether any scene, deleted or not, still names the image (read under the image's lock). */
-  async namesSourceImage(tx: EntityManager, assetId: string): Promise<boolean> {
-    return tx.getRepository(SceneEntity).exists({ where: { sourceAssetId: assetId } });
+  async namesSourceImage(tx: Tx, assetId: string): Promise<boolean> {
+    return managerOf(tx)
+      .getRepository(SceneEntity)
+      .exists({ where: { sourceAssetId: assetId } });
   }
 
   /** Erases the partner's words from a deleted scene: what stays is an identifier tombstone. */
-  async markPurged(tx: EntityManager, sceneId: string, at: Date): Promise<void> {
-    await tx
+  async markPurged(tx: Tx, sceneId: string, at: Date): Promise<void> {
+    await managerOf(tx)
       .getRepository(SceneEntity)
       .update({ id: sceneId, deletedAt: Not(IsNull()) }, { prompt: null, externalRef: null, sourceAssetId: null, purgedAt: at });
   }

@@ -1,7 +1,6 @@
 import { WebhookOutbox } from '@app/webhooks';
-import { BlobStore, BlobStream, Clock } from '@app/core';
+import { BlobStore, BlobStream, Clock, Tx } from '@app/core';
 import { Injectable, Logger } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { SceneResponse } from './dto/scene.response';
 import { SceneDeletionHooks } from './scene-deletion-hooks';
 import { SceneEntity } from './scene.entity';
@@ -24,7 +23,7 @@ export class ScenesService {
    * first (docs/architecture.md, "Lock order"): a lib whose rows must not outlive the scene (saved
    * camera paths) takes it before writing them. False when no such scene exists, or it is deleted.
    */
-  async lockForWrite(tx: EntityManager, scope: { organizationId: string; sceneId: string }): Promise<boolean> {
+  async lockForWrite(tx: Tx, scope: { organizationId: string; sceneId: string }): Promise<boolean> {
     return (await this.scenes.lockActive(tx, scope.organizationId, scope.sceneId)) !== null;
   }
 

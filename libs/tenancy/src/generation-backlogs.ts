@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { OrganizationBacklogEntity } from './organization-backlog.entity';
 import { TenancyRepository } from './tenancy.repository';
+import { Tx } from '@app/core';
 
 /** An organization's generations in flight, as admission reads them. */
 export type OrganizationBacklog = Pick<OrganizationBacklogEntity, 'organizationId' | 'waiting' | 'running' | 'cancelling'>;
@@ -18,22 +18,22 @@ export class GenerationBacklogs {
   constructor(private readonly repository: TenancyRepository) {}
 
   /** The organizations with generations waiting (in the admission round's transaction, when given). */
-  withWaiting(tx?: EntityManager): Promise<OrganizationBacklog[]> {
+  withWaiting(tx?: Tx): Promise<OrganizationBacklog[]> {
     return this.repository.withWaiting(tx);
   }
 
   /** Moves what admission let on the queue from waiting to running, per organization. */
-  admitted(tx: EntityManager, countByOrganization: Map<string, number>): Promise<void> {
+  admitted(tx: Tx, countByOrganization: Map<string, number>): Promise<void> {
     return this.repository.countAdmitted(tx, countByOrganization);
   }
 
   /** A generation that ended while its work went on: its work has ended now, and its slot is free. */
-  released(tx: EntityManager, organizationId: string): Promise<void> {
+  released(tx: Tx, organizationId: string): Promise<void> {
     return this.repository.countReleased(tx, organizationId);
   }
 
   /** One organization's counts. */
-  of(organizationId: string, tx?: EntityManager): Promise<OrganizationBacklog> {
+  of(organizationId: string, tx?: Tx): Promise<OrganizationBacklog> {
     return this.repository.backlogOf(organizationId, tx);
   }
 }

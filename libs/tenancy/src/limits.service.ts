@@ -1,6 +1,5 @@
-import { Clock } from '@app/core';
+import { Clock, Tx } from '@app/core';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { TenancyErrors } from './tenancy.errors';
 import { TenancyRepository } from './tenancy.repository';
 
@@ -47,12 +46,12 @@ export class LimitsService {
     private readonly clock: Clock,
   ) {}
 
-  async of(organizationId: string, tx?: EntityManager): Promise<OrganizationLimits> {
+  async of(organizationId: string, tx?: Tx): Promise<OrganizationLimits> {
     return (await this.ofMany([organizationId], tx)).get(organizationId)!;
   }
 
   /** Every organization asked for, with the defaults where none were set; in `tx` when given. */
-  async ofMany(organizationIds: string[], tx?: EntityManager): Promise<Map<string, OrganizationLimits>> {
+  async ofMany(organizationIds: string[], tx?: Tx): Promise<Map<string, OrganizationLimits>> {
     const rows = await this.repository.limitsOf(organizationIds, tx);
     const found = new Map(
       rows.map((r) => [

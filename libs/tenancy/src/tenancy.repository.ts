@@ -1,7 +1,7 @@
-import { entityColumns, rawQuery } from '@app/core';
+import { entityColumns, rawQuery, Tx, managerOf } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Between, DataSource, EntityManager, In } from 'typeorm';
+import { Between, DataSource, In } from 'typeorm';
 import { OrganizationBacklogEntity } from './organization-backlog.entity';
 import { OrganizationLimitsEntity } from './organization-limits.entity';
 import { UsageDayEntity } from './usage-day.entity';
@@ -32,9 +32,9 @@ export class TenancyRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /** In `tx` when given (a caller holding a connection reads on it rather than take a second one). */
-  limitsOf(organizationIds: string[], tx?: EntityManager): Promise<OrganizationLimitsEntity[]> {
+  limitsOf(organizationIds: string[], tx?: Tx): Promise<OrganizationLimitsEntity[]> {
     if (organizationIds.length === 0) return Promise.resolve([]);
-    return (tx ?? this.db.manager).getRepository(OrganizationLimitsEntity).findBy({ organizationId: In(organizationIds) });
+    return (tx ? managerOf(tx) : this.db.manager).getRepository(OrganizationLimitsEntity).findBy({ organizationId: In(organizationIds) });
   }
 
   async saveLimits(row: OrganizationLimitsEntity): Promise<void> {
@@ -49,13 +49,7 @@ export class TenancyRepository {
    * row, the order every statement here takes (`ended` too). The caller's transaction is rolled
    * back on a refusal, which undoes the usage count when only the waiting cap refused.
    */
-  async countStart(
-    tx: EntityManager,
-    organizationId: string,
-    day: string,
-    isEdit: boolean,
-    defaultMaxWaiting: number,
-  ): Promise<StartCount> {
+  async countStart(tx: Tx, organizationId: string, day: string, isEdit: boolean, defaultMaxWaiting: number): Promise<StartCount> {
     const { rows } = await rawQuery<{ started: number; queued: number }>(
       tx,
       `WITH lim AS (
@@ -87,7 +81,7 @@ export class TenancyRepository {
    * stopped with it; a generation whose work goes on (`holding`) stays running until
    * `countReleased`.
    */
-  async countEnd(tx: EntityManager, organizationId: string, day: string, outcome: UsageOutcome, was: BacklogPlace): Promise<void> {
+  async countEnd(tx: Tx, organizationId: string, day: string, outcome: UsageOutcome, was: BacklogPlace): Promise<void> {
     const column = OUTCOME_COLUMN[outcome];
     await rawQuery(
       tx,
@@ -102,14 +96,14 @@ export class TenancyRepository {
   }
 
   /** A generation that ended while its work went on has stopped holding its slot. */
-  async countReleased(tx: EntityManager, organizationId: string): Promise<void> {
+  async countReleased(tx: Tx, organizationId: string): Promise<void> {
     await rawQuery(tx, `UPDATE organization_backlogs SET running = running - 1, cancelling = cancelling - 1 WHERE organization_id = $1`, [
       organizationId,
     ]);
   }
 
   /** Admission let `count` waiting generations of each organization on the queue: they hold slots now. */
-  async countAdmitted(tx: EntityManager, admitted: Map<string, number>): Promise<void> {
+  async countAdmitted(tx: Tx, admitted: Map<string, number>): Promise<void> {
     if (admitted.size === 0) return;
     // The only statement that locks several of these rows: admission's, one round at a time (its
     // advisory lock), so it never waits in a circle with another that does.
@@ -124,23 +118,23 @@ export class TenancyRepository {
   }
 
   /** The organizations with generations waiting, and what they run: one row each, whatever their backlogs. */
-  withWaiting(tx?: EntityManager): Promise<OrganizationBacklogEntity[]> {
+  withWaiting(tx?: Tx): Promise<OrganizationBacklogEntity[]> {
     const db = tx ?? this.db;
     const backlog = entityColumns(db, OrganizationBacklogEntity);
     return backlog.rows(db, `SELECT ${backlog.sql} FROM organization_backlogs WHERE waiting > 0`, []);
   }
 
   /** One organization's counts (zeros when it never had any). */
-  async backlogOf(organizationId: string, tx?: EntityManager): Promise<OrganizationBacklogEntity> {
-    const found = await (tx ?? this.db.manager).getRepository(OrganizationBacklogEntity).findOneBy({ organizationId });
+  async backlogOf(organizationId: string, tx?: Tx): Promise<OrganizationBacklogEntity> {
+    const found = await (tx ? managerOf(tx) : this.db.manager).getRepository(OrganizationBacklogEntity).findOneBy({ organizationId });
     return found ?? { organizationId, waiting: 0, running: 0, cancelling: 0 };
   }
 
-  async addCost(tx: EntityManager, organizationId: string, day: string, units: number): Promise<void> {
+  async addCost(tx: Tx, organizationId: string, day: string, units: number): Promise<void> {
     await this.add(tx, organizationId, day, 'provider_cost_units', units);
   }
 
-  async addStoredBytes(tx: EntityManager, organizationId: string, day: string, bytes: number): Promise<void> {
+  async addStoredBytes(tx: Tx, organizationId: string, day: string, bytes: number): Promise<void> {
     await this.add(tx, organizationId, day, 'stored_bytes', bytes);
   }
 
@@ -167,7 +161,7 @@ export class TenancyRepository {
   }
 
   /** `column` is one of ours, never input. */
-  private async add(tx: EntityManager, organizationId: string, day: string, column: string, amount: number): Promise<void> {
+  private async add(tx: Tx, organizationId: string, day: string, column: string, amount: number): Promise<void> {
     await rawQuery(
       tx,
       `INSERT INTO usage_days AS u (organization_id, day, ${column}) VALUES ($1, $2, $3)

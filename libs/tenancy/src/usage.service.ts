@@ -1,6 +1,5 @@
-import { Clock } from '@app/core';
+import { Clock, Tx } from '@app/core';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { UsageCounters, UsageDay, UsageResponse } from './dto/usage.response';
 import { DEFAULT_MAX_WAITING_GENERATIONS, LimitsService } from './limits.service';
 import { TenancyErrors } from './tenancy.errors';
@@ -42,7 +41,7 @@ export class UsageService {
    * midnight UTC) or `max_waiting_generations_exceeded`, which rolls the caller's transaction back:
    * nothing is created and an Idempotency-Key is not used up.
    */
-  async startGeneration(tx: EntityManager, organizationId: string, kind: UsageKind, at: Date): Promise<void> {
+  async startGeneration(tx: Tx, organizationId: string, kind: UsageKind, at: Date): Promise<void> {
     const counted = await this.repository.countStart(tx, organizationId, utcDay(at), kind === 'edit', DEFAULT_MAX_WAITING_GENERATIONS);
     if (counted === 'counted') return;
     // In the caller's transaction: a second connection taken while this one is held could wait
@@ -57,15 +56,15 @@ export class UsageService {
    * was still waiting, running, or running with work that goes on after its end (then it keeps its
    * slot until GenerationBacklogs.released).
    */
-  ended(tx: EntityManager, organizationId: string, outcome: UsageOutcome, at: Date, was: BacklogPlace): Promise<void> {
+  ended(tx: Tx, organizationId: string, outcome: UsageOutcome, at: Date, was: BacklogPlace): Promise<void> {
     return this.repository.countEnd(tx, organizationId, utcDay(at), outcome, was);
   }
 
-  async providerCost(tx: EntityManager, organizationId: string, units: number, at: Date): Promise<void> {
+  async providerCost(tx: Tx, organizationId: string, units: number, at: Date): Promise<void> {
     if (units > 0) await this.repository.addCost(tx, organizationId, utcDay(at), units);
   }
 
-  async stored(tx: EntityManager, organizationId: string, bytes: number, at: Date): Promise<void> {
+  async stored(tx: Tx, organizationId: string, bytes: number, at: Date): Promise<void> {
     if (bytes > 0) await this.repository.addStoredBytes(tx, organizationId, utcDay(at), bytes);
   }
 

@@ -1,6 +1,5 @@
-import { Clock, DomainError, ErrorCode, HostResolutionError, IdGenerator, RandomSource } from '@app/core';
+import { Clock, DomainError, ErrorCode, HostResolutionError, IdGenerator, RandomSource, Tx } from '@app/core';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import {
   CreateWebhookEndpointDto,
   UpdateWebhookEndpointDto,
@@ -119,7 +118,7 @@ export class WebhookEndpointsService {
 
   /** `409 webhook_endpoint_conflict` naming the other endpoint, when one has this URL and a common event. */
   private async refuseOverlap(
-    tx: EntityManager,
+    tx: Tx,
     organizationId: string,
     url: string,
     events: readonly WebhookEventType[],

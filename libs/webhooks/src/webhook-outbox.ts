@@ -1,6 +1,5 @@
-import { IdGenerator } from '@app/core';
+import { IdGenerator, Tx } from '@app/core';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { WebhookEventType } from './webhook-events';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhookIdPrefix } from './webhooks.ids';
@@ -19,7 +18,7 @@ export class WebhookOutbox {
   ) {}
 
   /** Returns how many endpoints will receive it (0: nobody listens, nothing was written). */
-  emit(tx: EntityManager, organizationId: string, type: WebhookEventType, data: Record<string, unknown>, at: Date): Promise<number> {
+  emit(tx: Tx, organizationId: string, type: WebhookEventType, data: Record<string, unknown>, at: Date): Promise<number> {
     const body = { type, timestamp: at.toISOString(), data };
     return this.webhooks.insertMessage(tx, this.ids.generate(WebhookIdPrefix.Message), organizationId, body, at);
   }
@@ -29,13 +28,7 @@ export class WebhookOutbox {
    * no endpoint listens, nothing is built or sent (a scene's deletion may end thousands of sessions,
    * and its transaction is what every open studio of the scene waits for).
    */
-  async emitEach(
-    tx: EntityManager,
-    organizationId: string,
-    type: WebhookEventType,
-    data: Array<Record<string, unknown>>,
-    at: Date,
-  ): Promise<number> {
+  async emitEach(tx: Tx, organizationId: string, type: WebhookEventType, data: Array<Record<string, unknown>>, at: Date): Promise<number> {
     if (data.length === 0 || !(await this.webhooks.anyListener(tx, organizationId, type))) return 0;
     const timestamp = at.toISOString();
     const messages = data.map((d) => ({ id: this.ids.generate(WebhookIdPrefix.Message), body: { type, timestamp, data: d } }));

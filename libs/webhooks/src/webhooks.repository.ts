@@ -1,7 +1,7 @@
-import { entityColumns, rawQuery } from '@app/core';
+import { entityColumns, rawQuery, Tx, managerOf, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, IsNull } from 'typeorm';
 import { WebhookAttempt, WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WebhookBody, WebhookEventType } from './webhook-events';
@@ -32,8 +32,8 @@ export class WebhooksRepository {
     return entityColumns(this.db, WebhookEndpointEntity, { except: ['deletedAt'] });
   }
 
-  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return runInTransaction(this.db, work);
   }
 
   /**
@@ -42,17 +42,17 @@ export class WebhooksRepository {
    * no other endpoint of the same URL and events, are exact under concurrency. An advisory lock, since the
    * organization's row belongs to another lib; its key is namespaced by table.
    */
-  async lockOrganizationEndpoints(tx: EntityManager, organizationId: string): Promise<void> {
+  async lockOrganizationEndpoints(tx: Tx, organizationId: string): Promise<void> {
     await rawQuery(tx, `SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || $1, 0))`, [organizationId]);
   }
 
   /** The organization's live (not deleted) endpoints, enabled or not. */
-  countEndpoints(tx: EntityManager, organizationId: string): Promise<number> {
-    return tx.getRepository(WebhookEndpointEntity).countBy({ organizationId, deletedAt: IsNull() });
+  countEndpoints(tx: Tx, organizationId: string): Promise<number> {
+    return managerOf(tx).getRepository(WebhookEndpointEntity).countBy({ organizationId, deletedAt: IsNull() });
   }
 
-  async insertEndpoint(tx: EntityManager, e: WebhookEndpoint): Promise<void> {
-    await tx.getRepository(WebhookEndpointEntity).insert(e);
+  async insertEndpoint(tx: Tx, e: WebhookEndpoint): Promise<void> {
+    await managerOf(tx).getRepository(WebhookEndpointEntity).insert(e);
   }
 
   /** By id; `after` is an endpoint id for the next page. */
@@ -65,7 +65,7 @@ export class WebhooksRepository {
   }
 
   /** In the caller's transaction when `tx` is given. */
-  async findEndpoint(organizationId: string, id: string, tx?: EntityManager): Promise<WebhookEndpoint | null> {
+  async findEndpoint(organizationId: string, id: string, tx?: Tx): Promise<WebhookEndpoint | null> {
     return this.endpoints(tx)
       .select(this.endpointColumns.properties.map((p) => `e.${p}`))
       .where('e.id = :id AND e.organization_id = :organizationId AND e.deleted_at IS NULL', { id, organizationId })
@@ -77,7 +77,7 @@ export class WebhooksRepository {
    * least one of these events, other than `exceptId`; null when there is none.
    */
   async findOverlappingEndpoint(
-    tx: EntityManager,
+    tx: Tx,
     organizationId: string,
     url: string,
     events: readonly WebhookEventType[],
@@ -95,7 +95,7 @@ export class WebhooksRepository {
 
   /** Changes what is given; null when the endpoint is not the organization's (or deleted). */
   async updateEndpoint(
-    tx: EntityManager,
+    tx: Tx,
     organizationId: string,
     id: string,
     change: { url?: string; events?: WebhookEventType[]; enabled?: boolean },
@@ -135,11 +135,11 @@ export class WebhooksRepository {
 
   /** Deletes the endpoint and drops its pending deliveries; false when there was nothing to delete. */
   async deleteEndpoint(organizationId: string, id: string, at: Date): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const { affected } = await tx
+    return runInTransaction(this.db, async (tx) => {
+      const { affected } = await managerOf(tx)
         .getRepository(WebhookEndpointEntity)
         .update({ id, organizationId, deletedAt: IsNull() }, { deletedAt: at, enabled: false, updatedAt: at });
-      if (affected) await tx.getRepository(WebhookDeliveryEntity).delete({ endpointId: id, status: 'pending' });
+      if (affected) await managerOf(tx).getRepository(WebhookDeliveryEntity).delete({ endpointId: id, status: 'pending' });
       return (affected ?? 0) > 0;
     });
   }
@@ -149,12 +149,12 @@ export class WebhooksRepository {
    * enabled endpoint of the organization subscribed to its type, in one statement. Nothing is
    * written when no endpoint listens.
    */
-  async insertMessage(tx: EntityManager, id: string, organizationId: string, body: WebhookBody, at: Date): Promise<number> {
+  async insertMessage(tx: Tx, id: string, organizationId: string, body: WebhookBody, at: Date): Promise<number> {
     return this.insertMessages(tx, organizationId, body.type, [{ id, body }], at);
   }
 
   /** Whether an enabled endpoint of the organization subscribes to `type`, in the caller's transaction. */
-  async anyListener(tx: EntityManager, organizationId: string, type: WebhookEventType): Promise<boolean> {
+  async anyListener(tx: Tx, organizationId: string, type: WebhookEventType): Promise<boolean> {
     const { rows } = await rawQuery(
       tx,
       `SELECT 1 FROM webhook_endpoints WHERE organization_id = $1 AND enabled AND deleted_at IS NULL AND $2 = ANY(events) LIMIT 1`,
@@ -170,7 +170,7 @@ export class WebhooksRepository {
    * Nothing is written when no endpoint listens. Returns the deliveries written.
    */
   async insertMessages(
-    tx: EntityManager,
+    tx: Tx,
     organizationId: string,
     type: WebhookEventType,
     messages: Array<{ id: string; body: WebhookBody }>,
@@ -440,7 +440,7 @@ export class WebhooksRepository {
     return affected;
   }
 
-  private endpoints(tx?: EntityManager) {
-    return (tx ?? this.db.manager).getRepository(WebhookEndpointEntity).createQueryBuilder('e');
+  private endpoints(tx?: Tx) {
+    return (tx ? managerOf(tx) : this.db.manager).getRepository(WebhookEndpointEntity).createQueryBuilder('e');
   }
 }

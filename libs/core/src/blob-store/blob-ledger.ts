@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { Clock } from '../clock';
 import { entityColumns, rawInsert, rawQuery } from '../database/raw-sql';
 import { PendingBlobEntity } from './pending-blob.entity';
+import { Tx } from '../database/unit-of-work';
 
 /**
  * The ledger of objects written outside the database (`pending_blobs`), so that no stored object
@@ -39,7 +40,7 @@ export class BlobLedger {
   }
 
   /** The object is named by a row committed in `tx` (or, without one, now). */
-  async settle(key: string, tx?: EntityManager): Promise<void> {
+  async settle(key: string, tx?: Tx): Promise<void> {
     await rawQuery(tx ?? this.db, `DELETE FROM pending_blobs WHERE key = $1`, [key]);
   }
 
@@ -47,7 +48,7 @@ export class BlobLedger {
    * In `tx`: up to `limit` records older than `olderThan` that no transaction holds, locked, and
    * deleted when `tx` commits. The caller deletes their objects before it commits.
    */
-  async takeStale(tx: EntityManager, olderThan: Date, limit: number): Promise<string[]> {
+  async takeStale(tx: Tx, olderThan: Date, limit: number): Promise<string[]> {
     const key = entityColumns(tx, PendingBlobEntity, { only: ['key'] });
     const taken = await key.rows(
       tx,

@@ -6,6 +6,7 @@ import { CoreJob } from '../idempotency/idempotency.jobs';
 import { OnJob } from '../queue/job-handler.decorator';
 import { BlobLedger } from './blob-ledger';
 import { BlobStore } from './blob-store';
+import { runInTransaction } from '../database/unit-of-work';
 
 /**
  * How long a ledger record may stand before its object counts as an orphan. A transaction in
@@ -39,7 +40,7 @@ export class BlobOrphanSweep {
     const olderThan = new Date(this.clock.now().getTime() - BLOB_ORPHAN_GRACE_MS);
     let deleted = 0;
     for (let i = 0; i < MAX_BATCHES; i++) {
-      const keys = await this.db.transaction(async (tx) => {
+      const keys = await runInTransaction(this.db, async (tx) => {
         const stale = await this.ledger.takeStale(tx, olderThan, BATCH);
         await this.blobs.delete(stale, tx);
         return stale;

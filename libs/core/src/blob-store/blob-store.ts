@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { EntityManager } from 'typeorm';
+import { Tx } from '../database/unit-of-work';
 
 /** A stored object opened for reading: its bytes arrive as a stream, never all at once. */
 export interface BlobStream {
@@ -18,10 +18,10 @@ export interface BlobStream {
  */
 export abstract class BlobStore {
   /** Bytes already in memory (they were validated there) are sent as they are, without a copy. */
-  abstract put(key: string, bytes: Buffer, contentType: string, tx?: EntityManager): Promise<void>;
+  abstract put(key: string, bytes: Buffer, contentType: string, tx?: Tx): Promise<void>;
   /** The whole object in memory: for callers that must decode it (sharp, the generators). */
   abstract get(key: string): Promise<{ bytes: Buffer; contentType: string } | null>;
   /** The object as a stream, for callers that only pass it on (the studio serving a GLB or SPZ). */
   abstract open(key: string): Promise<BlobStream | null>;
-  abstract delete(keys: string[], tx?: EntityManager): Promise<number>;
+  abstract delete(keys: string[], tx?: Tx): Promise<number>;
 }

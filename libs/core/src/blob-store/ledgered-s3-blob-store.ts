@@ -1,7 +1,7 @@
-import { EntityManager } from 'typeorm';
 import { AppConfig } from '../config';
 import { BlobLedger } from './blob-ledger';
 import { S3BlobStore } from './s3-blob-store';
+import { Tx } from '../database/unit-of-work';
 
 /**
  * The bucket store with its writes recorded in the ledger (BlobLedger): the record committed
@@ -16,7 +16,7 @@ export class LedgeredS3BlobStore extends S3BlobStore {
     super(config);
   }
 
-  override async put(key: string, bytes: Buffer, contentType: string, tx?: EntityManager): Promise<void> {
+  override async put(key: string, bytes: Buffer, contentType: string, tx?: Tx): Promise<void> {
     await this.ledger.open(key);
     // Before the put: the caller's transaction holds the record from here to its end.
     if (tx) await this.ledger.settle(key, tx);

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { Readable } from 'node:stream';
 import { poolQuery } from '../database/pool-query';
 import { entityColumns, rawInsert, rawQuery } from '../database/raw-sql';
 import { BlobEntity } from './blob.entity';
 import { BlobStore, BlobStream } from './blob-store';
+import { Tx } from '../database/unit-of-work';
 
 /**
  * Bytes of a blob read per query when streaming: a chunk in flight and one buffered per
@@ -26,7 +27,7 @@ export class PostgresBlobStore extends BlobStore {
     super();
   }
 
-  async put(key: string, bytes: Buffer, contentType: string, tx?: EntityManager): Promise<void> {
+  async put(key: string, bytes: Buffer, contentType: string, tx?: Tx): Promise<void> {
     // Buffers travel as binary parameters: no hex copy of the bytes is built.
     // created_at left out: its default, now(), as the database sees it.
     await rawInsert(
@@ -68,7 +69,7 @@ export class PostgresBlobStore extends BlobStore {
     return { stream: new ChunkedBlobReader(read, blob.sizeBytes), contentType: blob.contentType, sizeBytes: blob.sizeBytes };
   }
 
-  async delete(keys: string[], tx?: EntityManager): Promise<number> {
+  async delete(keys: string[], tx?: Tx): Promise<number> {
     if (keys.length === 0) return 0;
     const { affected } = await rawQuery(tx ?? this.db, `DELETE FROM blobs WHERE key = ANY($1)`, [keys]);
     return affected;

@@ -1,10 +1,11 @@
-import type { EntityManager, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
+import type { QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
+import type { Tx } from './unit-of-work';
 import { afterCommit, AfterCommitSubscriber } from './after-commit';
 
 describe(afterCommit.name, () => {
   const sut = new AfterCommitSubscriber();
   const runner = (active: boolean) => ({ isTransactionActive: active, data: {} }) as unknown as QueryRunner;
-  const manager = (queryRunner?: QueryRunner) => ({ queryRunner }) as unknown as EntityManager;
+  const manager = (queryRunner?: QueryRunner) => ({ queryRunner }) as unknown as Tx;
   const commit = (queryRunner: QueryRunner) => sut.afterTransactionCommit({ queryRunner } as TransactionCommitEvent);
   const rollback = (queryRunner: QueryRunner) => sut.afterTransactionRollback({ queryRunner } as TransactionRollbackEvent);
 

@@ -1,11 +1,5 @@
-import {
-  EntityManager,
-  EntitySubscriberInterface,
-  EventSubscriber,
-  QueryRunner,
-  TransactionCommitEvent,
-  TransactionRollbackEvent,
-} from 'typeorm';
+import { EntitySubscriberInterface, EventSubscriber, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
+import { managerOf, Tx } from './unit-of-work';
 
 /** Where a transaction keeps what is to run once it commits (its query runner's own data slot). */
 const PENDING = Symbol('afterCommit');
@@ -26,8 +20,8 @@ function pendingOf(runner: QueryRunner): Pending | undefined {
  * inside a savepoint (no code here nests transactions): what it registered would run at the
  * outer commit even if the savepoint rolled back.
  */
-export function afterCommit(tx: EntityManager, fn: () => void): void {
-  const runner = tx.queryRunner;
+export function afterCommit(tx: Tx, fn: () => void): void {
+  const runner = managerOf(tx).queryRunner;
   if (!runner || !runner.isTransactionActive) return fn();
   const data = runner.data as Record<symbol, Pending | undefined>;
   (data[PENDING] ??= []).push(fn);

@@ -8,3 +8,5 @@ export * from './pool-query';
 export * from './in-batches';
 export * from './raw-sql';
 export * from './transformers';
+export * from './typeorm-internals';
+export * from './unit-of-work';

@@ -1,6 +1,6 @@
-import type { Pool, QueryResultRow } from 'pg';
+import type { QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { connectionPool } from './typeorm-internals';
 
 /**
  * One read statement straight on TypeORM's own connection pool, without a query runner: for the
@@ -9,12 +9,11 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
  * It takes any free connection, so never use it for a statement that belongs to a transaction.
  */
 export async function poolQuery<T extends QueryResultRow>(db: DataSource, sql: string, params: unknown[]): Promise<T[]> {
-  const pool = (db.driver as PostgresDriver).master as Pool;
-  return (await pool.query<T>(sql, params)).rows;
+  return (await connectionPool(db).query<T>(sql, params)).rows;
 }
 
 /** Connections of TypeORM's pool: open, idle, and callers waiting for one. */
 export function poolConnections(db: DataSource): { total: number; idle: number; waiting: number } {
-  const pool = (db.driver as PostgresDriver).master as Pool;
+  const pool = connectionPool(db);
   return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
 }

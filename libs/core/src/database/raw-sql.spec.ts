@@ -1,6 +1,7 @@
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { entityColumns, rawInsert, rawInsertAll, rawQuery } from './raw-sql';
 import { bigintAsNumber } from './transformers';
+import { buildMetadataOnly } from './typeorm-internals';
 
 @Entity('widgets')
 class WidgetEntity {
@@ -43,7 +44,7 @@ describe('raw SQL through entity metadata', () => {
   beforeAll(async () => {
     // Metadata only: nothing connects (the query runner is faked where a statement runs).
     sut = new DataSource({ type: 'postgres', entities: [WidgetEntity] });
-    await (sut as unknown as { buildMetadatas(): Promise<void> }).buildMetadatas();
+    await buildMetadataOnly(sut);
   });
 
   it('renders column lists from the metadata, aliased and in the order asked for', () => {

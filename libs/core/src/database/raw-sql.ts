@@ -1,5 +1,6 @@
 import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
-import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { ColumnMetadata, hydratedValue, persistentValue } from './typeorm-internals';
+import { managerOf, Tx } from './unit-of-work';
 
 /**
  * Raw SQL on an entity's table without a hand-written column list: for the statements the query
@@ -10,7 +11,8 @@ import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
  * "Data access".
  */
 
-type Db = DataSource | EntityManager;
+/** Where a statement runs: a transaction (its token), or the pool (the data source). */
+type Db = DataSource | Tx | EntityManager;
 type EntityClass<T> = new () => T;
 /** A result row as node-postgres returns it: column (or `AS`) name to value. */
 export type ResultRow = Record<string, unknown>;
@@ -42,8 +44,14 @@ export interface EntityColumns<T> {
   rows(db: Db, sql: string, params: readonly unknown[]): Promise<T[]>;
 }
 
+/** The transaction's manager, or the data source itself (a token is its manager at run time). */
+function opened(db: Db): DataSource | EntityManager {
+  return db instanceof DataSource ? db : managerOf(db as Tx);
+}
+
 function dataSourceOf(db: Db): DataSource {
-  return db instanceof EntityManager ? db.connection : db;
+  const d = opened(db);
+  return d instanceof EntityManager ? d.connection : d;
 }
 
 /** Per entity, the compiled column sets already asked for (a few per repository). */
@@ -60,11 +68,10 @@ function compile<T>(ds: DataSource, metadata: EntityMetadata, options: ColumnsOp
   const columns = (options.only ? options.only.map(column) : metadata.columns).filter((c) => !left.has(c));
   const alias = options.alias ? `${options.alias}.` : '';
   const fields = columns.map((c) => ({ property: c.propertyName, key: c.databaseName, column: c }));
-  const driver = ds.driver;
   const proto = (metadata.target as EntityClass<T>).prototype as object;
   const toEntity = (row: ResultRow): T => {
     const entity = Object.create(proto) as Record<string, unknown>;
-    for (const f of fields) entity[f.property] = driver.prepareHydratedValue(row[f.key], f.column);
+    for (const f of fields) entity[f.property] = hydratedValue(ds, row[f.key], f.column);
     return entity as T;
   };
   return {
@@ -106,8 +113,9 @@ export async function rawQuery<R extends ResultRow = ResultRow>(
   sql: string,
   params: readonly unknown[] = [],
 ): Promise<{ rows: R[]; affected: number }> {
-  const ds = dataSourceOf(db);
-  const own = db instanceof EntityManager ? db.queryRunner : undefined;
+  const d = opened(db);
+  const ds = dataSourceOf(d);
+  const own = d instanceof EntityManager ? d.queryRunner : undefined;
   const runner = own ?? ds.createQueryRunner();
   try {
     const result = await runner.query(sql, params as unknown[], true);
@@ -162,7 +170,7 @@ function insertOf<T>(db: Db, entity: EntityClass<T>, value: Partial<T>, params: 
     const v = (value as Record<string, unknown>)[c.propertyName];
     if (v === undefined) continue;
     names.push(c.databaseName);
-    params.push(ds.driver.preparePersistentValue(v, c));
+    params.push(persistentValue(ds, v, c));
     placeholders.push(`$${params.length}`);
   }
   return `INSERT INTO ${metadata.tableName} (${names.join(', ')}) VALUES (${placeholders.join(', ')})`;

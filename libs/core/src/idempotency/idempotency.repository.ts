@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { entityColumns, rawInsert, rawQuery } from '../database/raw-sql';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
+import { Tx, managerOf } from '../database/unit-of-work';
 
 /** A stored key as a replay needs it. */
 export type StoredIdempotencyKey = Pick<IdempotencyKeyEntity, 'fingerprint' | 'result' | 'expiresAt'>;
@@ -19,7 +20,7 @@ export class IdempotencyRepository {
    * Takes the transaction-scoped advisory lock of (organization, key) without waiting; false when
    * another transaction holds it.
    */
-  async tryLock(tx: EntityManager, organizationId: string, key: string): Promise<boolean> {
+  async tryLock(tx: Tx, organizationId: string, key: string): Promise<boolean> {
     const { rows } = await rawQuery<{ locked: boolean }>(tx, `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7)) AS locked`, [
       `${organizationId}:${key}`,
     ]);
@@ -33,10 +34,7 @@ export class IdempotencyRepository {
    * holds (null in the instant a concurrent request's record commits between this statement's
    * start and its insert: the caller reads it again).
    */
-  async claim(
-    tx: EntityManager,
-    record: IdempotencyKeyEntity,
-  ): Promise<{ locked: boolean; claimed: boolean; stored: StoredIdempotencyKey | null }> {
+  async claim(tx: Tx, record: IdempotencyKeyEntity): Promise<{ locked: boolean; claimed: boolean; stored: StoredIdempotencyKey | null }> {
     const stored = entityColumns(tx, IdempotencyKeyEntity, { alias: 'k', only: ['fingerprint', 'result', 'expiresAt'] });
     const all = entityColumns(tx, IdempotencyKeyEntity, {
       only: ['organizationId', 'key', 'fingerprint', 'result', 'createdAt', 'expiresAt'],
@@ -66,7 +64,7 @@ export class IdempotencyRepository {
     return { locked: row.locked === true, claimed: row.claimed === 1, stored: row.fingerprint == null ? null : stored.toEntity(row) };
   }
 
-  async find(tx: EntityManager, organizationId: string, key: string): Promise<StoredIdempotencyKey | null> {
+  async find(tx: Tx, organizationId: string, key: string): Promise<StoredIdempotencyKey | null> {
     const stored = entityColumns(tx, IdempotencyKeyEntity, { only: ['fingerprint', 'result', 'expiresAt'] });
     const [found] = await stored.rows(tx, `SELECT ${stored.sql} FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [
       organizationId,
@@ -75,11 +73,11 @@ export class IdempotencyRepository {
     return found ?? null;
   }
 
-  async delete(tx: EntityManager, organizationId: string, key: string): Promise<void> {
-    await tx.getRepository(IdempotencyKeyEntity).delete({ organizationId, key });
+  async delete(tx: Tx, organizationId: string, key: string): Promise<void> {
+    await managerOf(tx).getRepository(IdempotencyKeyEntity).delete({ organizationId, key });
   }
 
-  async insert(tx: EntityManager, stored: IdempotencyKeyEntity): Promise<void> {
+  async insert(tx: Tx, stored: IdempotencyKeyEntity): Promise<void> {
     await rawInsert(tx, IdempotencyKeyEntity, stored);
   }
 

@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { Clock } from '../clock';
 import { sha256Hex } from '../crypto';
 import { DomainError, ErrorCode } from '../errors';
 import { OnJob } from '../queue';
 import { CoreJob } from './idempotency.jobs';
 import { IdempotencyRepository } from './idempotency.repository';
+import { Tx } from '../database/unit-of-work';
 
 /** How long a key is remembered: the idempotency window of docs/api.md ("Idempotency", 24 hours). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -83,7 +83,7 @@ export class IdempotentRequests {
     private readonly clock: Clock,
   ) {}
 
-  async run<T extends object>(tx: EntityManager, request: IdempotentRequest, work: () => Promise<T>): Promise<Idempotent<T>> {
+  async run<T extends object>(tx: Tx, request: IdempotentRequest, work: () => Promise<T>): Promise<Idempotent<T>> {
     const { organizationId, key } = request;
     if (!(await this.records.tryLock(tx, organizationId, key))) throw inProgress();
     const print = fingerprint(request.scope, request.payload);
@@ -116,12 +116,7 @@ export class IdempotentRequests {
    * transaction rolls back), so failed work still does not use up its key. `answer` is what the
    * work's success answers; a replay answers the first request's.
    */
-  async runKnownAnswer<T extends object>(
-    tx: EntityManager,
-    request: IdempotentRequest,
-    answer: T,
-    work: () => Promise<void>,
-  ): Promise<Idempotent<T>> {
+  async runKnownAnswer<T extends object>(tx: Tx, request: IdempotentRequest, answer: T, work: () => Promise<void>): Promise<Idempotent<T>> {
     const { organizationId, key } = request;
     const print = fingerprint(request.scope, request.payload);
     const now = this.clock.now();
