@@ -1,5 +1,8 @@
 // The test environment of the service and e2e tiers: jest's node environment, plus the one step
-// that must come after every hook of a file, dropping the file's databases.
+// that must come after every hook of a file, dropping the file's databases, and a note of the CPU
+// the file cost (its jest worker's, and that of the processes it started and ended: the apps it
+// spawned, Chromium), which the timing reporter (test/jest/timing-reporter.js) prints: on two
+// cores the suite is CPU-bound, so CPU, not wall time, says which files to make cheaper.
 //
 // A file's databases (test/support/environment.ts) used to be dropped in the afterAll that
 // created them, but jest-circus runs a describe block's afterAll hooks in declaration order: a
@@ -11,6 +14,9 @@
 // order, is closed by then. The drop uses this process's own `pg`, not the file's modules.
 'use strict';
 const NodeEnvironment = require('jest-environment-node').TestEnvironment;
+const { appendFileSync, readFileSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
 const { Client } = require('pg');
 
 /** The key under which a file registers its databases (test/support/environment.ts). */
@@ -21,6 +27,8 @@ class FileEnvironment extends NodeEnvironment {
     super(config, context);
     this.databases = [];
     this.global[DROP_AT_END] = this.databases;
+    this.testPath = context.testPath;
+    this.cpuAtStart = cpuTimes();
   }
 
   async teardown() {
@@ -28,7 +36,39 @@ class FileEnvironment extends NodeEnvironment {
       if (this.databases.length > 0) await dropAll(this.databases.splice(0));
     } finally {
       await super.teardown();
+      noteCpu(this.testPath, this.cpuAtStart, cpuTimes());
     }
+  }
+}
+
+/** Linux's clock ticks per second (`getconf CLK_TCK`), 100 on every kernel this runs on. */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * This process's CPU time and that of its children it has reaped, in ms, from /proc/self/stat
+ * (utime, stime, cutime, cstime); null where there is no /proc.
+ */
+function cpuTimes() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // Fields after the command name (which may hold spaces), from field 3 on.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ms = (i) => (Number(f[i]) * 1000) / TICKS_PER_SECOND;
+    return { self: ms(11) + ms(12), children: ms(13) + ms(14) };
+  } catch {
+    return null;
+  }
+}
+
+/** Appends the file's CPU to the run's note (test/jest/timing-reporter.js reads and removes it). */
+function noteCpu(testPath, start, end) {
+  const runId = process.env.SS_TEST_RUN_ID;
+  if (!runId || !start || !end || !testPath) return;
+  const line = { path: testPath, selfMs: end.self - start.self, childrenMs: end.children - start.children };
+  try {
+    appendFileSync(join(tmpdir(), `ss-test-${runId}-cpu.jsonl`), JSON.stringify(line) + '\n');
+  } catch {
+    // A note for the report only: never a reason to fail a file.
   }
 }
 

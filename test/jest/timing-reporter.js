@@ -21,6 +21,7 @@ class TimingReporter {
 
   onRunComplete(_contexts, results) {
     const waits = browserWaits();
+    const cpu = filesCpu();
     const files = results.testResults
       .filter((r) => !r.skipped && r.perfStats.end > 0)
       .map((r) => {
@@ -67,6 +68,18 @@ class TimingReporter {
         `  browser  ${String(browser.length).padStart(4)} files  ${seconds(own).padStart(9)}  in turns, ${seconds(waited)} waited for a turn`,
       );
     }
+    if (cpu.size > 0) {
+      // On two cores the run is CPU-bound: these are the files that make it long.
+      const byCpu = [...cpu]
+        .map(([path, c]) => ({ path: rel(path), ...c }))
+        .sort((a, b) => b.selfMs + b.childrenMs - (a.selfMs + a.childrenMs));
+      const total = byCpu.reduce((s, c) => s + c.selfMs + c.childrenMs, 0);
+      out.push(
+        `Most CPU (of ${seconds(total)} in ${byCpu.length} service and e2e files: its jest worker + the processes it started and ended):`,
+      );
+      for (const c of byCpu.slice(0, SLOWEST))
+        out.push(`  ${seconds(c.selfMs + c.childrenMs).padStart(9)}  ${c.path} (${seconds(c.selfMs)} + ${seconds(c.childrenMs)})`);
+    }
     out.push('');
     process.stderr.write(out.join('\n') + '\n');
     if (process.env.RECORD_TEST_DURATIONS === '1') record(files);
@@ -93,6 +106,25 @@ function browserWaits() {
     // No browser file ran (or none waited): nothing to take out.
   }
   return waits;
+}
+
+/** Each service and e2e file's CPU, by absolute path, from test/jest/file-environment.js's note (read once, then removed). */
+function filesCpu() {
+  const cpu = new Map();
+  const runId = process.env.SS_TEST_RUN_ID;
+  if (!runId) return cpu;
+  const file = join(tmpdir(), `ss-test-${runId}-cpu.jsonl`);
+  try {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (!line) continue;
+      const { path, selfMs, childrenMs } = JSON.parse(line);
+      cpu.set(path, { selfMs, childrenMs });
+    }
+    rmSync(file, { force: true });
+  } catch {
+    // No file noted its CPU (no /proc, or only unit specs ran).
+  }
+  return cpu;
 }
 
 /** Updates the durations of the files that ran; keeps the others', drops those of deleted files. */
