@@ -571,10 +571,12 @@ function baseExpectation(
   if (shape.framing === 'both') return { kind: 'status', status: 400 };
   const early = earlyRefusal(shape);
   if (early !== null) {
-    // Node's parser may refuse the framing (400) before the route's asynchronous checks answer.
-    // So does a half-close before the end the server expects (EOF mid-body).
+    // Node's parser may refuse the framing (400) before the route's asynchronous checks answer
+    // (a key lookup). So does a half-close before the end the server expects (EOF mid-body), and
+    // the bytes sent past a short Content-Length, which the parser reads as the next request.
     const endsShort = received !== 'whole' || ['length-long', 'chunked-unterminated', 'huge-declared'].includes(shape.framing);
-    const parserRefuses = shape.framing === 'chunked-bad-size' || (shape.ending.endsWith('half-close') && endsShort);
+    const parserRefuses =
+      shape.framing === 'chunked-bad-size' || shape.framing === 'length-short' || (shape.ending.endsWith('half-close') && endsShort);
     return parserRefuses ? { kind: 'problem' } : early;
   }
   if (body === 'refused' || wellFramed === false || received === 'body-cut') return { kind: 'problem' };
