@@ -74,8 +74,10 @@ class TimingReporter {
         .map(([path, c]) => ({ path: rel(path), ...c }))
         .sort((a, b) => b.selfMs + b.childrenMs - (a.selfMs + a.childrenMs));
       const total = byCpu.reduce((s, c) => s + c.selfMs + c.childrenMs, 0);
+      // Chromium's renderer and GPU processes are reaped by its own processes, which end without
+      // waiting for them: most of a browser file's drawing is not in its figure.
       out.push(
-        `Most CPU (of ${seconds(total)} in ${byCpu.length} service and e2e files: its jest worker + the processes it started and ended):`,
+        `Most CPU (of ${seconds(total)} in ${byCpu.length} service and e2e files: its jest worker + the processes it started and reaped; most of Chromium's drawing not counted):`,
       );
       for (const c of byCpu.slice(0, SLOWEST))
         out.push(`  ${seconds(c.selfMs + c.childrenMs).padStart(9)}  ${c.path} (${seconds(c.selfMs)} + ${seconds(c.childrenMs)})`);
