@@ -1,8 +1,10 @@
 // The test environment of the service and e2e tiers: jest's node environment, plus the one step
-// that must come after every hook of a file, dropping the file's databases, and a note of the CPU
-// the file cost (its jest worker's, and that of the processes it started and ended: the apps it
-// spawned, Chromium), which the timing reporter (test/jest/timing-reporter.js) prints: on two
-// cores the suite is CPU-bound, so CPU, not wall time, says which files to make cheaper.
+// that must come after every hook of a file, dropping the file's databases, and the file's note
+// for the timing reporter (test/jest/timing-reporter.js): the CPU the file cost (its jest
+// worker's, and that of the processes it started and reaped: the apps it spawned, the CLI; on two
+// cores the suite is CPU-bound, so CPU, not wall time, says which files to make cheaper), and how
+// long it waited for a browser slot (test/support/browser-slot.ts), which is the queue's time, not
+// the file's work.
 //
 // A file's databases (test/support/environment.ts) used to be dropped in the afterAll that
 // created them, but jest-circus runs a describe block's afterAll hooks in declaration order: a
@@ -21,12 +23,15 @@ const { Client } = require('pg');
 
 /** The key under which a file registers its databases (test/support/environment.ts). */
 const DROP_AT_END = '__ssDatabasesToDropAtFileEnd';
+/** The key under which a browser file adds up its waits for a slot (test/support/browser-slot.ts). */
+const BROWSER_WAIT_MS = '__ssBrowserWaitMs';
 
 class FileEnvironment extends NodeEnvironment {
   constructor(config, context) {
     super(config, context);
     this.databases = [];
     this.global[DROP_AT_END] = this.databases;
+    this.global[BROWSER_WAIT_MS] = 0;
     this.testPath = context.testPath;
     this.cpuAtStart = cpuTimes();
   }
@@ -35,8 +40,9 @@ class FileEnvironment extends NodeEnvironment {
     try {
       if (this.databases.length > 0) await dropAll(this.databases.splice(0));
     } finally {
+      const waitMs = Number(this.global[BROWSER_WAIT_MS]) || 0;
       await super.teardown();
-      noteCpu(this.testPath, this.cpuAtStart, cpuTimes());
+      noteFile(this.testPath, this.cpuAtStart, cpuTimes(), waitMs);
     }
   }
 }
@@ -60,13 +66,13 @@ function cpuTimes() {
   }
 }
 
-/** Appends the file's CPU to the run's note (test/jest/timing-reporter.js reads and removes it). */
-function noteCpu(testPath, start, end) {
+/** Appends the file's line to the run's notes (test/jest/timing-reporter.js reads and removes them). */
+function noteFile(testPath, start, end, waitMs) {
   const runId = process.env.SS_TEST_RUN_ID;
-  if (!runId || !start || !end || !testPath) return;
-  const line = { path: testPath, selfMs: end.self - start.self, childrenMs: end.children - start.children };
+  if (!runId || !testPath) return;
+  const cpu = start && end ? { selfMs: end.self - start.self, childrenMs: end.children - start.children } : {};
   try {
-    appendFileSync(join(tmpdir(), `ss-test-${runId}-cpu.jsonl`), JSON.stringify(line) + '\n');
+    appendFileSync(join(tmpdir(), `ss-test-${runId}-files.jsonl`), JSON.stringify({ path: testPath, waitMs, ...cpu }) + '\n');
   } catch {
     // A note for the report only: never a reason to fail a file.
   }

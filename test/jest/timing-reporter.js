@@ -20,12 +20,11 @@ class TimingReporter {
   }
 
   onRunComplete(_contexts, results) {
-    const waits = browserWaits();
-    const cpu = filesCpu();
+    const notes = fileNotes();
     const files = results.testResults
       .filter((r) => !r.skipped && r.perfStats.end > 0)
       .map((r) => {
-        const wait = waits.get(r.testFilePath) ?? 0;
+        const wait = notes.get(r.testFilePath)?.waitMs ?? 0;
         return {
           path: rel(r.testFilePath),
           project: r.displayName?.name ?? 'default',
@@ -68,11 +67,12 @@ class TimingReporter {
         `  browser  ${String(browser.length).padStart(4)} files  ${seconds(own).padStart(9)}  in turns, ${seconds(waited)} waited for a turn`,
       );
     }
-    if (cpu.size > 0) {
+    const byCpu = [...notes]
+      .filter(([, n]) => n.selfMs !== undefined)
+      .map(([path, n]) => ({ path: rel(path), selfMs: n.selfMs, childrenMs: n.childrenMs }));
+    if (byCpu.length > 0) {
       // On two cores the run is CPU-bound: these are the files that make it long.
-      const byCpu = [...cpu]
-        .map(([path, c]) => ({ path: rel(path), ...c }))
-        .sort((a, b) => b.selfMs + b.childrenMs - (a.selfMs + a.childrenMs));
+      byCpu.sort((a, b) => b.selfMs + b.childrenMs - (a.selfMs + a.childrenMs));
       const total = byCpu.reduce((s, c) => s + c.selfMs + c.childrenMs, 0);
       // Chromium's renderer and GPU processes are reaped by its own processes, which end without
       // waiting for them: most of a browser file's drawing is not in its figure.
@@ -89,44 +89,25 @@ class TimingReporter {
 }
 
 /**
- * How long each browser file waited for its slot, by absolute path, from the file
- * test/support/browser-slot.ts writes for the run (read once, then removed).
+ * Each service and e2e file's note, by absolute path: its CPU and its waits for a browser slot,
+ * from the lines test/jest/file-environment.js writes for the run (read once, then removed).
  */
-function browserWaits() {
-  const waits = new Map();
+function fileNotes() {
+  const notes = new Map();
   const runId = process.env.SS_TEST_RUN_ID;
-  if (!runId) return waits;
-  const file = join(tmpdir(), `ss-test-${runId}-browser-waits.jsonl`);
+  if (!runId) return notes;
+  const file = join(tmpdir(), `ss-test-${runId}-files.jsonl`);
   try {
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       if (!line) continue;
-      const { path, waitMs } = JSON.parse(line);
-      waits.set(path, (waits.get(path) ?? 0) + waitMs);
+      const { path, ...note } = JSON.parse(line);
+      notes.set(path, note);
     }
     rmSync(file, { force: true });
   } catch {
-    // No browser file ran (or none waited): nothing to take out.
+    // Only unit specs ran: no file wrote a note.
   }
-  return waits;
-}
-
-/** Each service and e2e file's CPU, by absolute path, from test/jest/file-environment.js's note (read once, then removed). */
-function filesCpu() {
-  const cpu = new Map();
-  const runId = process.env.SS_TEST_RUN_ID;
-  if (!runId) return cpu;
-  const file = join(tmpdir(), `ss-test-${runId}-cpu.jsonl`);
-  try {
-    for (const line of readFileSync(file, 'utf8').split('\n')) {
-      if (!line) continue;
-      const { path, selfMs, childrenMs } = JSON.parse(line);
-      cpu.set(path, { selfMs, childrenMs });
-    }
-    rmSync(file, { force: true });
-  } catch {
-    // No file noted its CPU (no /proc, or only unit specs ran).
-  }
-  return cpu;
+  return notes;
 }
 
 /** Updates the durations of the files that ran; keeps the others', drops those of deleted files. */

@@ -1,7 +1,4 @@
 import { databaseUrl } from '@app/core/testing';
-import { appendFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 
@@ -19,12 +16,14 @@ export const BROWSER_SLOTS = Number(process.env.SS_TEST_BROWSER_SLOTS ?? 1);
 export const BROWSER_SLOT_WAIT_MS = 20 * 60_000;
 
 /**
- * Where a run's browser files note how long they waited for a slot: the timing reporter
- * (test/jest/timing-reporter.js) takes the wait out of their durations, so the recorded durations
- * the sequencer plans with are the files' own work, not the queue they happened to stand in.
+ * Adds a wait for a slot to the file's total, which its test environment
+ * (test/jest/file-environment.js) notes for the timing reporter: the reporter takes it out of the
+ * file's duration, so the durations the sequencer plans with are the files' own work, not the
+ * queue they happened to stand in.
  */
-export function browserWaitsFile(runId: string): string {
-  return join(tmpdir(), `ss-test-${runId}-browser-waits.jsonl`);
+function noteWait(waitMs: number): void {
+  const global = globalThis as { __ssBrowserWaitMs?: number };
+  global.__ssBrowserWaitMs = (global.__ssBrowserWaitMs ?? 0) + waitMs;
 }
 
 /**
@@ -48,8 +47,7 @@ export async function takeBrowserSlot(): Promise<() => Promise<void>> {
           slot,
         ]);
         if (rows[0].taken) {
-          const waitMs = Date.now() - started;
-          appendFileSync(browserWaitsFile(runId), JSON.stringify({ path: expect.getState().testPath, waitMs }) + '\n');
+          noteWait(Date.now() - started);
           return () => client.end();
         }
       }
