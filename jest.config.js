@@ -65,6 +65,8 @@ module.exports = {
       displayName: 'service',
       // Drops the file's databases after all of its hooks (test/jest/file-environment.js).
       testEnvironment: '<rootDir>/test/jest/file-environment.js',
+      // Packages evaluated once per worker, not once per file (test/jest/shared-modules-runtime.js).
+      runtime: '<rootDir>/test/jest/shared-modules-runtime.js',
       testMatch: ['<rootDir>/test/service/**/*.service-spec.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
@@ -73,6 +75,7 @@ module.exports = {
       ...common,
       displayName: 'e2e',
       testEnvironment: '<rootDir>/test/jest/file-environment.js',
+      runtime: '<rootDir>/test/jest/shared-modules-runtime.js',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',

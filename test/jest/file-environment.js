@@ -26,9 +26,47 @@ const DROP_AT_END = '__ssDatabasesToDropAtFileEnd';
 /** The key under which a browser file adds up its waits for a slot (test/support/browser-slot.ts). */
 const BROWSER_WAIT_MS = '__ssBrowserWaitMs';
 
+/**
+ * The vm context every file of this worker shares, so that the packages the runtime keeps between
+ * files (test/jest/shared-modules-runtime.js) live in the realm of every file that uses them.
+ * `SS_TEST_ISOLATE_PACKAGES=1` turns it off (a context and packages per file, as jest does).
+ */
+let sharedContext = null;
+
+/**
+ * What jest's test framework keeps on the global object for one file (jest-circus's state and
+ * event handlers, which call that file's runtime, expect's matchers and state, retry and timeout
+ * settings): in a context that outlives the file, deleted when it ends, or the next file would
+ * run the earlier files' handlers too.
+ */
+const PER_FILE_FRAMEWORK_KEYS = new Set(
+  [
+    'EVENT_HANDLERS',
+    'TEST_TIMEOUT_SYMBOL',
+    'RETRY_TIMES',
+    'RETRY_TIMES_SETTER',
+    'RETRY_IMMEDIATELY',
+    'WAIT_BEFORE_RETRY',
+    'LOG_ERRORS_BEFORE_RETRY',
+    '$$jest-matchers-object',
+  ].map((name) => Symbol.for(name)),
+);
+
+function dropFrameworkState(global) {
+  for (const key of Reflect.ownKeys(global)) {
+    if (typeof key === 'symbol' && (PER_FILE_FRAMEWORK_KEYS.has(key) || key.description === 'JEST_STATE_SYMBOL')) delete global[key];
+  }
+}
+
+function requireBesideNodeEnvironment(name) {
+  return require(require.resolve(name, { paths: [require.resolve('jest-environment-node')] }));
+}
+
 class FileEnvironment extends NodeEnvironment {
   constructor(config, context) {
     super(config, context);
+    this.projectConfig = config.projectConfig;
+    if (process.env.SS_TEST_ISOLATE_PACKAGES !== '1') this.shareContext();
     this.databases = [];
     this.global[DROP_AT_END] = this.databases;
     this.global[BROWSER_WAIT_MS] = 0;
@@ -36,12 +74,47 @@ class FileEnvironment extends NodeEnvironment {
     this.cpuAtStart = cpuTimes();
   }
 
+  /**
+   * Takes the worker's shared vm context instead of the one jest just made, so that packages
+   * evaluated by an earlier file of this worker live in this file's realm. Fresh mocks and fake
+   * timers are bound to it, as jest binds them to a new context.
+   */
+  shareContext() {
+    this.sharesContext = true;
+    if (sharedContext === null) {
+      sharedContext = { context: this.context, global: this.global, globalProxy: this._globalProxy };
+      return;
+    }
+    this._globalProxy.clear();
+    this.context = sharedContext.context;
+    this.global = sharedContext.global;
+    this._globalProxy = sharedContext.globalProxy;
+    // The same packages jest-environment-node builds these with.
+    const { ModuleMocker } = requireBesideNodeEnvironment('jest-mock');
+    const { LegacyFakeTimers, ModernFakeTimers } = requireBesideNodeEnvironment('@jest/fake-timers');
+    const global = this.global;
+    this.moduleMocker = new ModuleMocker(global);
+    const timerConfig = {
+      idToRef: (id) => ({ id, ref: () => timerConfig.idToRef(id), unref: () => timerConfig.idToRef(id) }),
+      refToId: (timer) => timer?.id,
+    };
+    this.fakeTimers = new LegacyFakeTimers({ config: this.projectConfig, global, moduleMocker: this.moduleMocker, timerConfig });
+    this.fakeTimersModern = new ModernFakeTimers({ config: this.projectConfig, global });
+  }
+
   async teardown() {
     try {
       if (this.databases.length > 0) await dropAll(this.databases.splice(0));
     } finally {
       const waitMs = Number(this.global[BROWSER_WAIT_MS]) || 0;
-      await super.teardown();
+      if (this.sharesContext) {
+        // The context outlives the file: only what is the file's own goes.
+        dropFrameworkState(this.global);
+        this.fakeTimers?.dispose();
+        this.fakeTimersModern?.dispose();
+        this.fakeTimers = null;
+        this.fakeTimersModern = null;
+      } else await super.teardown();
       noteFile(this.testPath, this.cpuAtStart, cpuTimes(), waitMs);
     }
   }
