@@ -12,11 +12,13 @@ import type { OperationEntity } from '@app/operations/operation.entity';
 
 /**
  * Fair share across organizations (docs/architecture.md, "Fair share"): an organization with one operation waiting
- * while another has hundreds sees it start within the next 2 × (worker slots) starts; within an
+ * while another has more than a hundred sees it start within the next 2 × (worker slots) starts; within an
  * organization, arrival order; with several worker replicas, through a worker killed with SIGKILL
  * and a Redis restart, every operation runs once and succeeds.
  */
 const SLOTS_PER_WORKER = 4;
+/** The heavy organization's creations in the one-worker test. */
+const FLOOD = 120;
 
 type Row = Pick<OperationEntity, 'id' | 'status' | 'startedAt' | 'createdAt' | 'completedAt' | 'sceneId'>;
 
@@ -51,11 +53,12 @@ describe('fair share across organizations', () => {
       { timeoutMs, intervalMs: 250, what: 'every operation to finish' },
     );
 
-  // 200 procedural generations on a busy two-core machine take longer than jest's default minute.
-  it('one organization floods 200 creations, another sends 1, the worker stopped: once it starts, the 1 starts within 2 × its slots and finishes before 90 % of the flood', async () => {
+  // 120 procedural generations on a busy two-core machine take longer than jest's default minute;
+  // enough for the turns to tell: a first-come queue would start the 1 after all 120.
+  it('one organization floods 120 creations, another sends 1, the worker stopped: once it starts, the 1 starts within 2 × its slots and finishes before 90 % of the flood', async () => {
     const heavy = suite.org;
     const light = await createOrganization(suite.api.app);
-    const flooded = await flood(suite.api, heavy, 200, 'flood');
+    const flooded = await flood(suite.api, heavy, FLOOD, 'flood');
     const one = (await createScene(suite.api, light, { prompt: 'just one' })).body.operationId as string;
     // Waiting for their turns, in PostgreSQL: nothing is on the queue while no worker admits.
     const waiting = await rowsOf([...flooded, one]);
@@ -66,11 +69,11 @@ describe('fair share across organizations', () => {
     try {
       expect((await awaitOperation(suite.api, light, one, 60_000)).body.status).toBe('succeeded');
       const [done] = await rowsOf([one]);
-      await allDone(flooded, 120_000);
+      await allDone(flooded, 180_000);
       const rows = await rowsOf([...flooded, one]);
       // Completion times do not change once set: counted now, as they stood when the 1 finished.
       const heavyDone = rows.filter((r) => r.id !== one && r.status === 'succeeded' && r.completedAt! <= done.completedAt!).length;
-      expect(heavyDone).toBeLessThan(180);
+      expect(heavyDone).toBeLessThan(0.9 * FLOOD);
       expect(startsBefore(rows, one)).toBeLessThanOrEqual(2 * SLOTS_PER_WORKER);
       expect(done.status).toBe('succeeded');
       // Within the heavy organization, arrival order: starts follow creations.
@@ -84,7 +87,7 @@ describe('fair share across organizations', () => {
     } finally {
       await worker.close();
     }
-  }, 240_000);
+  }, 300_000);
 });
 
 describe('fair share with two worker processes, a SIGKILL and a Redis restart', () => {
