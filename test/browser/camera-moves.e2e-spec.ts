@@ -19,6 +19,7 @@ import {
   waitForMoveEnd,
 } from '../support/camera-moves';
 import { setUpEmbedStack } from '../support/embed-stack';
+import { frameClock, installFrameClock } from '../support/frame-clock';
 import { pollUntil } from '../support/poll';
 import { EmbeddedStudio, embedStudio, StudioMode, studioEvents, waitForEvent, waitForVersion } from '../support/studio-frame';
 
@@ -84,6 +85,8 @@ describe('camera moves on a timeline, in a real browser', () => {
   async function open(mode: StudioMode = 'perform', size = { width: 960, height: 600 }): Promise<EmbeddedStudio & { page: Page }> {
     const context = await stack.browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
     contexts.push(context);
+    // Follows real time unless a test holds it.
+    await installFrameClock(context, stack.embedOrigin, 30);
     const page = await context.newPage();
     await page.goto(stack.partner.origin);
     const res = await createEmbedSession(stack.api, stack.org, { sceneId, origin: stack.partner.origin, mode });
@@ -212,7 +215,9 @@ describe('camera moves on a timeline, in a real browser', () => {
     await frame.waitForFunction(() => (window as any).__studio.state().perform.timeline.keyframes[1].t === 2000);
     expect(await frame.getByLabel('Time (s)').getAttribute('aria-invalid')).toBeNull();
 
-    // A hand on the camera stops playback where it is.
+    // A hand on the camera stops playback where it is. The clock held, the move cannot reach its
+    // end first: on a busy machine a click may take longer than the rest of the move.
+    await frameClock.hold(frame);
     await frame.getByRole('button', { name: 'Play the camera move' }).click();
     await frame.waitForFunction(() => (window as any).__studio.state().perform.timeline.playing === true);
     await frame.locator('#camera-presets button').nth(0).click();
@@ -223,6 +228,7 @@ describe('camera moves on a timeline, in a real browser', () => {
       () => document.getElementById('studio-live')?.textContent === 'Playback stopped: the camera was moved by hand.',
     );
     expect((await timeline(frame)).playheadMs).toBeLessThan(6000);
+    await frameClock.release(frame);
 
     // Update to camera and delete.
     const before = await camera(frame);
