@@ -280,7 +280,8 @@ describe('offline render of a camera move, in a real browser', () => {
     expect((await frame.evaluate(() => (window as any).__studio.quality())).pinned).toBe(false);
     expect(await frame.getByRole('button', { name: 'Start recording' }).getAttribute('aria-disabled')).toBe('false');
     await frame.waitForFunction(() => document.activeElement?.id === 'render-start');
-  }, 300_000);
+    // A take, then a render at 60 fps: on a busy machine over five minutes of software WebGL.
+  }, 480_000);
 
   it('a render running when the session ends is cancelled (reason session_ended) before session.ended; nothing is offered in the frame', async () => {
     const { page, frame } = await open();

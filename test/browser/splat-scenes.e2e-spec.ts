@@ -23,6 +23,12 @@ const FRAME_SIZE: Record<StudioMode, { width: number; height: number }> = {
   perform: { width: 960, height: 540 },
   edit_and_perform: { width: 960, height: 600 },
 };
+/**
+ * The smallest perform frame the studio supports, for the takes: a take draws every frame, and
+ * SwiftShader's time per frame grows with the pixels (not for depth of field, whose blur must
+ * show at the usual size).
+ */
+const SMALLEST_PERFORM = { width: 640, height: 360 };
 
 const camera = (frame: Frame) => frame.evaluate(() => (window as any).__studio.camera());
 const splats = (frame: Frame) =>
@@ -64,7 +70,10 @@ describe('a splat world in the studio, in a real browser', () => {
     await Promise.all(contexts.splice(0).map((c) => c.close()));
   });
 
-  async function open(mode: StudioMode, options: { clockFps?: number } = {}): Promise<EmbeddedStudio & { page: Page }> {
+  async function open(
+    mode: StudioMode,
+    options: { clockFps?: number; size?: { width: number; height: number } } = {},
+  ): Promise<EmbeddedStudio & { page: Page }> {
     const context = await stack.browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
     contexts.push(context);
     if (options.clockFps) await installFrameClock(context, stack.embedOrigin, options.clockFps);
@@ -72,7 +81,7 @@ describe('a splat world in the studio, in a real browser', () => {
     await page.goto(stack.partner.origin);
     const session = await createEmbedSession(stack.api, stack.org, { sceneId, origin: stack.partner.origin, mode });
     expect(session.status).toBe(201);
-    const embedded = await embedStudio(page, session.body.url as string, FRAME_SIZE[mode]);
+    const embedded = await embedStudio(page, session.body.url as string, options.size ?? FRAME_SIZE[mode]);
     return { ...embedded, page };
   }
 
@@ -175,7 +184,7 @@ describe('a splat world in the studio, in a real browser', () => {
   }, 180_000);
 
   it('records a take of the splat world: a WebM and its camera path', async () => {
-    const { page, frame } = await open('perform');
+    const { page, frame } = await open('perform', { size: SMALLEST_PERFORM });
     await waitForSplats(frame, 1);
     await frame.getByRole('button', { name: 'Start recording' }).click();
     await waitForEvent(page, 'recording.started', RENDER_TIMEOUT);
@@ -207,7 +216,7 @@ describe('a splat world in the studio, in a real browser', () => {
   it('renders a camera move of the splat world offline: every frame drawn once Spark sorted it for that view, 12 frames by ffprobe', async () => {
     // A take of exactly 0.5 s (12 frames of 1/24 s on the test's clock) orbiting the world: every
     // frame costs SwiftShader about a second at 720p, twice (the take, then the render).
-    const { page, frame } = await open('perform', { clockFps: 24 });
+    const { page, frame } = await open('perform', { clockFps: 24, size: SMALLEST_PERFORM });
     await waitForSplats(frame, 1);
     await frameClock.hold(frame);
     await frame.getByRole('button', { name: 'Start recording' }).click();
