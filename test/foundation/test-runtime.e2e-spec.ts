@@ -27,6 +27,14 @@ describe('the test runtime shares packages between the files of a worker', () =>
       ].join('\n'),
     );
     for (const name of ['lazy-a', 'lazy-b']) writeFileSync(join(pkg, `${name}.js`), `exports.name = '${name}';`);
+    // A stand-in under the name of a package the runtime evaluates per file (process-wide state).
+    const perFile = join(dir, 'node_modules', 'nestjs-pino');
+    mkdirSync(perFile, { recursive: true });
+    writeFileSync(join(perFile, 'package.json'), JSON.stringify({ name: 'nestjs-pino', main: 'index.js' }));
+    writeFileSync(
+      join(perFile, 'index.js'),
+      'globalThis.perFileEvaluations = (globalThis.perFileEvaluations || 0) + 1;\nexports.count = () => globalThis.perFileEvaluations;',
+    );
     writeFileSync(
       join(dir, 'own.js'),
       'globalThis.ownEvaluations = (globalThis.ownEvaluations || 0) + 1;\nexports.count = () => globalThis.ownEvaluations;',
@@ -37,6 +45,7 @@ describe('the test runtime shares packages between the files of a worker', () =>
         [
           "const pkg = require('fixture-package');",
           "const own = require('./own');",
+          "const perFile = require('nestjs-pino');",
           "const { appendFileSync } = require('node:fs');",
           `test('${name}', () => {`,
           '  const spiedBefore = pkg.makeError.mock !== undefined;',
@@ -44,7 +53,7 @@ describe('the test runtime shares packages between the files of a worker', () =>
           "  jest.spyOn(pkg, 'makeError');",
           `  const lazy = pkg.lazy('lazy-${name}').name;`,
           '  const error = pkg.makeError();',
-          `  appendFileSync(${JSON.stringify(join(dir, 'results.jsonl'))}, JSON.stringify({ file: '${name}', packageEvaluations: pkg.evaluations(), ownEvaluations: own.count(), errorIsError: error instanceof Error, lazy, spiedBefore, handlers: globalThis[Symbol.for('EVENT_HANDLERS')].length }) + '\\n');`,
+          `  appendFileSync(${JSON.stringify(join(dir, 'results.jsonl'))}, JSON.stringify({ file: '${name}', packageEvaluations: pkg.evaluations(), ownEvaluations: own.count(), perFileEvaluations: perFile.count(), errorIsError: error instanceof Error, lazy, spiedBefore, handlers: globalThis[Symbol.for('EVENT_HANDLERS')].length }) + '\\n');`,
           '});',
         ].join('\n'),
       );
@@ -83,6 +92,7 @@ describe('the test runtime shares packages between the files of a worker', () =>
     const [first, second] = results;
     expect([first.packageEvaluations, second.packageEvaluations]).toEqual([1, 1]);
     expect([first.ownEvaluations, second.ownEvaluations]).toEqual([1, 2]);
+    expect([first.perFileEvaluations, second.perFileEvaluations]).toEqual([1, 2]);
     for (const r of results) {
       expect(r.errorIsError).toBe(true);
       // The first file's spy was restored when it ended.

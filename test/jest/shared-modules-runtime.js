@@ -17,7 +17,17 @@
 'use strict';
 const Runtime = require('jest-runtime').default;
 
-const NODE_MODULES = `${require('node:path').sep}node_modules${require('node:path').sep}`;
+const { sep } = require('node:path');
+
+const NODE_MODULES = `${sep}node_modules${sep}`;
+
+/**
+ * Packages still evaluated per file: they keep state for the whole process that a file's tests
+ * rely on starting fresh. nestjs-pino writes every out-of-request log line of a process through
+ * the first root logger it was given: kept, a worker's later files would log through an earlier
+ * file's (closed, silent) app, and their log captures would stay empty.
+ */
+const PER_FILE_PACKAGES = ['nestjs-pino'].map((name) => `${NODE_MODULES}${name}${sep}`);
 
 /** The packages' modules a worker has evaluated, by resolved path, for the shared vm context. */
 const shared = { context: null, modules: new Map(), current: null };
@@ -46,7 +56,9 @@ class SharedModulesRuntime extends Runtime {
     } catch {
       return super.requireModule(from, moduleName, options, isRequireActual);
     }
-    if (!modulePath.includes(NODE_MODULES)) return super.requireModule(from, moduleName, options, isRequireActual);
+    if (!modulePath.includes(NODE_MODULES) || PER_FILE_PACKAGES.some((dir) => modulePath.includes(dir))) {
+      return super.requireModule(from, moduleName, options, isRequireActual);
+    }
     const known = shared.modules.get(modulePath);
     if (known) return known.exports;
     const exports = super.requireModule(from, moduleName, options, isRequireActual);
