@@ -14,27 +14,18 @@ describe('the test runtime shares packages between the files of a worker', () =>
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'ss-test-runtime-'));
-    const pkg = join(dir, 'node_modules', 'fixture-package');
-    mkdirSync(pkg, { recursive: true });
-    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'fixture-package', main: 'index.js' }));
-    writeFileSync(
-      join(pkg, 'index.js'),
-      [
-        'globalThis.packageEvaluations = (globalThis.packageEvaluations || 0) + 1;',
-        'exports.evaluations = () => globalThis.packageEvaluations;',
-        "exports.makeError = () => new Error('from the package');",
-        'exports.lazy = (name) => require(`./${name}`);',
-      ].join('\n'),
-    );
+    const pkg = writePackage('fixture-package', [
+      'globalThis.packageEvaluations = (globalThis.packageEvaluations || 0) + 1;',
+      'exports.evaluations = () => globalThis.packageEvaluations;',
+      "exports.makeError = () => new Error('from the package');",
+      'exports.lazy = (name) => require(`./${name}`);',
+    ]);
     for (const name of ['lazy-a', 'lazy-b']) writeFileSync(join(pkg, `${name}.js`), `exports.name = '${name}';`);
     // A stand-in under the name of a package the runtime evaluates per file (process-wide state).
-    const perFile = join(dir, 'node_modules', 'nestjs-pino');
-    mkdirSync(perFile, { recursive: true });
-    writeFileSync(join(perFile, 'package.json'), JSON.stringify({ name: 'nestjs-pino', main: 'index.js' }));
-    writeFileSync(
-      join(perFile, 'index.js'),
-      'globalThis.perFileEvaluations = (globalThis.perFileEvaluations || 0) + 1;\nexports.count = () => globalThis.perFileEvaluations;',
-    );
+    writePackage('nestjs-pino', [
+      'globalThis.perFileEvaluations = (globalThis.perFileEvaluations || 0) + 1;',
+      'exports.count = () => globalThis.perFileEvaluations;',
+    ]);
     writeFileSync(
       join(dir, 'own.js'),
       'globalThis.ownEvaluations = (globalThis.ownEvaluations || 0) + 1;\nexports.count = () => globalThis.ownEvaluations;',
@@ -71,6 +62,15 @@ describe('the test runtime shares packages between the files of a worker', () =>
     );
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A package in the fixture's node_modules; returns its directory. */
+  function writePackage(name: string, lines: string[]): string {
+    const pkg = join(dir, 'node_modules', name);
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name, main: 'index.js' }));
+    writeFileSync(join(pkg, 'index.js'), lines.join('\n'));
+    return pkg;
+  }
 
   async function runFixture(env: Record<string, string> = {}) {
     rmSync(join(dir, 'results.jsonl'), { force: true });

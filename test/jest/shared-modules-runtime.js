@@ -3,11 +3,11 @@
 //
 // Jest gives every test file a fresh module registry, so every file loaded the whole of NestJS,
 // TypeORM, BullMQ, class-validator, rxjs… again: about 2 100 modules and 1.2 s of CPU per file in
-// a warm worker, for 190 files, on a suite that is CPU-bound on two cores (docs/testing.md,
-// "Running in parallel"). Packages keep no state a test relies on being fresh (every file
-// already starts several apps on the same package instances), so a worker now keeps them:
-// the files' own code (apps, libs, test support) is still evaluated per file, so each file still
-// gets its own application classes, configuration and module-level state.
+// a warm worker, for 110 files, on a suite that is CPU-bound on two cores (docs/testing.md,
+// "Running in parallel"). Most packages keep no state a test relies on being fresh (every file
+// already starts several apps on the same package instances), so a worker now keeps them, except
+// those listed in PER_FILE_PACKAGES below; the files' own code (apps, libs, test support) is
+// still evaluated per file, so each file still gets its own classes, configuration and state.
 //
 // Packages and the files' code must live in one JavaScript realm (the same `Object`, `Error`,
 // `Promise`, `Reflect`), so the file environment (test/jest/file-environment.js) hands every
