@@ -66,7 +66,7 @@ export class EmbedSessionsRepository {
     const [expired] = await ending.rows(
       tx,
       `UPDATE embed_sessions es SET expires_at = $3, end_reported_at = $3
-        WHERE es.id = $1 AND es.organization_id = $2 AND es.revoked_at IS NULL AND es.expires_at > $3
+        WHERE es.id = $1 AND es.organization_id = $2 AND es.revoked_at IS NULL AND es.end_reported_at IS NULL AND es.expires_at > $3
           AND NOT EXISTS (SELECT 1 FROM ${SCENE_STATE_VIEW} st WHERE st.scene_id = es.scene_id AND st.scene_deleted)
         RETURNING ${ending.sql}`,
       [id, organizationId, at],
@@ -135,13 +135,18 @@ export class EmbedSessionsRepository {
     return sessions.map(toEnded);
   }
 
-  /** Moves an active session's expiry; null when the session is not the organization's or no longer active. */
+  /**
+   * Moves an active session's expiry; null when the session is not the organization's or no longer
+   * active. A session whose end was reported stays ended even if `at` (read before this ran) is
+   * before its expiry: the sweep may have announced it meanwhile, and a revived session could
+   * never be revoked or announced again (every end requires `end_reported_at IS NULL`).
+   */
   async extend(organizationId: string, id: string, expiresAt: Date, at: Date): Promise<Date | null> {
     const expiry = entityColumns(this.db, EmbedSessionEntity, { alias: 'es', only: ['expiresAt'] });
     const [extended] = await expiry.rows(
       this.db,
       `UPDATE embed_sessions es SET expires_at = $3
-        WHERE es.id = $1 AND es.organization_id = $2 AND es.revoked_at IS NULL AND es.expires_at > $4
+        WHERE es.id = $1 AND es.organization_id = $2 AND es.revoked_at IS NULL AND es.end_reported_at IS NULL AND es.expires_at > $4
           AND NOT EXISTS (SELECT 1 FROM ${SCENE_STATE_VIEW} st WHERE st.scene_id = es.scene_id AND st.scene_deleted)
         RETURNING ${expiry.sql}`,
       [id, organizationId, expiresAt, at],

@@ -1,0 +1,87 @@
+import { SceneOperationsService } from '@app/operations';
+import { hashEmbedSecret } from '@app/embed-sessions/embed-secret';
+import { DEFAULT_THEME } from '@app/embed-sessions/embed-session.entity';
+import { EmbedSessionsRepository } from '@app/embed-sessions/embed-sessions.repository';
+import { ScenesService } from '@app/scenes';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { createOrganization, TestOrganization } from '../factories/organization.factory';
+import { setUpServices } from '../support/services';
+
+/**
+ * An ended session stays ended. The expiry sweep reports a session's end (`end_reported_at`) and
+ * announces it; an extension or test mode's "expire now" whose clock was read just before the
+ * expiry, landing after the sweep, must not revive or end it again: a revived session could not be
+ * revoked (every end requires its end unreported) and would never be announced.
+ */
+describe('a session whose end the sweep reported', () => {
+  const suite = setUpServices();
+  let org: TestOrganization;
+  let sceneId: string;
+  const sessions = () => new EmbedSessionsRepository(suite.app.get(DataSource));
+
+  beforeAll(async () => {
+    org = await createOrganization(suite.app);
+    const ref = `ends-${randomUUID()}`;
+    await suite.app
+      .get(SceneOperationsService)
+      .create(org.organizationId, { key: randomUUID(), scope: 'POST /v1/scenes' }, { prompt: 'A quiet lake', externalRef: ref });
+    sceneId = (await suite.app.get(ScenesService).findByExternalRef(org.organizationId, ref))!.sceneId;
+  });
+
+  /** A session expiring at `expiresAt`, its end then reported by the sweep one second later. */
+  async function sweptSession(expiresAt: Date): Promise<string> {
+    const id = `es_${randomUUID()}`;
+    await sessions().insert({
+      id,
+      organizationId: org.organizationId,
+      sceneId,
+      origin: 'https://partner.example',
+      mode: 'perform',
+      theme: { ...DEFAULT_THEME },
+      secretHash: hashEmbedSecret(randomBytes(32).toString('base64url')),
+      createdAt: new Date(expiresAt.getTime() - 3_600_000),
+      expiresAt,
+      revokedAt: null,
+      revokedReason: null,
+    });
+    const claimed = await sessions().transaction((tx) => sessions().claimExpiredUnreported(tx, new Date(expiresAt.getTime() + 1000), 1000));
+    expect(claimed.map((s) => s.id)).toContain(id);
+    return id;
+  }
+
+  it('is not extended by a request whose clock was read before the expiry', async () => {
+    const expiresAt = new Date(Date.now() + 60_000);
+    const id = await sweptSession(expiresAt);
+    const before = new Date(expiresAt.getTime() - 500);
+    expect(await sessions().extend(org.organizationId, id, new Date(expiresAt.getTime() + 3_600_000), before)).toBeNull();
+    expect((await sessions().findById(id))!.session.expiresAt).toEqual(expiresAt);
+  });
+
+  it("is not ended again by test mode's expire-now", async () => {
+    const expiresAt = new Date(Date.now() + 60_000);
+    const id = await sweptSession(expiresAt);
+    const before = new Date(expiresAt.getTime() - 500);
+    expect(await sessions().transaction((tx) => sessions().expireNow(tx, org.organizationId, id, before))).toBeNull();
+  });
+
+  it('an active session is still extended (the guard is not a blanket refusal)', async () => {
+    const id = `es_${randomUUID()}`;
+    const now = new Date();
+    await sessions().insert({
+      id,
+      organizationId: org.organizationId,
+      sceneId,
+      origin: 'https://partner.example',
+      mode: 'perform',
+      theme: { ...DEFAULT_THEME },
+      secretHash: hashEmbedSecret(randomBytes(32).toString('base64url')),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 600_000),
+      revokedAt: null,
+      revokedReason: null,
+    });
+    const later = new Date(now.getTime() + 3_600_000);
+    expect(await sessions().extend(org.organizationId, id, later, now)).toEqual(later);
+  });
+});
