@@ -20,8 +20,13 @@ const entityManager = {
 };
 const openedTx = {
   name: '@app/core',
-  importNames: ['managerOf'],
-  message: 'Only repositories (and the blob stores) open a transaction: pass the `Tx` to one.',
+  importNames: ['managerOf', 'txOf'],
+  message: 'Pass the transaction on as `Tx`: the raw-SQL helpers run statements in it (docs/architecture.md, "Data access").',
+};
+const dataAccess = {
+  name: '@app/core',
+  importNames: ['entityColumns', 'rawQuery', 'rawInsert', 'rawInsertAll', 'rawUpdate', 'poolQuery', 'runInTransaction'],
+  message: 'Only repositories (and the blob stores) run statements and open transactions: call one.',
 };
 
 export default tseslint.config(
@@ -68,18 +73,54 @@ export default tseslint.config(
   },
   // Data access (docs/architecture.md, "Data access"): TypeORM beyond its documented API (its deep
   // module paths: the driver, column metadata) only in one adapter file, whose specs fail when an
-  // upgrade moves it; the ORM's EntityManager only in libs/core/src/database, where the opaque
-  // transaction token (`Tx`) is made; and the token opened (`managerOf`) only in repositories and
-  // the blob stores, so a service can pass a transaction on and do nothing else with it.
+  // upgrade moves it; the ORM's EntityManager, and the opaque transaction token (`Tx`) opened, only
+  // in libs/core/src/database, where the raw-SQL helpers run statements in it; and those helpers
+  // only in repositories and the blob stores, so a service can pass a transaction on and do
+  // nothing else with it.
   {
     files: ['{apps,libs,packages,test}/**/*.ts'],
     ignores: ['libs/core/src/database/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [typeormInternals], paths: [entityManager] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [typeormInternals], paths: [entityManager, openedTx] }] },
   },
   {
     files: ['{apps,libs,packages}/**/*.ts'],
     ignores: ['libs/core/src/database/**', 'libs/core/src/blob-store/**', '**/*.repository.ts', '**/*.spec.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [typeormInternals], paths: [entityManager, openedTx] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          // Inside core, the same helpers by their files.
+          patterns: [typeormInternals, { group: ['**/database/raw-sql', '**/database/pool-query'], message: dataAccess.message }],
+          paths: [entityManager, openedTx, dataAccess],
+        },
+      ],
+    },
+  },
+  {
+    // One data-access mechanism: a repository states its SQL through the raw-SQL helpers of
+    // libs/core/src/database (entityColumns, rawQuery, rawInsert, rawInsertAll, rawUpdate,
+    // poolQuery), so every statement is written where it runs and read in the checked-in
+    // queries files; TypeORM's repositories, managers and query builders are not used. From
+    // typeorm a repository imports the DataSource it is given, nothing else.
+    files: [
+      'libs/*/src/**/*.repository.ts',
+      'libs/core/src/blob-store/postgres-blob-store.ts',
+      'libs/core/src/blob-store/blob-ledger.ts',
+      'libs/core/src/blob-store/blob-orphan-sweep.ts',
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value='typeorm'] ImportSpecifier[imported.name!='DataSource']",
+          message: 'A repository states its SQL through the raw-SQL helpers of @app/core (docs/architecture.md, "Data access").',
+        },
+        {
+          selector: 'MemberExpression[property.name=/^(getRepository|createQueryBuilder|manager|query|transaction)$/]',
+          message: 'Run statements through the raw-SQL helpers of @app/core, transactions through runInTransaction.',
+        },
+      ],
+    },
   },
   {
     files: ['libs/core/src/database/**/*.ts'],

@@ -1,4 +1,4 @@
-import { DomainError, ManualClock, runInTransaction, managerOf } from '@app/core';
+import { DomainError, ManualClock, rawQuery, runInTransaction } from '@app/core';
 import { ScenesService } from '@app/scenes';
 import {
   GenerationAdmission,
@@ -154,7 +154,7 @@ describe('the backlog counts stay exact through every transition, concurrently',
         if (!op) return;
         // The worker's failure path: scene first, then the operation's end (SceneGenerationProcessor.fail).
         await runInTransaction(db(), async (tx) => {
-          await managerOf(tx).query(`SELECT id FROM scenes WHERE id = $1 FOR UPDATE`, [op.scene_id]);
+          await rawQuery(tx, `SELECT id FROM scenes WHERE id = $1 FOR UPDATE`, [op.scene_id]);
           await suite.app
             .get(OperationOutcomes)
             .failed(tx, op.id, { code: 'generation_failed', message: 'failed', retryable: false }, clock.now());

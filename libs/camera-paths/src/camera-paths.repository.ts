@@ -1,7 +1,7 @@
-import { entityColumns, Tx, managerOf, runInTransaction } from '@app/core';
+import { entityColumns, rawQuery, Tx, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, FindOptionsSelect } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { CameraPathEntity, CameraPathListed } from './camera-path.entity';
 import type { CameraPathDocument, CameraPathKind } from '@scene-studio/camera-path';
 
@@ -22,20 +22,6 @@ export interface CameraPathChange {
   sampleCount: number;
 }
 
-/** Every column but the document: what the list reads. */
-const ROW_COLUMNS = {
-  id: true,
-  organizationId: true,
-  sceneId: true,
-  kind: true,
-  name: true,
-  durationMs: true,
-  keyframeCount: true,
-  sampleCount: true,
-  createdAt: true,
-  updatedAt: true,
-} satisfies FindOptionsSelect<CameraPathEntity>;
-
 /** The row's key within its scope: a path outside the scope is not found, changed or deleted. */
 const inScope = (scope: CameraPathScope, id: string) => ({ id, organizationId: scope.organizationId, sceneId: scope.sceneId });
 
@@ -47,38 +33,62 @@ export class CameraPathsRepository {
     return runInTransaction(this.db, work);
   }
 
-  /** The document goes in as the JSON text already made, not serialised again by TypeORM. */
+  /** Every column but the document: what the list reads. */
+  private get listedColumns() {
+    return entityColumns(this.db, CameraPathEntity, { except: ['document'] });
+  }
+
+  /** The document goes in as the JSON text already made, not serialised again (rawInsert would). */
   async insert(tx: Tx, path: CameraPathEntity, documentJson: string): Promise<void> {
-    await managerOf(tx)
-      .createQueryBuilder()
-      .insert()
-      .into(CameraPathEntity)
-      .values({ ...path, document: () => 'CAST(:documentJson AS jsonb)' })
-      .setParameter('documentJson', documentJson)
-      .execute();
+    const columns = this.listedColumns;
+    const values = columns.properties.map((p) => path[p as keyof CameraPathEntity]);
+    await rawQuery(
+      tx,
+      `INSERT INTO camera_paths (${columns.sql}, document) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')}, $${values.length + 1})`,
+      [...values, documentJson],
+    );
   }
 
   /** How many paths the scene keeps, in the caller's transaction (which holds the scene's lock). */
-  countForScene(tx: Tx, scope: CameraPathScope): Promise<number> {
-    return managerOf(tx).getRepository(CameraPathEntity).countBy({ organizationId: scope.organizationId, sceneId: scope.sceneId });
+  async countForScene(tx: Tx, scope: CameraPathScope): Promise<number> {
+    const { rows } = await rawQuery<{ n: number }>(
+      tx,
+      `SELECT count(*)::int AS n FROM camera_paths WHERE organization_id = $1 AND scene_id = $2`,
+      [scope.organizationId, scope.sceneId],
+    );
+    return rows[0].n;
   }
 
   /** Newest first (the id, a ULID, orders paths saved in the same millisecond); documents are not read. */
   list(scope: CameraPathScope, kind?: CameraPathKind): Promise<CameraPathListed[]> {
-    return this.db.getRepository(CameraPathEntity).find({
-      select: ROW_COLUMNS,
-      where: { organizationId: scope.organizationId, sceneId: scope.sceneId, ...(kind && { kind }) },
-      order: { createdAt: 'DESC', id: 'DESC' },
-    });
+    const listed = this.listedColumns;
+    return listed.rows(
+      this.db,
+      `SELECT ${listed.sql} FROM camera_paths
+        WHERE organization_id = $1 AND scene_id = $2${kind ? ' AND kind = $3' : ''}
+        ORDER BY created_at DESC, id DESC`,
+      kind ? [scope.organizationId, scope.sceneId, kind] : [scope.organizationId, scope.sceneId],
+    );
   }
 
-  find(scope: CameraPathScope, id: string): Promise<CameraPathEntity | null> {
-    return this.db.getRepository(CameraPathEntity).findOneBy(inScope(scope, id));
+  async find(scope: CameraPathScope, id: string): Promise<CameraPathEntity | null> {
+    const all = entityColumns(this.db, CameraPathEntity);
+    const [path] = await all.rows(this.db, `SELECT ${all.sql} FROM camera_paths WHERE id = $1 AND organization_id = $2 AND scene_id = $3`, [
+      id,
+      scope.organizationId,
+      scope.sceneId,
+    ]);
+    return path ?? null;
   }
 
   /** The path's kind, for checking a new document against it; null when not in scope. */
   async kindOf(scope: CameraPathScope, id: string): Promise<CameraPathKind | null> {
-    const found = await this.db.getRepository(CameraPathEntity).findOne({ select: { kind: true }, where: inScope(scope, id) });
+    const kind = entityColumns(this.db, CameraPathEntity, { only: ['kind'] });
+    const [found] = await kind.rows(
+      this.db,
+      `SELECT ${kind.sql} FROM camera_paths WHERE id = $1 AND organization_id = $2 AND scene_id = $3`,
+      [id, scope.organizationId, scope.sceneId],
+    );
     return found?.kind ?? null;
   }
 
@@ -113,11 +123,15 @@ export class CameraPathsRepository {
 
   /** Silent when nothing matches: unknown, another scene's or another organization's. */
   async delete(scope: CameraPathScope, id: string): Promise<void> {
-    await this.db.getRepository(CameraPathEntity).delete(inScope(scope, id));
+    await rawQuery(this.db, `DELETE FROM camera_paths WHERE id = $1 AND organization_id = $2 AND scene_id = $3`, [
+      id,
+      scope.organizationId,
+      scope.sceneId,
+    ]);
   }
 
   /** Every path of a scene, in the transaction that deletes the scene. */
   async deleteForScene(tx: Tx, scope: CameraPathScope): Promise<void> {
-    await managerOf(tx).getRepository(CameraPathEntity).delete({ organizationId: scope.organizationId, sceneId: scope.sceneId });
+    await rawQuery(tx, `DELETE FROM camera_paths WHERE organization_id = $1 AND scene_id = $2`, [scope.organizationId, scope.sceneId]);
   }
 }

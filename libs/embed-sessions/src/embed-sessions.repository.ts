@@ -1,4 +1,4 @@
-import { entityColumns, rawQuery, ResultRow, Tx, managerOf, runInTransaction } from '@app/core';
+import { entityColumns, rawInsert, rawQuery, ResultRow, Tx, runInTransaction } from '@app/core';
 import { SCENE_EDITS_UPDATED_AT, SCENE_STATE_VIEW, SceneState, SceneStateRow, sceneStateColumns, toSceneState } from '@app/operations';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -44,7 +44,7 @@ export class EmbedSessionsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async insert(session: EmbedSessionEntity, tx?: Tx): Promise<void> {
-    await (tx ? managerOf(tx) : this.db.manager).getRepository(EmbedSessionEntity).insert(session);
+    await rawInsert(tx ?? this.db, EmbedSessionEntity, session);
   }
 
   /**

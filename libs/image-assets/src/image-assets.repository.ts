@@ -1,8 +1,11 @@
-import { entityColumns, rawQuery, Tx, managerOf, runInTransaction } from '@app/core';
+import { entityColumns, rawInsert, rawQuery, Tx, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ImageAssetEntity } from './image-asset.entity';
+
+/** Asset `$1` of organization `$2`, if attached or not yet expired at `$3`. */
+const AVAILABLE = `id = $1 AND organization_id = $2 AND (status = 'attached' OR expires_at > $3)`;
 
 @Injectable()
 export class ImageAssetsRepository {
@@ -13,31 +16,24 @@ export class ImageAssetsRepository {
   }
 
   async insert(asset: ImageAssetEntity, tx: Tx): Promise<void> {
-    await managerOf(tx).insert(ImageAssetEntity, asset);
+    await rawInsert(tx, ImageAssetEntity, asset);
   }
 
   /** The organization's asset if it is attached or not yet expired at `now`; expiry is decided here, at read. */
-  findAvailable(organizationId: string, id: string, now: Date): Promise<ImageAssetEntity | null> {
-    return this.db
-      .getRepository(ImageAssetEntity)
-      .createQueryBuilder('a')
-      .where('a.id = :id AND a.organization_id = :organizationId', { id, organizationId })
-      .andWhere(`(a.status = 'attached' OR a.expires_at > :now)`, { now })
-      .getOne();
+  async findAvailable(organizationId: string, id: string, now: Date): Promise<ImageAssetEntity | null> {
+    const all = entityColumns(this.db, ImageAssetEntity);
+    const [asset] = await all.rows(this.db, `SELECT ${all.sql} FROM image_assets WHERE ${AVAILABLE}`, [id, organizationId, now]);
+    return asset ?? null;
   }
 
   /**
    * Locks an available asset inside a scene-creation transaction so the sweeper cannot delete
    * it between the check and the attach.
    */
-  lockAvailable(tx: Tx, organizationId: string, id: string, now: Date): Promise<ImageAssetEntity | null> {
-    return managerOf(tx)
-      .getRepository(ImageAssetEntity)
-      .createQueryBuilder('a')
-      .setLock('pessimistic_write')
-      .where('a.id = :id AND a.organization_id = :organizationId', { id, organizationId })
-      .andWhere(`(a.status = 'attached' OR a.expires_at > :now)`, { now })
-      .getOne();
+  async lockAvailable(tx: Tx, organizationId: string, id: string, now: Date): Promise<ImageAssetEntity | null> {
+    const all = entityColumns(tx, ImageAssetEntity);
+    const [asset] = await all.rows(tx, `SELECT ${all.sql} FROM image_assets WHERE ${AVAILABLE} FOR UPDATE`, [id, organizationId, now]);
+    return asset ?? null;
   }
 
   /**
@@ -65,18 +61,16 @@ export class ImageAssetsRepository {
   }
 
   /** Any asset by id, attached or not, locked for the caller's transaction (its erasure). */
-  lockById(tx: Tx, id: string): Promise<Pick<ImageAssetEntity, 'id' | 'blobKey'> | null> {
-    return managerOf(tx)
-      .getRepository(ImageAssetEntity)
-      .createQueryBuilder('a')
-      .select(['a.id', 'a.blobKey'])
-      .setLock('pessimistic_write')
-      .where('a.id = :id', { id })
-      .getOne();
+  async lockById(tx: Tx, id: string): Promise<Pick<ImageAssetEntity, 'id' | 'blobKey'> | null> {
+    const key = entityColumns(tx, ImageAssetEntity, { only: ['id', 'blobKey'] });
+    const [asset] = await key.rows(tx, `SELECT ${key.sql} FROM image_assets WHERE id = $1 FOR UPDATE`, [id]);
+    return asset ?? null;
   }
 
-  findById(id: string): Promise<ImageAssetEntity | null> {
-    return this.db.getRepository(ImageAssetEntity).findOneBy({ id });
+  async findById(id: string): Promise<ImageAssetEntity | null> {
+    const all = entityColumns(this.db, ImageAssetEntity);
+    const [asset] = await all.rows(this.db, `SELECT ${all.sql} FROM image_assets WHERE id = $1`, [id]);
+    return asset ?? null;
   }
 
   /**

@@ -1,7 +1,7 @@
-import { entityColumns, rawQuery, Tx, managerOf, runInTransaction } from '@app/core';
+import { entityColumns, rawQuery, Tx, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AdmissionTurnEntity } from './admission-turn.entity';
 import { OperationEntity } from './operation.entity';
 
@@ -80,14 +80,14 @@ export class AdmissionRepository {
 
   /** An organization's `count` oldest waiting operations, in arrival order. */
   oldestWaiting(tx: Tx, organizationId: string, count: number): Promise<WaitingOperation[]> {
-    return managerOf(tx)
-      .getRepository(OperationEntity)
-      .find({
-        select: { id: true, organizationId: true, kind: true, revertTo: true },
-        where: { organizationId, status: 'processing', admittedAt: IsNull() },
-        order: { createdAt: 'ASC', id: 'ASC' },
-        take: count,
-      });
+    const waiting = entityColumns(tx, OperationEntity, { only: ['id', 'organizationId', 'kind', 'revertTo'] });
+    return waiting.rows(
+      tx,
+      `SELECT ${waiting.sql} FROM operations
+        WHERE organization_id = $1 AND status = 'processing' AND admitted_at IS NULL
+        ORDER BY created_at, id LIMIT $2`,
+      [organizationId, count],
+    );
   }
 
   /**

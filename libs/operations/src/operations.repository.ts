@@ -1,7 +1,7 @@
-import { entityColumns, poolQuery, rawInsert, rawQuery, Tx, managerOf, runInTransaction } from '@app/core';
+import { entityColumns, poolQuery, rawInsert, rawQuery, Tx, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull, LessThanOrEqual, Not } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { OperationError } from './operation-error';
 import { OperationEntity, OperationStage, StoredProviderJob } from './operation.entity';
 import { SceneEntity } from '@app/scenes';
@@ -58,10 +58,6 @@ function visibleColumns<K extends (typeof VISIBLE)[number] | 'organizationId'>(d
 export class OperationsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  private operations(tx?: Tx) {
-    return (tx ? managerOf(tx) : this.db.manager).getRepository(OperationEntity);
-  }
-
   /** Plain SQL: on the creation path TypeORM's insert builder cost more CPU than the statement. */
   async insert(tx: Tx, op: OperationEntity): Promise<void> {
     await rawInsert(tx, OperationEntity, op);
@@ -86,7 +82,8 @@ export class OperationsRepository {
 
   /** The scene an operation of the organization belongs to (fixed for its life), without a lock. */
   async sceneOf(tx: Tx, organizationId: string, id: string): Promise<string | null> {
-    const op = await this.operations(tx).findOne({ select: { sceneId: true }, where: { id, organizationId } });
+    const scene = entityColumns(tx, OperationEntity, { only: ['sceneId'] });
+    const [op] = await scene.rows(tx, `SELECT ${scene.sql} FROM operations WHERE id = $1 AND organization_id = $2`, [id, organizationId]);
     return op?.sceneId ?? null;
   }
 
@@ -143,8 +140,10 @@ export class OperationsRepository {
     return rows.length === 0 ? null : all.toEntity(rows[0]);
   }
 
-  lockById(tx: Tx, id: string): Promise<OperationEntity | null> {
-    return this.operations(tx).createQueryBuilder('o').setLock('pessimistic_write').where('o.id = :id', { id }).getOne();
+  async lockById(tx: Tx, id: string): Promise<OperationEntity | null> {
+    const all = entityColumns(tx, OperationEntity);
+    const [op] = await all.rows(tx, `SELECT ${all.sql} FROM operations WHERE id = $1 FOR UPDATE`, [id]);
+    return op ?? null;
   }
 
   async markEnqueued(ids: string[], at: Date): Promise<void> {
@@ -259,22 +258,32 @@ export class OperationsRepository {
    * their turn are admission's, not its.
    */
   stale(before: Date, limit: number): Promise<Pick<OperationEntity, 'id' | 'kind' | 'enqueuedAt'>[]> {
-    return this.operations().find({
-      select: { id: true, kind: true, enqueuedAt: true },
-      where: [{ status: 'processing', admittedAt: Not(IsNull()), updatedAt: LessThanOrEqual(before) }, { stage: 'cancelling' }],
-      order: { updatedAt: 'ASC' },
-      take: limit,
-    });
+    const candidate = entityColumns(this.db, OperationEntity, { only: ['id', 'kind', 'enqueuedAt'] });
+    return candidate.rows(
+      this.db,
+      `SELECT ${candidate.sql} FROM operations
+        WHERE (status = 'processing' AND admitted_at IS NOT NULL AND updated_at <= $1) OR stage = 'cancelling'
+        ORDER BY updated_at LIMIT $2`,
+      [before, limit],
+    );
   }
 
   /** A scene's edit turns, oldest first: the studio's edit history. */
   editsOfScene(sceneId: string): Promise<OperationEntity[]> {
-    return this.operations().find({ where: { sceneId, kind: 'scene.edit' }, order: { createdAt: 'ASC', id: 'ASC' } });
+    const all = entityColumns(this.db, OperationEntity);
+    return all.rows(this.db, `SELECT ${all.sql} FROM operations WHERE scene_id = $1 AND kind = 'scene.edit' ORDER BY created_at, id`, [
+      sceneId,
+    ]);
   }
 
   /** Whether an edit turn (an edit or a revert) of the scene is still processing; read under the caller's scene lock. */
-  editInFlight(tx: Tx, sceneId: string): Promise<boolean> {
-    return this.operations(tx).exists({ where: { sceneId, kind: 'scene.edit', status: 'processing' } });
+  async editInFlight(tx: Tx, sceneId: string): Promise<boolean> {
+    const { rows } = await rawQuery<{ found: boolean }>(
+      tx,
+      `SELECT EXISTS (SELECT 1 FROM operations WHERE scene_id = $1 AND kind = 'scene.edit' AND status = 'processing') AS found`,
+      [sceneId],
+    );
+    return rows[0].found;
   }
 
   /**
@@ -282,7 +291,7 @@ export class OperationsRepository {
    * deleted scene (from its deletion time), which is what retention looks them up by.
    */
   async eraseOfDeletedScene(tx: Tx, sceneId: string, deletedAt: Date): Promise<void> {
-    await this.operations(tx).update({ sceneId }, { instruction: null, sceneDeletedAt: deletedAt });
+    await rawQuery(tx, `UPDATE operations SET instruction = NULL, scene_deleted_at = $2 WHERE scene_id = $1`, [sceneId, deletedAt]);
   }
 
   /**
@@ -303,7 +312,8 @@ export class OperationsRepository {
   }
 
   async processingOfScene(tx: Tx, sceneId: string): Promise<string[]> {
-    const ops = await this.operations(tx).find({ select: { id: true }, where: { sceneId, status: 'processing' } });
+    const id = entityColumns(tx, OperationEntity, { only: ['id'] });
+    const ops = await id.rows(tx, `SELECT ${id.sql} FROM operations WHERE scene_id = $1 AND status = 'processing'`, [sceneId]);
     return ops.map((op) => op.id);
   }
 }

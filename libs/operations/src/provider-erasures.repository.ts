@@ -56,26 +56,31 @@ export class ProviderErasuresRepository {
 
   /** Every object accounted for. */
   async done(operationId: string, objects: StoredProviderObject[], now: Date): Promise<void> {
-    await this.erasures().update(
-      { operationId, status: 'pending' },
-      { status: 'done', objects, attempts: () => 'attempts + 1', lastError: null, completedAt: now },
+    await rawQuery(
+      this.db,
+      `UPDATE provider_erasures SET status = 'done', objects = $2, attempts = attempts + 1, last_error = NULL, completed_at = $3
+        WHERE operation_id = $1 AND status = 'pending'`,
+      [operationId, JSON.stringify(objects), now],
     );
   }
 
   /** Not done: tried again at `nextAttemptAt`, the reason kept. */
   async retryAt(operationId: string, nextAttemptAt: Date, error: string): Promise<void> {
-    await this.erasures().update({ operationId, status: 'pending' }, { attempts: () => 'attempts + 1', nextAttemptAt, lastError: error });
+    await rawQuery(
+      this.db,
+      `UPDATE provider_erasures SET attempts = attempts + 1, next_attempt_at = $2, last_error = $3
+        WHERE operation_id = $1 AND status = 'pending'`,
+      [operationId, nextAttemptAt, error],
+    );
   }
 
   /** Given up: recorded as failed, with the last reason. */
   async failed(operationId: string, error: string, now: Date): Promise<void> {
-    await this.erasures().update(
-      { operationId, status: 'pending' },
-      { status: 'failed', attempts: () => 'attempts + 1', lastError: error, completedAt: now },
+    await rawQuery(
+      this.db,
+      `UPDATE provider_erasures SET status = 'failed', attempts = attempts + 1, last_error = $2, completed_at = $3
+        WHERE operation_id = $1 AND status = 'pending'`,
+      [operationId, error, now],
     );
-  }
-
-  private erasures() {
-    return this.db.getRepository(ProviderErasureEntity);
   }
 }

@@ -1,4 +1,4 @@
-import { entityColumns, rawInsert, rawQuery, Tx, managerOf, runInTransaction } from '@app/core';
+import { entityColumns, rawInsert, rawInsertAll, rawQuery, Tx, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -9,34 +9,46 @@ import { ApprovedOriginEntity, OrganizationEntity } from './organization.entity'
 export class OrganizationsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Creates the organization, its origins and its first key atomically. */
+  /** Creates the organization, its origins and its first key atomically: one statement. */
   async createWithKey(org: OrganizationEntity, origins: ApprovedOriginEntity[], key: ApiKeyEntity): Promise<void> {
-    await runInTransaction(this.db, async (tx) => {
-      await managerOf(tx).insert(OrganizationEntity, org);
-      if (origins.length > 0) await managerOf(tx).insert(ApprovedOriginEntity, origins);
-      await managerOf(tx).insert(ApiKeyEntity, key);
-    });
+    await rawInsertAll(this.db, [
+      { entity: OrganizationEntity, value: { ...org } },
+      ...origins.map((origin) => ({ entity: ApprovedOriginEntity, value: { ...origin } })),
+      { entity: ApiKeyEntity, value: { ...key } },
+    ]);
   }
 
-  findById(id: string): Promise<OrganizationEntity | null> {
-    return this.db.getRepository(OrganizationEntity).findOneBy({ id });
+  async findById(id: string): Promise<OrganizationEntity | null> {
+    const all = entityColumns(this.db, OrganizationEntity);
+    const [org] = await all.rows(this.db, `SELECT ${all.sql} FROM organizations WHERE id = $1`, [id]);
+    return org ?? null;
   }
 
   list(): Promise<OrganizationEntity[]> {
-    return this.db.getRepository(OrganizationEntity).find({ order: { createdAt: 'ASC' } });
+    const all = entityColumns(this.db, OrganizationEntity);
+    return all.rows(this.db, `SELECT ${all.sql} FROM organizations ORDER BY created_at`, []);
   }
 
-  count(): Promise<number> {
-    return this.db.getRepository(OrganizationEntity).count();
+  async count(): Promise<number> {
+    const { rows } = await rawQuery<{ count: number }>(this.db, `SELECT count(*)::int AS count FROM organizations`);
+    return rows[0].count;
   }
 
   async origins(organizationId: string): Promise<string[]> {
-    const rows = await this.db.getRepository(ApprovedOriginEntity).find({ where: { organizationId }, order: { origin: 'ASC' } });
+    const origin = entityColumns(this.db, ApprovedOriginEntity, { only: ['origin'] });
+    const rows = await origin.rows(this.db, `SELECT ${origin.sql} FROM approved_origins WHERE organization_id = $1 ORDER BY origin`, [
+      organizationId,
+    ]);
     return rows.map((r) => r.origin);
   }
 
   async hasOrigin(organizationId: string, origin: string): Promise<boolean> {
-    return this.db.getRepository(ApprovedOriginEntity).exists({ where: { organizationId, origin } });
+    const { rows } = await rawQuery<{ found: boolean }>(
+      this.db,
+      `SELECT EXISTS (SELECT 1 FROM approved_origins WHERE organization_id = $1 AND origin = $2) AS found`,
+      [organizationId, origin],
+    );
+    return rows[0].found;
   }
 
   /**
@@ -59,8 +71,11 @@ export class OrganizationsRepository {
 
   /** In the caller's transaction; false when the origin was not approved. */
   async removeOrigin(tx: Tx, organizationId: string, origin: string): Promise<boolean> {
-    const res = await managerOf(tx).getRepository(ApprovedOriginEntity).delete({ organizationId, origin });
-    return (res.affected ?? 0) > 0;
+    const { affected } = await rawQuery(tx, `DELETE FROM approved_origins WHERE organization_id = $1 AND origin = $2`, [
+      organizationId,
+      origin,
+    ]);
+    return affected > 0;
   }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -73,7 +88,7 @@ export class ApiKeysRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   insert(key: ApiKeyEntity): Promise<unknown> {
-    return this.db.getRepository(ApiKeyEntity).insert(key);
+    return rawInsert(this.db, ApiKeyEntity, key);
   }
 
   /** The active key with this hash and its organization's flags, in one indexed query. */
@@ -92,22 +107,20 @@ export class ApiKeysRepository {
     return { keyId: id, organizationId, isTest: organization.toEntity(rows[0]).isTest };
   }
 
-  findById(id: string): Promise<ApiKeyEntity | null> {
-    return this.db.getRepository(ApiKeyEntity).findOneBy({ id });
+  async findById(id: string): Promise<ApiKeyEntity | null> {
+    const all = entityColumns(this.db, ApiKeyEntity);
+    const [key] = await all.rows(this.db, `SELECT ${all.sql} FROM api_keys WHERE id = $1`, [id]);
+    return key ?? null;
   }
 
   listForOrganization(organizationId: string): Promise<ApiKeyEntity[]> {
-    return this.db.getRepository(ApiKeyEntity).find({ where: { organizationId }, order: { createdAt: 'ASC' } });
+    const all = entityColumns(this.db, ApiKeyEntity);
+    return all.rows(this.db, `SELECT ${all.sql} FROM api_keys WHERE organization_id = $1 ORDER BY created_at`, [organizationId]);
   }
 
   /** Returns false when the key does not exist or was already revoked. */
   async revoke(id: string, at: Date): Promise<boolean> {
-    const res = await this.db
-      .createQueryBuilder()
-      .update(ApiKeyEntity)
-      .set({ revokedAt: at })
-      .where('id = :id AND revoked_at IS NULL', { id })
-      .execute();
-    return (res.affected ?? 0) > 0;
+    const { affected } = await rawQuery(this.db, `UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [id, at]);
+    return affected > 0;
   }
 }

@@ -1,13 +1,13 @@
-import { entityColumns, rawInsert, rawInsertAll, rawQuery, Tx, managerOf, runInTransaction } from '@app/core';
+import { entityColumns, rawInsert, rawInsertAll, rawQuery, Tx, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull, Not } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { SceneArtifactEntity, SceneEntity, SceneVersionEntity } from './scene.entity';
 
 /** Rows of another lib's tables inserted with a new scene, each with its entity (rawInsertAll). */
 export type AlongsideRows = Parameters<typeof rawInsertAll>[1];
 
-const ACTIVE = `s.deleted_at IS NULL AND s.status <> 'failed'`;
+const ACTIVE = `deleted_at IS NULL AND status <> 'failed'`;
 
 @Injectable()
 export class ScenesRepository {
@@ -26,54 +26,68 @@ export class ScenesRepository {
     await rawInsertAll(tx, [{ entity: SceneEntity, value: { ...scene } }, ...alongside]);
   }
 
-  private scenes(tx?: Tx) {
-    return (tx ? managerOf(tx) : this.db.manager).getRepository(SceneEntity).createQueryBuilder('s');
-  }
-
   /** Active: not deleted and not a failed creation. Other organizations' scenes are never found. */
-  findActive(organizationId: string, id: string): Promise<SceneEntity | null> {
-    return this.scenes().where(`s.id = :id AND s.organization_id = :organizationId AND ${ACTIVE}`, { id, organizationId }).getOne();
+  async findActive(organizationId: string, id: string): Promise<SceneEntity | null> {
+    const all = entityColumns(this.db, SceneEntity);
+    const [scene] = await all.rows(this.db, `SELECT ${all.sql} FROM scenes WHERE id = $1 AND organization_id = $2 AND ${ACTIVE}`, [
+      id,
+      organizationId,
+    ]);
+    return scene ?? null;
   }
 
-  findActiveByExternalRef(organizationId: string, externalRef: string): Promise<SceneEntity | null> {
-    return this.scenes()
-      .where(`s.organization_id = :organizationId AND s.external_ref = :externalRef AND ${ACTIVE}`, { organizationId, externalRef })
-      .getOne();
+  async findActiveByExternalRef(organizationId: string, externalRef: string): Promise<SceneEntity | null> {
+    const all = entityColumns(this.db, SceneEntity);
+    const [scene] = await all.rows(
+      this.db,
+      `SELECT ${all.sql} FROM scenes WHERE organization_id = $1 AND external_ref = $2 AND ${ACTIVE}`,
+      [organizationId, externalRef],
+    );
+    return scene ?? null;
   }
 
-  lockActive(tx: Tx, organizationId: string, id: string): Promise<SceneEntity | null> {
-    return this.scenes(tx)
-      .setLock('pessimistic_write')
-      .where(`s.id = :id AND s.organization_id = :organizationId AND ${ACTIVE}`, { id, organizationId })
-      .getOne();
+  async lockActive(tx: Tx, organizationId: string, id: string): Promise<SceneEntity | null> {
+    const all = entityColumns(tx, SceneEntity);
+    const [scene] = await all.rows(tx, `SELECT ${all.sql} FROM scenes WHERE id = $1 AND organization_id = $2 AND ${ACTIVE} FOR UPDATE`, [
+      id,
+      organizationId,
+    ]);
+    return scene ?? null;
   }
 
   /**
    * The organization's scene in any state but deleted (generating, ready, or a failed or
    * cancelled creation), locked: what deletion takes. Other organizations' scenes are never found.
    */
-  lockUndeleted(tx: Tx, organizationId: string, id: string): Promise<SceneEntity | null> {
-    return this.scenes(tx)
-      .setLock('pessimistic_write')
-      .where('s.id = :id AND s.organization_id = :organizationId AND s.deleted_at IS NULL', { id, organizationId })
-      .getOne();
+  async lockUndeleted(tx: Tx, organizationId: string, id: string): Promise<SceneEntity | null> {
+    const all = entityColumns(tx, SceneEntity);
+    const [scene] = await all.rows(
+      tx,
+      `SELECT ${all.sql} FROM scenes WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL FOR UPDATE`,
+      [id, organizationId],
+    );
+    return scene ?? null;
   }
 
-  lockById(tx: Tx, id: string): Promise<SceneEntity | null> {
-    return this.scenes(tx).setLock('pessimistic_write').where('s.id = :id', { id }).getOne();
+  async lockById(tx: Tx, id: string): Promise<SceneEntity | null> {
+    const all = entityColumns(tx, SceneEntity);
+    const [scene] = await all.rows(tx, `SELECT ${all.sql} FROM scenes WHERE id = $1 FOR UPDATE`, [id]);
+    return scene ?? null;
   }
 
-  findById(id: string): Promise<SceneEntity | null> {
-    return this.db.getRepository(SceneEntity).findOneBy({ id });
+  async findById(id: string): Promise<SceneEntity | null> {
+    const all = entityColumns(this.db, SceneEntity);
+    const [scene] = await all.rows(this.db, `SELECT ${all.sql} FROM scenes WHERE id = $1`, [id]);
+    return scene ?? null;
   }
 
   async markDeleted(tx: Tx, id: string, at: Date): Promise<void> {
-    await managerOf(tx).getRepository(SceneEntity).update({ id, deletedAt: IsNull() }, { deletedAt: at, updatedAt: at });
+    await rawQuery(tx, `UPDATE scenes SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL`, [id, at]);
   }
 
   /** Marks the scene as changed (a new edit was requested), inside the caller's transaction. */
   async touch(tx: Tx, id: string, at: Date): Promise<void> {
-    await managerOf(tx).getRepository(SceneEntity).update({ id }, { updatedAt: at });
+    await rawQuery(tx, `UPDATE scenes SET updated_at = $2 WHERE id = $1`, [id, at]);
   }
 
   async markReady(tx: Tx, id: string, version: number, at: Date): Promise<void> {
@@ -86,7 +100,7 @@ export class ScenesRepository {
 
   /** A failed creation: the scene stops being active and its externalRef is free again. */
   async markCreationFailed(tx: Tx, id: string, at: Date): Promise<void> {
-    await managerOf(tx).getRepository(SceneEntity).update({ id, status: 'generating' }, { status: 'failed', updatedAt: at });
+    await rawQuery(tx, `UPDATE scenes SET status = 'failed', updated_at = $2 WHERE id = $1 AND status = 'generating'`, [id, at]);
   }
 
   /** False when this version exists already (a duplicate run of the same job). */
@@ -96,18 +110,21 @@ export class ScenesRepository {
   }
 
   async insertArtifact(tx: Tx, a: SceneArtifactEntity): Promise<void> {
-    await managerOf(tx).getRepository(SceneArtifactEntity).insert(a);
+    await rawInsert(tx, SceneArtifactEntity, a);
   }
 
   /** A version's files, by kind; in the caller's transaction when given one. */
   artifactsOf(sceneId: string, version: number, tx?: Tx): Promise<SceneArtifactEntity[]> {
-    return (tx ? managerOf(tx) : this.db.manager)
-      .getRepository(SceneArtifactEntity)
-      .find({ where: { sceneId, version }, order: { kind: 'ASC' } });
+    const db = tx ?? this.db;
+    const all = entityColumns(db, SceneArtifactEntity);
+    return all.rows(db, `SELECT ${all.sql} FROM scene_artifacts WHERE scene_id = $1 AND version = $2 ORDER BY kind`, [sceneId, version]);
   }
 
-  findVersion(sceneId: string, version: number, tx?: Tx): Promise<SceneVersionEntity | null> {
-    return (tx ? managerOf(tx) : this.db.manager).getRepository(SceneVersionEntity).findOneBy({ sceneId, version });
+  async findVersion(sceneId: string, version: number, tx?: Tx): Promise<SceneVersionEntity | null> {
+    const db = tx ?? this.db;
+    const all = entityColumns(db, SceneVersionEntity);
+    const [found] = await all.rows(db, `SELECT ${all.sql} FROM scene_versions WHERE scene_id = $1 AND version = $2`, [sceneId, version]);
+    return found ?? null;
   }
 
   /**
@@ -156,21 +173,25 @@ export class ScenesRepository {
 
   /** The scene stops naming its source image (its purge), so the image can be erased once no scene names it. */
   async releaseSourceImage(tx: Tx, sceneId: string): Promise<void> {
-    await managerOf(tx).getRepository(SceneEntity).update({ id: sceneId }, { sourceAssetId: null });
+    await rawQuery(tx, `UPDATE scenes SET source_asset_id = NULL WHERE id = $1`, [sceneId]);
   }
 
   /** Whether any scene, deleted or not, still names the image (read under the image's lock). */
   async namesSourceImage(tx: Tx, assetId: string): Promise<boolean> {
-    return managerOf(tx)
-      .getRepository(SceneEntity)
-      .exists({ where: { sourceAssetId: assetId } });
+    const { rows } = await rawQuery<{ found: boolean }>(tx, `SELECT EXISTS (SELECT 1 FROM scenes WHERE source_asset_id = $1) AS found`, [
+      assetId,
+    ]);
+    return rows[0].found;
   }
 
   /** Erases the partner's words from a deleted scene: what stays is an identifier tombstone. */
   async markPurged(tx: Tx, sceneId: string, at: Date): Promise<void> {
-    await managerOf(tx)
-      .getRepository(SceneEntity)
-      .update({ id: sceneId, deletedAt: Not(IsNull()) }, { prompt: null, externalRef: null, sourceAssetId: null, purgedAt: at });
+    await rawQuery(
+      tx,
+      `UPDATE scenes SET prompt = NULL, external_ref = NULL, source_asset_id = NULL, purged_at = $2
+        WHERE id = $1 AND deleted_at IS NOT NULL`,
+      [sceneId, at],
+    );
   }
 }
 

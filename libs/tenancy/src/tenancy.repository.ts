@@ -1,7 +1,7 @@
-import { entityColumns, rawQuery, Tx, managerOf } from '@app/core';
+import { entityColumns, rawInsert, rawQuery, Tx } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Between, DataSource, In } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { OrganizationBacklogEntity } from './organization-backlog.entity';
 import { OrganizationLimitsEntity } from './organization-limits.entity';
 import { UsageDayEntity } from './usage-day.entity';
@@ -34,11 +34,14 @@ export class TenancyRepository {
   /** In `tx` when given (a caller holding a connection reads on it rather than take a second one). */
   limitsOf(organizationIds: string[], tx?: Tx): Promise<OrganizationLimitsEntity[]> {
     if (organizationIds.length === 0) return Promise.resolve([]);
-    return (tx ? managerOf(tx) : this.db.manager).getRepository(OrganizationLimitsEntity).findBy({ organizationId: In(organizationIds) });
+    const db = tx ?? this.db;
+    const limits = entityColumns(db, OrganizationLimitsEntity);
+    return limits.rows(db, `SELECT ${limits.sql} FROM organization_limits WHERE organization_id = ANY($1)`, [organizationIds]);
   }
 
   async saveLimits(row: OrganizationLimitsEntity): Promise<void> {
-    await this.db.getRepository(OrganizationLimitsEntity).upsert(row, ['organizationId']);
+    const set = entityColumns(this.db, OrganizationLimitsEntity, { except: ['organizationId'] }).names.map((c) => `${c} = EXCLUDED.${c}`);
+    await rawInsert(this.db, OrganizationLimitsEntity, row, `ON CONFLICT (organization_id) DO UPDATE SET ${set.join(', ')}`);
   }
 
   /**
@@ -126,7 +129,9 @@ export class TenancyRepository {
 
   /** One organization's counts (zeros when it never had any). */
   async backlogOf(organizationId: string, tx?: Tx): Promise<OrganizationBacklogEntity> {
-    const found = await (tx ? managerOf(tx) : this.db.manager).getRepository(OrganizationBacklogEntity).findOneBy({ organizationId });
+    const db = tx ?? this.db;
+    const backlog = entityColumns(db, OrganizationBacklogEntity);
+    const [found] = await backlog.rows(db, `SELECT ${backlog.sql} FROM organization_backlogs WHERE organization_id = $1`, [organizationId]);
     return found ?? { organizationId, waiting: 0, running: 0, cancelling: 0 };
   }
 
@@ -140,7 +145,12 @@ export class TenancyRepository {
 
   /** The organization's days from `from` to `to` (inclusive) that have counters. */
   days(organizationId: string, from: string, to: string): Promise<UsageDayEntity[]> {
-    return this.db.getRepository(UsageDayEntity).find({ where: { organizationId, day: Between(from, to) }, order: { day: 'ASC' } });
+    const all = entityColumns(this.db, UsageDayEntity);
+    return all.rows(this.db, `SELECT ${all.sql} FROM usage_days WHERE organization_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day`, [
+      organizationId,
+      from,
+      to,
+    ]);
   }
 
   /** The organizations that started the most generations on `day`, and everyone else's sum. */

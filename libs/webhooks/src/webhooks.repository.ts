@@ -1,7 +1,7 @@
-import { entityColumns, rawQuery, Tx, managerOf, runInTransaction } from '@app/core';
+import { entityColumns, rawInsert, rawQuery, Tx, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { WebhookAttempt, WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WebhookBody, WebhookEventType } from './webhook-events';
@@ -47,29 +47,40 @@ export class WebhooksRepository {
   }
 
   /** The organization's live (not deleted) endpoints, enabled or not. */
-  countEndpoints(tx: Tx, organizationId: string): Promise<number> {
-    return managerOf(tx).getRepository(WebhookEndpointEntity).countBy({ organizationId, deletedAt: IsNull() });
+  async countEndpoints(tx: Tx, organizationId: string): Promise<number> {
+    const { rows } = await rawQuery<{ n: number }>(
+      tx,
+      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE organization_id = $1 AND deleted_at IS NULL`,
+      [organizationId],
+    );
+    return rows[0].n;
   }
 
   async insertEndpoint(tx: Tx, e: WebhookEndpoint): Promise<void> {
-    await managerOf(tx).getRepository(WebhookEndpointEntity).insert(e);
+    await rawInsert(tx, WebhookEndpointEntity, e);
   }
 
   /** By id; `after` is an endpoint id for the next page. */
   listEndpoints(organizationId: string, limit: number, after: string | null): Promise<WebhookEndpoint[]> {
-    const page = this.endpoints()
-      .select(this.endpointColumns.properties.map((p) => `e.${p}`))
-      .where('e.organization_id = :organizationId AND e.deleted_at IS NULL', { organizationId });
-    if (after !== null) page.andWhere('e.id > :after', { after });
-    return page.orderBy('e.id').limit(limit).getMany();
+    const endpoint = this.endpointColumns;
+    return endpoint.rows(
+      this.db,
+      `SELECT ${endpoint.sql} FROM webhook_endpoints
+        WHERE organization_id = $1 AND deleted_at IS NULL${after === null ? '' : ' AND id > $3'}
+        ORDER BY id LIMIT $2`,
+      after === null ? [organizationId, limit] : [organizationId, limit, after],
+    );
   }
 
   /** In the caller's transaction when `tx` is given. */
   async findEndpoint(organizationId: string, id: string, tx?: Tx): Promise<WebhookEndpoint | null> {
-    return this.endpoints(tx)
-      .select(this.endpointColumns.properties.map((p) => `e.${p}`))
-      .where('e.id = :id AND e.organization_id = :organizationId AND e.deleted_at IS NULL', { id, organizationId })
-      .getOne();
+    const endpoint = this.endpointColumns;
+    const [found] = await endpoint.rows(
+      tx ?? this.db,
+      `SELECT ${endpoint.sql} FROM webhook_endpoints WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL`,
+      [id, organizationId],
+    );
+    return found ?? null;
   }
 
   /**
@@ -136,11 +147,14 @@ export class WebhooksRepository {
   /** Deletes the endpoint and drops its pending deliveries; false when there was nothing to delete. */
   async deleteEndpoint(organizationId: string, id: string, at: Date): Promise<boolean> {
     return runInTransaction(this.db, async (tx) => {
-      const { affected } = await managerOf(tx)
-        .getRepository(WebhookEndpointEntity)
-        .update({ id, organizationId, deletedAt: IsNull() }, { deletedAt: at, enabled: false, updatedAt: at });
-      if (affected) await managerOf(tx).getRepository(WebhookDeliveryEntity).delete({ endpointId: id, status: 'pending' });
-      return (affected ?? 0) > 0;
+      const { affected } = await rawQuery(
+        tx,
+        `UPDATE webhook_endpoints SET deleted_at = $3, enabled = false, updated_at = $3
+          WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL`,
+        [id, organizationId, at],
+      );
+      if (affected) await rawQuery(tx, `DELETE FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`, [id]);
+      return affected > 0;
     });
   }
 
@@ -271,11 +285,7 @@ export class WebhooksRepository {
 
   /** A 2xx: the endpoint is healthy again. */
   async markEndpointHealthy(endpointId: string): Promise<void> {
-    await this.endpoints()
-      .update()
-      .set({ failingSince: null })
-      .where('id = :endpointId AND failing_since IS NOT NULL', { endpointId })
-      .execute();
+    await rawQuery(this.db, `UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [endpointId]);
   }
 
   /**
@@ -292,12 +302,12 @@ export class WebhooksRepository {
       [endpointId, at],
     );
     if (!endpoint?.enabled || (endpoint.failingSince as Date) > disableBefore) return false;
-    const { affected } = await this.endpoints()
-      .update()
-      .set({ enabled: false, disabledReason: 'failing', updatedAt: at })
-      .where('id = :endpointId AND enabled', { endpointId })
-      .execute();
-    return (affected ?? 0) > 0;
+    const { affected } = await rawQuery(
+      this.db,
+      `UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', updated_at = $2 WHERE id = $1 AND enabled`,
+      [endpointId, at],
+    );
+    return affected > 0;
   }
 
   /** Newest first; `before` is a message id for the next page. */
@@ -333,9 +343,19 @@ export class WebhooksRepository {
       [organizationId, endpointId, messageId, at],
     );
     if (affected === 0) return null;
-    const delivery = await this.db.getRepository(WebhookDeliveryEntity).findOneByOrFail({ endpointId, messageId });
-    const { type } = await this.db.getRepository(WebhookMessageEntity).findOneOrFail({ select: { type: true }, where: { id: messageId } });
-    return Object.assign(delivery, { type });
+    const delivery = entityColumns(this.db, WebhookDeliveryEntity, { alias: 'd' });
+    const type = entityColumns(this.db, WebhookMessageEntity, { alias: 'm', only: ['type'] });
+    const { rows } = await rawQuery(
+      this.db,
+      `SELECT ${delivery.sql}, ${type.sql}
+         FROM webhook_deliveries d
+         JOIN webhook_messages m ON m.id = d.message_id
+        WHERE d.endpoint_id = $1 AND d.message_id = $2`,
+      [endpointId, messageId],
+    );
+    // Deleted between the update and this read (retention, the endpoint's deletion): a failure, not a 404.
+    if (rows.length === 0) throw new Error(`webhook delivery ${endpointId}/${messageId} went away while it was replayed`);
+    return Object.assign(delivery.toEntity(rows[0]), type.toEntity(rows[0]));
   }
 
   /**
@@ -438,9 +458,5 @@ export class WebhooksRepository {
       [before, limit],
     );
     return affected;
-  }
-
-  private endpoints(tx?: Tx) {
-    return (tx ? managerOf(tx) : this.db.manager).getRepository(WebhookEndpointEntity).createQueryBuilder('e');
   }
 }

@@ -1,5 +1,5 @@
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
-import { entityColumns, rawInsert, rawInsertAll, rawQuery } from './raw-sql';
+import { entityColumns, rawInsert, rawInsertAll, rawQuery, rawUpdate } from './raw-sql';
 import { bigintAsNumber } from './transformers';
 import { buildMetadataOnly } from './typeorm-internals';
 
@@ -110,6 +110,15 @@ describe('raw SQL through entity metadata', () => {
       },
     ]);
     expect(affected).toBe(1);
+  });
+
+  it("updates only the properties set, converted as TypeORM persists them, numbered after the tail's parameters", async () => {
+    const { runner, sent } = fakeRunner({ records: [], affected: 2 });
+    jest.spyOn(sut, 'createQueryRunner').mockReturnValue(runner as never);
+    const result = await rawUpdate(sut, WidgetEntity, { bytes: 7, spec: { b: [1] }, ownerId: undefined }, 'WHERE owner_id = $1', ['org_1']);
+    expect(sent).toEqual([{ sql: 'UPDATE widgets SET bytes = $2, spec = $3 WHERE owner_id = $1', params: ['org_1', 7, '{"b":[1]}'] }]);
+    expect(result.affected).toBe(2);
+    await expect(rawUpdate(sut, WidgetEntity, {}, 'WHERE true')).rejects.toThrow('rawUpdate of WidgetEntity sets nothing');
   });
 
   it("answers rows and the statement's row count, in the caller's transaction when given its manager", async () => {

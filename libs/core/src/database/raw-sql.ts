@@ -160,6 +160,34 @@ export async function rawInsertAll(
   return (await rawQuery(db, sql, params)).affected;
 }
 
+/**
+ * Updates the properties `values` sets (not undefined) on its entity's table, converted as
+ * TypeORM persists them (transformers, JSON): `UPDATE <table> SET <column> = $n, … <rest>`, where
+ * `rest` is the statement's tail as written (`WHERE id = $1 RETURNING …`) with its own parameters
+ * `$1…` in `params`; the SET values are numbered after them. Returns the rows it returned and how
+ * many it touched.
+ */
+export async function rawUpdate<T>(
+  db: Db,
+  entity: EntityClass<T>,
+  values: Partial<T>,
+  rest: string,
+  params: readonly unknown[] = [],
+): Promise<{ rows: ResultRow[]; affected: number }> {
+  const ds = dataSourceOf(db);
+  const metadata = ds.getMetadata(entity);
+  const all = [...params];
+  const set: string[] = [];
+  for (const c of metadata.columns) {
+    const v = (values as Record<string, unknown>)[c.propertyName];
+    if (v === undefined) continue;
+    all.push(persistentValue(ds, v, c));
+    set.push(`${c.databaseName} = $${all.length}`);
+  }
+  if (set.length === 0) throw new Error(`rawUpdate of ${metadata.name} sets nothing`);
+  return rawQuery(db, `UPDATE ${metadata.tableName} SET ${set.join(', ')} ${rest}`, all);
+}
+
 /** The INSERT of the properties `value` sets into its entity's table, its values appended to `params` (`$n` numbered after them). */
 function insertOf<T>(db: Db, entity: EntityClass<T>, value: Partial<T>, params: unknown[]): string {
   const ds = dataSourceOf(db);

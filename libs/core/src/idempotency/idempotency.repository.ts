@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { entityColumns, rawInsert, rawQuery } from '../database/raw-sql';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
-import { Tx, managerOf } from '../database/unit-of-work';
+import { Tx } from '../database/unit-of-work';
 
 /** A stored key as a replay needs it. */
 export type StoredIdempotencyKey = Pick<IdempotencyKeyEntity, 'fingerprint' | 'result' | 'expiresAt'>;
@@ -74,7 +74,7 @@ export class IdempotencyRepository {
   }
 
   async delete(tx: Tx, organizationId: string, key: string): Promise<void> {
-    await managerOf(tx).getRepository(IdempotencyKeyEntity).delete({ organizationId, key });
+    await rawQuery(tx, `DELETE FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [organizationId, key]);
   }
 
   async insert(tx: Tx, stored: IdempotencyKeyEntity): Promise<void> {
