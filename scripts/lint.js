@@ -26,6 +26,7 @@ const steps = [
   ['node', 'scripts/check-commit-subjects.js'],
   ['node', 'scripts/check-core-is-generic.js'],
   ['node', 'scripts/check-no-external-contract.js'],
+  ['node', 'scripts/check-repository-queries.js'],
 ];
 
 for (const [command, ...args] of steps) {
