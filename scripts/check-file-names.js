@@ -5,7 +5,8 @@
 // their separators or a plural: `scene-jobs.ts` (a service) beside `scenes.jobs.ts` (the job
 // declarations) made every reader open both. Names are compared word by word (split on `.`, `-`
 // and `_`, a final `s` dropped), with the same extension. And a file declares at most one Nest
-// module (`@Module(`), so `<x>.module.ts` names the module it holds.
+// module (`@Module(`), so `<x>.module.ts` names the module it holds. And our own code is imported
+// under the names it exports (below).
 
 const { readdirSync, readFileSync } = require('node:fs');
 const { extname, join, relative } = require('node:path');
@@ -26,6 +27,16 @@ function key(name) {
     .map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
   return `${words.join(' ')}${ext}`;
 }
+
+/**
+ * Our own code (a lib, an app, a workspace package or a relative path) is imported under the name
+ * it was exported with: an alias (`import { IdempotencyKey as Key }`) means two things of ours
+ * share a name, which every reader then has to tell apart. Other packages' names may be aliased
+ * (`parse as parseContentType`). Specs may alias for brevity.
+ */
+const IMPORT = /^import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'([^']+)'/gm;
+const OWN_CODE = /^(@app\/|@apps\/|@scene-studio\/|\.)/;
+const RENAMED = /(?:^|,)\s*(?:type\s+)?([A-Za-z_$][\w$]*)\s+as\s+([A-Za-z_$][\w$]*)/g;
 
 const problems = [];
 
@@ -50,8 +61,19 @@ function visit(dir) {
     if (other) problems.push(`${relative(ROOT, dir)}: ${other} and ${entry.name} differ only in separators or a plural; rename one`);
     else seen.set(k, entry.name);
     if (/\.tsx?$/.test(entry.name)) {
-      const modules = (readFileSync(path, 'utf8').match(/^@Module\(/gm) ?? []).length;
+      const text = readFileSync(path, 'utf8');
+      const modules = (text.match(/^@Module\(/gm) ?? []).length;
       if (modules > 1) problems.push(`${relative(ROOT, path)}: ${modules} Nest modules in one file; give each its own <x>.module.ts`);
+      if (!/\.spec\.ts$|-spec\.ts$/.test(entry.name)) {
+        for (const [, names, from] of text.matchAll(IMPORT)) {
+          if (!OWN_CODE.test(from)) continue;
+          for (const m of names.matchAll(RENAMED)) {
+            problems.push(
+              `${relative(ROOT, path)}: imports ${m[1]} from ${from} as ${m[2]}; two of our things share the name ${m[1]}: rename one where it is declared`,
+            );
+          }
+        }
+      }
     }
   }
 }
