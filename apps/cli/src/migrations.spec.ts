@@ -27,6 +27,7 @@ const HISTORY = [
   'HoldSlotsUntilWorkEnds1795365000000',
   'CreateProviderErasures1795370000000',
   'CreatePendingBlobs1795371000000',
+  'IndexWaitingBacklogs1795376000000',
 ];
 
 describe('MIGRATIONS', () => {
