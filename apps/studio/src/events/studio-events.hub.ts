@@ -158,11 +158,13 @@ export class StudioEventsHub implements OnApplicationBootstrap, BeforeApplicatio
   private hear(news: SessionNews): void {
     switch (news.kind) {
       case 'ended':
-        for (const id of news.sessionIds) for (const s of [...this.streams.ofSession(id)]) this.end(s, news.reason, news.at);
-        return;
+        return this.endAll(
+          news.sessionIds.flatMap((id) => [...this.streams.ofSession(id)]),
+          news.reason,
+          news.at,
+        );
       case 'scene-ended':
-        for (const s of [...this.streams.ofScene(news.sceneId)]) this.end(s, news.reason, news.at);
-        return;
+        return this.endAll([...this.streams.ofScene(news.sceneId)], news.reason, news.at);
       case 'changed':
         return this.readLater(
           news.sessionIds.filter((id) => this.streams.ofSession(id).size > 0),
@@ -353,6 +355,23 @@ export class StudioEventsHub implements OnApplicationBootstrap, BeforeApplicatio
     stream.end(reason);
     this.metrics.ended(reason, endedAt, this.clock.now());
     this.releaseSoon(stream);
+  }
+
+  /**
+   * Ends many streams at once (a scene deleted, an origin withdrawn): every page is told first,
+   * then the bookkeeping (indexes, expiry timer, metrics, places) is done, so the last page hears
+   * of it after the writes alone, not after the writes and the tidying of every stream before it.
+   * Every stream told counts once in the metrics; its place goes back once, here or in `forget`
+   * had its close been reported synchronously.
+   */
+  private endAll(streams: EventStream[], reason: EndedReason, endedAt: Date | null): void {
+    const open = streams.filter((s) => this.streams.has(s));
+    for (const s of open) s.end(reason);
+    const now = this.clock.now();
+    for (const s of open) {
+      this.metrics.ended(reason, endedAt, now);
+      if (this.unindex(s)) this.releaseSoon(s);
+    }
   }
 
   /** A stream that ended otherwise (the page went away): its place goes back once. */
