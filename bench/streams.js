@@ -294,7 +294,10 @@ async function floorPhase(stack, clients, sessions, dir) {
 }
 
 async function studioPhase(stack, clients, sessions, expiring) {
-  const studio = await h.startApp(stack, 'studio', { stdoutFile: join(stack.dir, 'studio.log'), nodeArgs: studioNodeArgs() });
+  // A port picked now, not with the stack's: the floor's 15 000 client sockets took ephemeral
+  // ports meanwhile, and one of them once held the stack's studio port (EADDRINUSE).
+  const port = await h.freePort();
+  const studio = await h.startApp(stack, 'studio', { port, stdoutFile: join(stack.dir, 'studio.log'), nodeArgs: studioNodeArgs() });
   await sleep(1000);
   const rssBefore = await h.restingRss(studio.pid);
   const sampler = new h.RssSampler(studio.pid, 250);
@@ -303,7 +306,7 @@ async function studioPhase(stack, clients, sessions, expiring) {
   log(`studio: opening ${sessions.length} streams`);
   const openedAt = now();
   await clients.open(
-    stack.ports.studio,
+    port,
     sessions.map((s) => s.secret),
   );
   const openSeconds = (now() - openedAt) / 1000;
@@ -329,7 +332,7 @@ async function studioPhase(stack, clients, sessions, expiring) {
     }
     log(`studio: ${expiring.length} more streams, expiring at ${new Date(expiresAt).toISOString()}`);
     await clients.open(
-      stack.ports.studio,
+      port,
       expiring.map((s) => s.secret),
     );
     const report = await clients.ended(expiring.length, options.expiryIn * 1000 + 30_000);
@@ -345,10 +348,21 @@ async function studioPhase(stack, clients, sessions, expiring) {
   log(`studio: DELETE /v1/scenes/${sessions[0].sceneId}`);
   const ended = await deleteScene(stack, clients, sessions[0].sceneId, sessions.length);
   await clients.reset();
-  return { studio, openSeconds, cpu, rssBefore, rssAfter, rssPeak, perStream: (rssAfter - rssBefore) / sessions.length, expiry, ended };
+  return {
+    studio,
+    port,
+    openSeconds,
+    cpu,
+    rssBefore,
+    rssAfter,
+    rssPeak,
+    perStream: (rssAfter - rssBefore) / sessions.length,
+    expiry,
+    ended,
+  };
 }
 
-async function splitPhase(stack, clients, sessions) {
+async function splitPhase(stack, clients, sessions, firstPort) {
   const port = await h.freePort();
   const second = await h.startApp(stack, 'studio', {
     port,
@@ -360,7 +374,7 @@ async function splitPhase(stack, clients, sessions) {
   log(`two studios: opening ${half} + ${sessions.length - half} streams`);
   await Promise.all([
     clients.open(
-      stack.ports.studio,
+      firstPort,
       sessions.slice(0, half).map((s) => s.secret),
     ),
     clients.open(
@@ -463,7 +477,7 @@ async function main() {
 
   const floor = await floorPhase(stack, clients, one, stack.dir);
   const studio = await studioPhase(stack, clients, one, expiring);
-  const split = options.noSplit ? null : await splitPhase(stack, clients, two);
+  const split = options.noSplit ? null : await splitPhase(stack, clients, two, studio.port);
   await studio.studio.stop();
   await api.stop();
   clients.stop();
