@@ -29,8 +29,8 @@ describe('a session whose end the sweep reported', () => {
     sceneId = (await suite.app.get(ScenesService).findByExternalRef(org.organizationId, ref))!.sceneId;
   });
 
-  /** A session expiring at `expiresAt`, its end then reported by the sweep one second later. */
-  async function sweptSession(expiresAt: Date): Promise<string> {
+  /** An active session of the organization's scene, as the service inserts one. */
+  async function insertSession(createdAt: Date, expiresAt: Date): Promise<string> {
     const id = `es_${randomUUID()}`;
     await sessions().insert({
       id,
@@ -40,11 +40,17 @@ describe('a session whose end the sweep reported', () => {
       mode: 'perform',
       theme: { ...DEFAULT_THEME },
       secretHash: hashEmbedSecret(randomBytes(32).toString('base64url')),
-      createdAt: new Date(expiresAt.getTime() - 3_600_000),
+      createdAt,
       expiresAt,
       revokedAt: null,
       revokedReason: null,
     });
+    return id;
+  }
+
+  /** A session expiring at `expiresAt`, its end then reported by the sweep one second later. */
+  async function sweptSession(expiresAt: Date): Promise<string> {
+    const id = await insertSession(new Date(expiresAt.getTime() - 3_600_000), expiresAt);
     const claimed = await sessions().transaction((tx) => sessions().claimExpiredUnreported(tx, new Date(expiresAt.getTime() + 1000), 1000));
     expect(claimed.map((s) => s.id)).toContain(id);
     return id;
@@ -66,21 +72,8 @@ describe('a session whose end the sweep reported', () => {
   });
 
   it('an active session is still extended (the guard is not a blanket refusal)', async () => {
-    const id = `es_${randomUUID()}`;
     const now = new Date();
-    await sessions().insert({
-      id,
-      organizationId: org.organizationId,
-      sceneId,
-      origin: 'https://partner.example',
-      mode: 'perform',
-      theme: { ...DEFAULT_THEME },
-      secretHash: hashEmbedSecret(randomBytes(32).toString('base64url')),
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + 600_000),
-      revokedAt: null,
-      revokedReason: null,
-    });
+    const id = await insertSession(now, new Date(now.getTime() + 600_000));
     const later = new Date(now.getTime() + 3_600_000);
     expect(await sessions().extend(org.organizationId, id, later, now)).toEqual(later);
   });

@@ -198,7 +198,8 @@ function accepted(op: OperationEntity): OperationAcceptedResponse {
   return { operationId: op.id, status: 'processing', createdAt: op.createdAt.toISOString() };
 }
 
-function newOperation(
+/** A processing operation as it is accepted (a creation, an edit, a revert), waiting for its turn. */
+export function newOperation(
   id: string,
   organizationId: string,
   sceneId: string,

@@ -1,4 +1,4 @@
-import { entityColumns, rawInsert, rawQuery, Tx, runInTransaction } from '@app/core';
+import { entityColumns, rawInsert, rawQuery, ResultRow, Tx, runInTransaction } from '@app/core';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -310,6 +310,16 @@ export class WebhooksRepository {
     return affected > 0;
   }
 
+  /** A delivery's columns (alias `d`) and its message's type (alias `m`), read back as one object. */
+  private get deliveryWithType() {
+    const delivery = entityColumns(this.db, WebhookDeliveryEntity, { alias: 'd' });
+    const type = entityColumns(this.db, WebhookMessageEntity, { alias: 'm', only: ['type'] });
+    return {
+      sql: `${delivery.sql}, ${type.sql}`,
+      toEntity: (row: ResultRow): WebhookDeliveryWithType => Object.assign(delivery.toEntity(row), type.toEntity(row)),
+    };
+  }
+
   /** Newest first; `before` is a message id for the next page. */
   async listDeliveries(
     organizationId: string,
@@ -317,11 +327,10 @@ export class WebhooksRepository {
     limit: number,
     before: string | null,
   ): Promise<WebhookDeliveryWithType[]> {
-    const delivery = entityColumns(this.db, WebhookDeliveryEntity, { alias: 'd' });
-    const type = entityColumns(this.db, WebhookMessageEntity, { alias: 'm', only: ['type'] });
+    const columns = this.deliveryWithType;
     const { rows } = await rawQuery(
       this.db,
-      `SELECT ${delivery.sql}, ${type.sql}
+      `SELECT ${columns.sql}
          FROM webhook_deliveries d
          JOIN webhook_endpoints e ON e.id = d.endpoint_id
          JOIN webhook_messages m ON m.id = d.message_id
@@ -330,32 +339,22 @@ export class WebhooksRepository {
         LIMIT $3`,
       [endpointId, organizationId, limit, before],
     );
-    return rows.map((r) => Object.assign(delivery.toEntity(r), type.toEntity(r)));
+    return rows.map(columns.toEntity);
   }
 
-  /** Makes a delivery due now, whatever its state; null when it is not the organization's. */
+  /** Makes a delivery due now, whatever its state; null when it is not the organization's. One statement: nothing can go between the change and its answer. */
   async replay(organizationId: string, endpointId: string, messageId: string, at: Date): Promise<WebhookDeliveryWithType | null> {
-    const { affected } = await rawQuery(
-      this.db,
-      `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $4, completed_at = NULL
-         FROM webhook_endpoints e
-        WHERE d.endpoint_id = e.id AND d.endpoint_id = $2 AND d.message_id = $3 AND e.organization_id = $1 AND e.deleted_at IS NULL`,
-      [organizationId, endpointId, messageId, at],
-    );
-    if (affected === 0) return null;
-    const delivery = entityColumns(this.db, WebhookDeliveryEntity, { alias: 'd' });
-    const type = entityColumns(this.db, WebhookMessageEntity, { alias: 'm', only: ['type'] });
+    const columns = this.deliveryWithType;
     const { rows } = await rawQuery(
       this.db,
-      `SELECT ${delivery.sql}, ${type.sql}
-         FROM webhook_deliveries d
-         JOIN webhook_messages m ON m.id = d.message_id
-        WHERE d.endpoint_id = $1 AND d.message_id = $2`,
-      [endpointId, messageId],
+      `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $4, completed_at = NULL
+         FROM webhook_endpoints e, webhook_messages m
+        WHERE d.endpoint_id = e.id AND m.id = d.message_id
+          AND d.endpoint_id = $2 AND d.message_id = $3 AND e.organization_id = $1 AND e.deleted_at IS NULL
+        RETURNING ${columns.sql}`,
+      [organizationId, endpointId, messageId, at],
     );
-    // Deleted between the update and this read (retention, the endpoint's deletion): a failure, not a 404.
-    if (rows.length === 0) throw new Error(`webhook delivery ${endpointId}/${messageId} went away while it was replayed`);
-    return Object.assign(delivery.toEntity(rows[0]), type.toEntity(rows[0]));
+    return rows.length === 0 ? null : columns.toEntity(rows[0]);
   }
 
   /**

@@ -4,6 +4,7 @@ import { OperationFailures } from '@app/operations/operation-error';
 import { OperationEntity } from '@app/operations/operation.entity';
 import { OperationsRepository } from '@app/operations/operations.repository';
 import { ProviderErasuresRepository } from '@app/operations/provider-erasures.repository';
+import { newOperation } from '@app/operations/scene-operations.service';
 import { randomUUID } from 'node:crypto';
 import { examplesOf, Fixtures, RepositoryExamples } from './examples';
 
@@ -12,29 +13,7 @@ const ids = { edit: `op_q_${randomUUID()}`, waiting: `op_q_${randomUUID()}` };
 
 /** An edit turn as scene-operations.service.ts builds one. */
 function edit(f: Fixtures, id: string): OperationEntity {
-  return Object.assign(new OperationEntity(), {
-    id,
-    organizationId: f.organizationId,
-    sceneId: f.sceneId,
-    kind: 'scene.edit',
-    status: 'processing',
-    instruction: 'Add a lighthouse',
-    revertTo: null,
-    version: null,
-    errorCode: null,
-    errorMessage: null,
-    errorRetryable: null,
-    progress: null,
-    stage: 'queued',
-    generator: null,
-    providerJob: null,
-    submittedAt: null,
-    providerCancelledAt: null,
-    enqueuedAt: null,
-    createdAt: f.now,
-    updatedAt: f.now,
-    completedAt: null,
-  } satisfies Partial<OperationEntity>);
+  return newOperation(id, f.organizationId, f.sceneId, 'scene.edit', 'Add a lighthouse', f.now);
 }
 
 export const operationsExamples: RepositoryExamples<unknown>[] = [

@@ -1,4 +1,5 @@
 import { OperationEntity } from '@app/operations/operation.entity';
+import { newOperation } from '@app/operations/scene-operations.service';
 import { SceneArtifactEntity, SceneEntity, SceneVersionEntity } from '@app/scenes/scene.entity';
 import { ScenesRepository } from '@app/scenes/scenes.repository';
 import { createHash, randomUUID } from 'node:crypto';
@@ -33,29 +34,7 @@ function creation(f: Fixtures, sceneId: string, opId: string, externalRef: strin
     updatedAt: f.now,
     deletedAt: null,
   };
-  const op: OperationEntity = {
-    id: opId,
-    organizationId: f.organizationId,
-    sceneId,
-    kind: 'scene.create',
-    status: 'processing',
-    instruction: null,
-    revertTo: null,
-    version: null,
-    errorCode: null,
-    errorMessage: null,
-    errorRetryable: null,
-    progress: 0,
-    stage: 'queued',
-    generator: null,
-    providerJob: null,
-    submittedAt: null,
-    providerCancelledAt: null,
-    enqueuedAt: null,
-    createdAt: f.now,
-    updatedAt: f.now,
-    completedAt: null,
-  };
+  const op = newOperation(opId, f.organizationId, sceneId, 'scene.create', null, f.now);
   return [scene, op];
 }
 

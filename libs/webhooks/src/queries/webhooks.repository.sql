@@ -131,12 +131,10 @@ SELECT d.endpoint_id, d.message_id, d.status, d.attempts, d.attempts_log, d.next
 
 -- WebhooksRepository.replay
 UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $4, completed_at = NULL
-  FROM webhook_endpoints e
-  WHERE d.endpoint_id = e.id AND d.endpoint_id = $2 AND d.message_id = $3 AND e.organization_id = $1 AND e.deleted_at IS NULL;
-SELECT d.endpoint_id, d.message_id, d.status, d.attempts, d.attempts_log, d.next_attempt_at, d.created_at, d.completed_at, m.type
-  FROM webhook_deliveries d
-  JOIN webhook_messages m ON m.id = d.message_id
-  WHERE d.endpoint_id = $1 AND d.message_id = $2;
+  FROM webhook_endpoints e, webhook_messages m
+  WHERE d.endpoint_id = e.id AND m.id = d.message_id
+  AND d.endpoint_id = $2 AND d.message_id = $3 AND e.organization_id = $1 AND e.deleted_at IS NULL
+  RETURNING d.endpoint_id, d.message_id, d.status, d.attempts, d.attempts_log, d.next_attempt_at, d.created_at, d.completed_at, m.type;
 
 -- WebhooksRepository.deleteDeliveriesEndedBefore
 DELETE FROM webhook_deliveries d USING (
