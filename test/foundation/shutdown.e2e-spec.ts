@@ -59,6 +59,20 @@ describe('graceful shutdown of an HTTP process', () => {
     await closed;
   });
 
+  it('a connection that never finishes its request head holds the shutdown for the header timeout, not the drain deadline', async () => {
+    // Node stops its header-timeout checks when the server closes, and does not count a
+    // half-sent head as idle: before the adapter dropped it, this close took the whole 25 s.
+    const api = await startApi(suite.env, { config: { HTTP_HEADERS_TIMEOUT_SECONDS: '1', SHUTDOWN_TIMEOUT_SECONDS: '25' } });
+    const port = Number(new URL(api.url).port);
+    const trickling = await RawConnection.open(port);
+    await trickling.write('GET /healthz HTTP/1.1\r\nHost: loc');
+
+    const startedAt = performance.now();
+    await api.close();
+    await trickling.closedPromise;
+    expect(performance.now() - startedAt).toBeLessThan(10_000);
+  });
+
   it('the studio ends its open event streams (they never drain) and stops the same way', async () => {
     const studio = await startStudio(suite.env);
     const port = Number(new URL(studio.url).port);
