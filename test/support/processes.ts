@@ -1,4 +1,5 @@
 import { ChildProcess, spawn, SpawnOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -135,14 +136,45 @@ export async function startStudioProcess(
   return Object.assign(studio, { url: `http://127.0.0.1:${port}` });
 }
 
-/** A free TCP port on 127.0.0.1. */
+/**
+ * A TCP port nothing listens on, for a process the test starts and that listens later. Drawn
+ * below the kernel's ephemeral range (`ip_local_port_range`, 32768–60999 here): a port from
+ * listening on 0 is one of those, and the thousands of outgoing connections of a run may take it
+ * as their source port before the process listens (EADDRINUSE: seen in npm-start, whose services
+ * listen after a build). Each jest worker draws from a slice of its own, and a file never gets a
+ * port twice, so two picks do not collide before either listens.
+ */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
+  const slices = 9; // the global set-up, then jest workers 1–8 (more share slices)
+  const low = 10_000;
+  const size = Math.floor((ephemeralLow() - low) / slices);
+  const start = low + (Number(process.env.JEST_WORKER_ID ?? 0) % slices) * size;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = start + Math.floor(Math.random() * size);
+    if (handedOut.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(false));
+      // All interfaces: taken if anything listens on the port, on any address.
+      s.listen(port, '0.0.0.0', () => s.close(() => resolve(true)));
     });
-  });
+    if (free) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port in ${start}–${start + size - 1}`);
+}
+
+const handedOut = new Set<number>();
+
+/** The first port of the kernel's ephemeral range (32768 where it cannot be read). */
+function ephemeralLow(): number {
+  try {
+    const [first] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    return Number.isInteger(first) && first > 12_000 ? first : 32_768;
+  } catch {
+    return 32_768;
+  }
 }
