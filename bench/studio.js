@@ -28,6 +28,10 @@
 //  an exact take orbiting the scene, rendered at 720p and 1080p, frames of video per second against
 //  a baseline page that draws the same poses of the same scene and encodes them with a bare
 //  WebCodecs loop. Printed, not judged: there is no throughput target.
+//  Then (d), with `--idle-seconds N` (default 10; 0 skips it): the CPU Chromium spends (all its
+//  processes) while a studio nobody touches stays open for N s, once its frame loop rests,
+//  against the baseline page left open as long (one frame drawn, nothing after): what an idle
+//  studio costs a partner's user on top of a page showing a still canvas.
 // The figures are printed, not asserted: the exit code is 0 whatever they are. Method, machine
 // and results: docs/performance.md.
 
@@ -78,6 +82,7 @@ const options = h.parseArgs(process.argv.slice(2), {
   renderFps: 30,
   renderContainer: 'mp4',
   renderRounds: 3,
+  idleSeconds: 10,
 });
 const SPLATS = Number(options.splats) || 0;
 if (!['edit', 'perform', 'edit_and_perform'].includes(options.mode)) throw new Error('--mode must be edit, perform or edit_and_perform');
@@ -133,11 +138,21 @@ h.runBench(async () => {
     }
   }
   const orbit = SPLATS ? await measureOrbit(browser, urls[urls.length - 1], harness.origin, canvas, stack) : null;
+  const idle =
+    Number(options.idleSeconds) > 0
+      ? await measureIdle(browser, urls[urls.length - 1], `${harness.origin}/baseline.html?w=${canvas.width}&h=${canvas.height}`, stack)
+      : null;
   await browser.close();
+  if (idle) {
+    log(
+      `idle for ${options.idleSeconds} s, Chromium's CPU: studio ${fmt(idle.studio.percent, 1)} % of a core ` +
+        `(frame loop resting: ${idle.studio.resting ? 'yes' : 'NO'}), baseline page ${fmt(idle.baseline.percent, 1)} %`,
+    );
+  }
 
   const budgetScript = spawnSync(process.execPath, [join(h.ROOT, 'scripts/check-bundle-budget.js')], { cwd: h.ROOT, encoding: 'utf8' });
   report({ runs, bundle, canvas, budgetScript, scene: stack.sceneInfo, repeated, orbit });
-  if (options.out) writeFileSync(options.out, JSON.stringify({ options, runs, bundle, canvas, orbit }, null, 2));
+  if (options.out) writeFileSync(options.out, JSON.stringify({ options, runs, bundle, canvas, orbit, idle }, null, 2));
   return 0;
 });
 
@@ -493,6 +508,45 @@ function disturbanceMeter(stack) {
     for (const [pid, v] of descendantCpuSeconds(process.pid, [stack.studio.pid])) chromium += v - (before.get(pid) ?? 0);
     return Math.max(0, c.other - chromium) / c.wallSeconds;
   };
+}
+
+/**
+ * (d): each page left open, untouched, for --idle-seconds, Chromium's CPU (every process of it)
+ * summed over that time. The studio is measured once its frame loop rests (or after 5 s, if it
+ * never does: then it says so), the baseline once its one frame is on screen.
+ */
+async function measureIdle(browser, studioUrl, baselineUrl, stack) {
+  const seconds = Number(options.idleSeconds);
+  const chromiumSeconds = () => {
+    let total = 0;
+    for (const v of descendantCpuSeconds(process.pid, [stack.studio.pid]).values()) total += v;
+    return total;
+  };
+  const idleIn = async (url, settled) => {
+    const { context, page } = await freshPage(browser);
+    try {
+      await page.goto(url, { waitUntil: 'commit' });
+      await page.waitForFunction(() => typeof window.__presentedAt === 'number', undefined, { timeout: LOAD_TIMEOUT_MS, polling: 200 });
+      const resting = settled
+        ? await page.waitForFunction(settled, undefined, { timeout: 5000, polling: 200 }).then(
+            () => true,
+            () => false,
+          )
+        : null;
+      await waitForQuiet({ maxBusy: options.quietPercent / 100, timeoutMs: options.quietTimeout * 1000 });
+      const before = chromiumSeconds();
+      const started = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      const used = chromiumSeconds() - before;
+      return { percent: (used / ((performance.now() - started) / 1000)) * 100, resting };
+    } finally {
+      await context.close();
+    }
+  };
+  log(`idle: the studio, then the baseline page, each open and untouched for ${seconds} s`);
+  const studio = await idleIn(studioUrl, () => window.__studio.loopResting());
+  const baseline = await idleIn(baselineUrl, null);
+  return { seconds, studio, baseline };
 }
 
 // ---------------------------------------------------------------------------------------------

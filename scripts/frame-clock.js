@@ -23,6 +23,8 @@ function installFrameClockScript({ origin, step }) {
     },
     advance(frames) {
       budget += frames;
+      // The frames pass whether or not the page asks for any (a studio at rest asks for none).
+      pump();
     },
     release() {
       if (!held) return;
@@ -34,16 +36,29 @@ function installFrameClockScript({ origin, step }) {
       return budget;
     },
   };
+  const tickClock = (frameTime) => {
+    // One step per animation frame, however many callbacks that frame runs.
+    if (held && budget > 0 && frameTime !== lastFrame) {
+      lastFrame = frameTime;
+      held.steps++;
+      budget--;
+    }
+  };
+  let pumping = false;
+  function pump() {
+    if (pumping) return;
+    pumping = true;
+    realRaf(function step(frameTime) {
+      tickClock(frameTime);
+      if (held && budget > 0) realRaf(step);
+      else pumping = false;
+    });
+  }
   Object.defineProperty(window, '__testClock', { value: clock });
   performance.now = now;
   window.requestAnimationFrame = (callback) =>
     realRaf((frameTime) => {
-      // One step per animation frame, however many callbacks that frame runs.
-      if (held && budget > 0 && frameTime !== lastFrame) {
-        lastFrame = frameTime;
-        held.steps++;
-        budget--;
-      }
+      tickClock(frameTime);
       callback(now());
     });
 }

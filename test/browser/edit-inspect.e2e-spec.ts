@@ -95,6 +95,14 @@ describe('inspecting edits in the studio, in a real browser', () => {
     await page.mouse.up();
   }
 
+  async function untilResting(frame: Frame, resting: boolean, what: string): Promise<void> {
+    await pollUntil(
+      () => frame.evaluate(() => (window as any).__studio.loopResting() as boolean),
+      (r) => r === resting,
+      { timeoutMs: RENDER_TIMEOUT, intervalMs: 100, what },
+    );
+  }
+
   it('the edit viewport orbits: dragging, the wheel and the arrow keys move the camera, which stays in orbit', async () => {
     const sceneId = await readyScene(stack.api, stack.org);
     const { page, frame } = await open('edit', sceneId);
@@ -103,6 +111,8 @@ describe('inspecting edits in the studio, in a real browser', () => {
     expect(await canvas.count()).toBe(1);
     expect(await navigation(frame)).toBe('orbit');
 
+    // Untouched, the frame loop rests: no animation frames while nothing moves.
+    await untilResting(frame, true, 'the untouched studio to rest its frame loop');
     const start = await cameraPosition(frame);
     const framesBefore = await frame.evaluate(() => (window as any).__studio.renderedFrames());
     await dragOnCanvas(page, frame, 0.5, 160);
@@ -114,6 +124,8 @@ describe('inspecting edits in the studio, in a real browser', () => {
     // A new frame was drawn from there, not just a number changed.
     await frame.waitForFunction((n) => (window as any).__studio.renderedFrames() > n, framesBefore, { timeout: RENDER_TIMEOUT });
 
+    // Each input below starts from a resting loop, so each proves that input wakes it.
+    await untilResting(frame, true, 'the loop to rest again after the drag');
     await canvas.hover();
     await page.mouse.wheel(0, 600);
     const afterWheel = await pollUntil(
@@ -123,7 +135,10 @@ describe('inspecting edits in the studio, in a real browser', () => {
     );
 
     await canvas.focus();
+    await untilResting(frame, true, 'the loop to rest again after the wheel');
     await page.keyboard.down('ArrowLeft');
+    // Awake at once, from the key's event, not a rest tick later.
+    expect(await frame.evaluate(() => (window as any).__studio.loopResting())).toBe(false);
     try {
       await pollUntil(
         () => cameraPosition(frame),

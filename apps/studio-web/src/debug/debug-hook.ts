@@ -82,6 +82,10 @@ export function installDebugHook(page: StudioPage): void {
     renderedFrames(): number {
       return page.viewport?.renderedFrames ?? 0;
     },
+    /** Whether the frame loop rests (no animation frames until input or a change wakes it). */
+    loopResting(): boolean {
+      return page.viewport?.resting ?? false;
+    },
     get firstFrameAt(): number | null {
       return page.viewport?.firstFrameAt ?? null;
     },

@@ -182,6 +182,8 @@ export class PerformWorkflow implements PerformActions {
         if (this.recorder.recording) this.tickTimer();
         // After every input moved the rig: a hand on the camera stops a playing move.
         this.timeline.onFrame(dt);
+        // A gamepad and a 3D mouse are polled: the frame loop must not rest while one is there.
+        return this.gamepad.current.connected || this.spaceMouse.status.connected;
       }),
       viewport.addRenderListener((now) => {
         if (this.recorder.recording) this.recorder.sample(now, rig.pose(viewport.camera));

@@ -56,6 +56,11 @@ export class AdaptiveQuality {
     return this.current;
   }
 
+  /** Below full quality: restoreWhenIdle will raise it once the camera has rested long enough. */
+  get restorePending(): boolean {
+    return this.current < this.maxRatio;
+  }
+
   get pinned(): boolean {
     return this.pins > 0;
   }

@@ -60,6 +60,8 @@ export class CameraRig {
   /** Metres per second at normal speed; set from the scene's size. */
   moveSpeed = 6;
   revision = 0;
+  /** Called on every change (touch): the viewport wakes its frame loop from rest. */
+  onTouch: (() => void) | null = null;
 
   private frameFormat: FrameFormat = DEFAULT_FRAME;
   private readonly euler = new Euler(0, 0, 0, 'YXZ');
@@ -299,6 +301,7 @@ export class CameraRig {
 
   touch(): void {
     this.revision++;
+    this.onTouch?.();
   }
 }
 
