@@ -7,7 +7,7 @@ describe(loadConfig.name, () => {
     const config = sut({});
     expect(config.ports).toEqual({ api: 3000, studio: 3001, worker: 3002, apiOps: 3003, studioOps: 3004 });
     expect(config.database.url).toBe('postgres://postgres@127.0.0.1:5432/scene_studio');
-    expect(config.redis.url).toBe('redis://127.0.0.1:6379');
+    expect(config.redis).toEqual({ url: 'redis://127.0.0.1:6379', commandTimeoutMs: 1500 });
     expect(config.publicApiUrl).toBe('http://localhost:3000');
     expect(config.publicEmbedOrigin).toBe('http://localhost:3001');
     expect(config.logLevel).toBe('info');
@@ -27,6 +27,8 @@ describe(loadConfig.name, () => {
     ['STUDIO_OPS_PORT', '65536'],
     ['DATABASE_URL', 'mysql://localhost/db'],
     ['REDIS_URL', 'localhost:6379'],
+    ['REDIS_COMMAND_TIMEOUT_MS', '50'],
+    ['REDIS_COMMAND_TIMEOUT_MS', '1.5s'],
     ['PUBLIC_API_URL', 'ftp://x'],
     ['PUBLIC_EMBED_ORIGIN', 'https://studio.example/'],
     ['PUBLIC_EMBED_ORIGIN', 'studio.example'],

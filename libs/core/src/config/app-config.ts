@@ -20,7 +20,7 @@ export class AppConfig {
   readonly host: string;
   readonly ports: { api: number; studio: number; worker: number; apiOps: number; studioOps: number };
   readonly database: { url: string; poolSize: number; statementTimeoutMs: number };
-  readonly redis: { url: string };
+  readonly redis: { url: string; commandTimeoutMs: number };
   readonly publicApiUrl: string;
   readonly publicEmbedOrigin: string;
   readonly logLevel: LogLevel;
@@ -58,7 +58,7 @@ export class AppConfig {
     this.host = v.HOST;
     this.ports = { api: v.API_PORT, studio: v.STUDIO_PORT, worker: v.WORKER_PORT, apiOps: v.API_OPS_PORT, studioOps: v.STUDIO_OPS_PORT };
     this.database = { url: v.DATABASE_URL, poolSize: v.DATABASE_POOL_SIZE, statementTimeoutMs: v.DATABASE_STATEMENT_TIMEOUT_MS };
-    this.redis = { url: v.REDIS_URL };
+    this.redis = { url: v.REDIS_URL, commandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS };
     this.publicApiUrl = v.PUBLIC_API_URL.replace(/\/+$/, '');
     this.publicEmbedOrigin = v.PUBLIC_EMBED_ORIGIN;
     this.logLevel = v.LOG_LEVEL;

@@ -81,6 +81,17 @@ export class EnvironmentVariables {
   @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true })
   REDIS_URL: string;
 
+  /**
+   * How long a request-path Redis command (rate limits, places, broadcasts) may take before it
+   * fails and the caller answers 503 or falls back; the queues' blocking connections never time
+   * out. Raise it on a node where Redis answers slowly under load.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  REDIS_COMMAND_TIMEOUT_MS: number;
+
   @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
   PUBLIC_API_URL: string;
 
@@ -243,6 +254,7 @@ export const ENV_DEFAULTS: Record<EnvName, string | undefined> = {
   DATABASE_POOL_SIZE: '10',
   DATABASE_STATEMENT_TIMEOUT_MS: '30000',
   REDIS_URL: 'redis://127.0.0.1:6379',
+  REDIS_COMMAND_TIMEOUT_MS: '1500',
   PUBLIC_API_URL: 'http://localhost:3000',
   PUBLIC_EMBED_ORIGIN: 'http://localhost:3001',
   LOG_LEVEL: 'info',
