@@ -351,10 +351,7 @@ export class StudioEventsHub implements OnApplicationBootstrap, BeforeApplicatio
 
   /** Tells the page its session ended and closes the stream; the place goes back. */
   private end(stream: EventStream, reason: EndedReason, endedAt: Date | null): void {
-    if (!this.unindex(stream)) return;
-    stream.end(reason);
-    this.metrics.ended(reason, endedAt, this.clock.now());
-    this.releaseSoon(stream);
+    this.endAll([stream], reason, endedAt);
   }
 
   /**
