@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { createEmbedSession, parseEmbedUrl, readyScene } from '../factories/embed.factory';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { createScene } from '../factories/scene.factory';
+import { pollUntil } from '../support/poll';
 import { expectProblem } from '../support/problems';
 import { setUpSuite } from '../support/suite';
 import { stored } from '../support/stored';
@@ -249,12 +250,20 @@ describe('POST /v1/embed-sessions and DELETE /v1/embed-sessions/{id}', () => {
       }
     });
 
-    it('deleting the scene revokes its active sessions before the DELETE answers', async () => {
+    it('deleting the scene revokes its active sessions: ended at once, their rows marked by the follow-up job', async () => {
       const sceneId = await readyScene(suite.api, testOrg);
       const a = (await createEmbedSession(suite.api, testOrg, valid({ sceneId }))).body.embedSessionId;
       const b = (await createEmbedSession(suite.api, testOrg, valid({ sceneId, mode: 'edit' }))).body.embedSessionId;
       expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(testOrg.auth)).status).toBe(204);
-      const sessions = await stored(suite.api.app.get(DataSource)).embedSessions([a, b]);
+      for (const id of [a, b]) {
+        const extended = await suite.api.http().post(`/v1/embed-sessions/${id}:extend`).set(testOrg.auth).send({ expiresInSeconds: 3600 });
+        expectProblem(extended, 404, 'not_found');
+      }
+      const sessions = await pollUntil(
+        () => stored(suite.api.app.get(DataSource)).embedSessions([a, b]),
+        (rows) => rows.every((r) => r.revokedAt !== null),
+        { what: 'the follow-up job to mark the sessions revoked' },
+      );
       expect(sessions).toHaveLength(2);
       for (const r of sessions) expect(r).toMatchObject({ revokedAt: expect.any(Date), revokedReason: 'scene_deleted' });
     });

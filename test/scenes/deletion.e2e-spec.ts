@@ -9,7 +9,7 @@ import {
   SubmitOutcome,
 } from '@app/generation';
 import { SharpImageMedia } from '@app/image-assets/media/sharp-image-media';
-import { SceneJob, ScenePurge } from '@app/operations';
+import { SceneJob, SceneJobScheduler, ScenePurge } from '@app/operations';
 import { SceneDeletionHooks } from '@app/scenes';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -238,17 +238,73 @@ describe('DELETE /v1/scenes/{id} in every state', () => {
     await expectTombstoneAfterPurge(scene);
   });
 
-  it('a deletion whose follow-up never ran (its process died after the commit): refused at once, the purge revokes and announces once', async () => {
+  it('the answer does not wait for the follow-ups: a worker job marks the sessions revoked and announces each once', async () => {
+    const body = { prompt: 'A harbour at dusk', externalRef: `erase-${randomUUID()}` };
+    const created = await createScene(suite.api, suite.org, body);
+    const sceneId = (await awaitOperation(suite.api, suite.org, created.body.operationId as string)).body.sceneId as string;
+    const sessions = [await openSession(sceneId), await openSession(sceneId)];
+    const inApi = jest.spyOn(suite.api.app.get(SceneDeletionHooks), 'runFollowUps');
+    try {
+      expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(suite.org.auth)).status).toBe(204);
+      // Refused from the deletion's commit, whatever the rows say yet.
+      for (const s of sessions) expectProblem(await suite.studio.http().get('/studio-api/v1/session').set(s.bearer), 401, 'session_ended');
+      const rows = await pollUntil(
+        () =>
+          db().query<{ revoked_reason: string | null }[]>(`SELECT revoked_reason FROM embed_sessions WHERE scene_id = $1 ORDER BY id`, [
+            sceneId,
+          ]),
+        (r) => r.every((row) => row.revoked_reason !== null),
+        { what: `the sessions of ${sceneId} marked revoked` },
+      );
+      expect(rows).toEqual([{ revoked_reason: 'scene_deleted' }, { revoked_reason: 'scene_deleted' }]);
+      expect(inApi).not.toHaveBeenCalled();
+    } finally {
+      inApi.mockRestore();
+    }
+    const job = await suite.worker.get(QueueService).queue(MAINTENANCE_QUEUE).getJob(`finish-deletion-${sceneId}`);
+    expect(job).toMatchObject({ name: SceneJob.FinishDeletion.name, data: { sceneId } });
+    await pollUntil(
+      () => job!.getState(),
+      (state) => state === 'completed',
+      { what: 'the follow-up job to complete' },
+    );
+    const events = await pollUntil(
+      () => Promise.resolve(receiver.verified(secret).filter((e) => e.type === 'embed_session.ended' && e.data.sceneId === sceneId)),
+      (v) => v.length >= 2,
+      { what: `the ends of ${sceneId}'s sessions` },
+    );
+    expect(events.map((e) => e.data.embedSessionId).sort()).toEqual(sessions.map((s) => s.id).sort());
+    // A job run again (a retry, the purge) finds nothing left to announce.
+    await expect(suite.worker.get(ScenePurge).finishDeletion({ sceneId })).resolves.toEqual({ finished: true });
+    const announced = await db().query<{ n: string }[]>(
+      `SELECT count(*) AS n FROM webhook_messages WHERE organization_id = $1 AND type = 'embed_session.ended' AND payload->'data'->>'sceneId' = $2`,
+      [suite.org.organizationId, sceneId],
+    );
+    expect(Number(announced[0].n)).toBe(2);
+  });
+
+  it('a follow-up job for a scene that is not deleted (or not there) changes nothing', async () => {
+    const body = { prompt: 'A meadow in spring', externalRef: `keep-${randomUUID()}` };
+    const created = await createScene(suite.api, suite.org, body);
+    const sceneId = (await awaitOperation(suite.api, suite.org, created.body.operationId as string)).body.sceneId as string;
+    const session = await openSession(sceneId);
+    await expect(suite.worker.get(ScenePurge).finishDeletion({ sceneId })).resolves.toEqual({ finished: false });
+    await expect(suite.worker.get(ScenePurge).finishDeletion({ sceneId: 'scn_nothere' })).resolves.toEqual({ finished: false });
+    expect((await suite.studio.http().get('/studio-api/v1/session').set(session.bearer)).status).toBe(200);
+  });
+
+  it('a deletion whose follow-up job was lost (Redis away after the commit): refused at once, the purge revokes and announces once', async () => {
     const body = { prompt: 'A quiet fjord at noon', externalRef: `erase-${randomUUID()}` };
     const created = await createScene(suite.api, suite.org, body);
     const done = await awaitOperation(suite.api, suite.org, created.body.operationId as string);
     const sceneId = done.body.sceneId as string;
     const session = await openSession(sceneId);
-    const followUps = jest.spyOn(suite.api.app.get(SceneDeletionHooks), 'runFollowUps').mockRejectedValueOnce(new Error('process died'));
+    const schedule = jest.spyOn(suite.api.app.get(SceneJobScheduler), 'finishDeletion').mockRejectedValueOnce(new Error('Redis away'));
     try {
       expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(suite.org.auth)).status).toBe(204);
+      expect(schedule).toHaveBeenCalledWith(sceneId);
     } finally {
-      followUps.mockRestore();
+      schedule.mockRestore();
     }
     // The deletion committed, so the studio refuses the session whatever its row says.
     expectProblem(await suite.studio.http().get('/studio-api/v1/session').set(session.bearer), 401, 'session_ended');
@@ -263,6 +319,10 @@ describe('DELETE /v1/scenes/{id} in every state', () => {
           [suite.org.organizationId, session.id],
         )
         .then((rows) => rows.map((r) => r.type));
+    expect(await row()).toEqual({ revoked_reason: null });
+    expect(await announced()).toEqual([]);
+    // Revoking the session meanwhile does not make its end a `revoked` one: it ended with its scene.
+    expect((await suite.api.http().delete(`/v1/embed-sessions/${session.id}`).set(suite.org.auth)).status).toBe(204);
     expect(await row()).toEqual({ revoked_reason: null });
     expect(await announced()).toEqual([]);
 

@@ -1,7 +1,7 @@
 import { EmbedSessionsService } from '@app/embed-sessions';
 import { OperationsService, SceneOperationsService } from '@app/operations';
 import { ScenesService } from '@app/scenes';
-import { SceneGenerationProcessor, OperationsWorkerModule } from '@app/operations';
+import { SceneGenerationProcessor, OperationsWorkerModule, ScenePurge } from '@app/operations';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
@@ -72,8 +72,12 @@ describe('generation and edits on a real database, the worker side called direct
       }),
     ]);
     await scenes().delete(org.organizationId, sceneId);
+    // Ended by the deletion itself: its row is marked by the follow-up job, run below as a worker would.
     const [after] = await sessions.watch([session.embedSessionId]);
     expect(after.scene.deleted).toBe(true);
-    expect(after.revokedAt).toBeInstanceOf(Date);
+    expect(after.revokedAt).toBeNull();
+    await expect(suite.app.get(ScenePurge).finishDeletion({ sceneId })).resolves.toEqual({ finished: true });
+    const [marked] = await sessions.watch([session.embedSessionId]);
+    expect(marked.revokedAt).toBeInstanceOf(Date);
   });
 });

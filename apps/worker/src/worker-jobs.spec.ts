@@ -12,6 +12,7 @@ describe('WORKER_JOBS', () => {
       'scene.generate': null,
       'scene.edit': null,
       'scenes.purge-deleted': 5 * 60_000,
+      'scenes.finish-deletion': null,
       'scenes.purge-old-operations': 60 * 60_000,
       'image-assets.purge-expired': 5 * 60_000,
       'embed-sessions.end-expired': 30_000,

@@ -17,6 +17,9 @@ export type EndedSession = Pick<EmbedSessionEntity, 'id' | 'organizationId' | 's
 /** What an ending session's statements return: its announcement. */
 const ENDING = ['id', 'organizationId', 'sceneId'] as const satisfies readonly (keyof EmbedSessionEntity)[];
 
+/** In an `UPDATE embed_sessions` without an alias: the session's scene is not deleted. */
+const SCENE_NOT_DELETED = `AND NOT EXISTS (SELECT 1 FROM ${SCENE_STATE_VIEW} st WHERE st.scene_id = embed_sessions.scene_id AND st.scene_deleted)`;
+
 type Ending = Pick<EmbedSessionEntity, (typeof ENDING)[number]>;
 
 function toEnded({ id, organizationId, sceneId }: Ending): EndedSession {
@@ -96,7 +99,9 @@ export class EmbedSessionsRepository {
    * are still active and whose end nobody reported, and reports their end in the same statement;
    * returns them. So every end is announced once, whichever revocation (or the expiry sweep) comes
    * first. A session that had expired by `at` is left as it is: the sweep reports it as expired
-   * (revoked, the sweep would pass it by and its end would never be announced).
+   * (revoked, the sweep would pass it by and its end would never be announced). So is, for any
+   * other reason than `scene_deleted`, a session whose scene is deleted: it ended with the
+   * deletion, whose follow-up (a job that may run a moment later) reports it as `scene_deleted`.
    */
   private async revokeActive(
     tx: Tx,
@@ -111,6 +116,7 @@ export class EmbedSessionsRepository {
       tx,
       `UPDATE embed_sessions SET revoked_at = ${atParam}, revoked_reason = ${reasonParam}, end_reported_at = ${atParam}
         WHERE ${scope} AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > ${atParam}
+        ${reason === 'scene_deleted' ? '' : SCENE_NOT_DELETED}
         RETURNING ${ending.sql}`,
       [...params, at, reason],
     );

@@ -10,6 +10,9 @@ export const SceneJob = {
   // docs/api.md promises a deleted scene's files and texts are erased within 24 hours; every
   // 5 minutes leaves room for a backlog (or a failing run) many times over.
   PurgeDeleted: declareJob()('scenes.purge-deleted', MAINTENANCE_QUEUE, { everyMs: 5 * 60_000 }),
+  // A deletion's follow-ups (its embed sessions marked revoked and announced), one job per
+  // deleted scene, enqueued once the deletion commits (jobId = `finish-deletion-<sceneId>`).
+  FinishDeletion: declareJob<{ sceneId: string }>()('scenes.finish-deletion', MAINTENANCE_QUEUE),
   PurgeOldOperations: declareJob()('scenes.purge-old-operations', MAINTENANCE_QUEUE, { everyMs: 60 * 60_000 }),
 } as const;
 

@@ -48,6 +48,14 @@ export class SceneJobScheduler {
   }
 
   /**
+   * Has a deleted scene's follow-ups run on a worker (ScenePurge.finishDeletion). Throws when Redis
+   * is unreachable or its circuit open: the purge runs them then. Once per scene: the job's id is.
+   */
+  async finishDeletion(sceneId: string): Promise<void> {
+    await this.circuit.run(() => this.queues.add(SceneJob.FinishDeletion, { sceneId }, { jobId: `finish-deletion-${sceneId}` }));
+  }
+
+  /**
    * Runs an operation's job now if it is waiting for its next poll (a cancel wants the provider
    * job cancelled without waiting out the poll interval). Best effort: the poll comes anyway.
    */

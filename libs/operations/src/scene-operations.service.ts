@@ -19,6 +19,7 @@ import { OperationEntity } from './operation.entity';
 import { OperationIdPrefix } from './operations.ids';
 import { OperationsRepository } from './operations.repository';
 import { SceneChanges } from './scene-changes';
+import { SceneJobScheduler } from './scene-job-scheduler';
 
 /**
  * Asked once an edit turn is sure to start, inside its transaction: throw (a `DomainError`) to
@@ -46,6 +47,7 @@ export class SceneOperationsService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly usage: UsageService,
     private readonly changes: SceneChanges,
+    private readonly jobs: SceneJobScheduler,
   ) {}
 
   onModuleInit(): void {
@@ -58,6 +60,9 @@ export class SceneOperationsService implements OnModuleInit {
       }
       afterCommit(tx, () => this.admission.wake());
     });
+    // Once it committed, the rest (embed sessions revoked and announced, by the thousand) is a
+    // worker's job, so the DELETE's answer does not wait for it.
+    this.deletionHooks.scheduleFollowUpsWith((scene) => this.jobs.finishDeletion(scene.id));
   }
 
   /**

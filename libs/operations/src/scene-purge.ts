@@ -30,7 +30,7 @@ type Step = { kind: 'none' } | { kind: 'files'; deleted: number } | { kind: 'ver
  * minutes after the deletion (`scenes.purge-deleted`, every 5 minutes on the worker): its
  * generated files (the blob store), its versions, its source image unless another scene still
  * names it, its prompt, externalRef and edit instructions (and it finishes the deletion's
- * follow-ups, should its process have died before them); then the provider's copies of what its
+ * follow-ups, should their job, `scenes.finish-deletion`, have been lost); then the provider's copies of what its
  * jobs were sent and made (ProviderErasures), which never hold up our own erasure. What stays is an identifier tombstone:
  * the `scenes` row (id, organization, status and timestamps, `purged_at`), so late work still sees
  * the scene is deleted, 404s stay 404s and a replay of the creating request (its idempotency
@@ -74,6 +74,23 @@ export class ScenePurge {
     return { ...result, provider: await this.providers.run() };
   }
 
+  /**
+   * A deletion's follow-ups (SceneDeletionHooks: its embed sessions marked revoked and announced),
+   * enqueued once it committed so the DELETE's answer does not wait for them. Idempotent, like
+   * their run from the purge: whichever comes second finds nothing left to do. A scene that is not
+   * deleted (a job for an id that never was) is left alone.
+   */
+  @OnJob(SceneJob.FinishDeletion)
+  async finishDeletion({ sceneId }: { sceneId: string }): Promise<{ finished: boolean }> {
+    const scene = await this.scenes.findById(sceneId);
+    if (!scene?.deletedAt) return { finished: false };
+    const deletedAt = scene.deletedAt;
+    await this.scenes.transaction((tx) =>
+      this.deletionHooks.runFollowUps(tx, { id: scene.id, organizationId: scene.organizationId }, deletedAt),
+    );
+    return { finished: true };
+  }
+
   /** One bounded piece of work on the oldest deleted scene not yet purged that no one else holds. */
   private async step(tx: Tx): Promise<Step> {
     const scene = await this.scenes.lockNextToPurge(tx);
@@ -82,8 +99,8 @@ export class ScenePurge {
     const keys = await this.scenes.deleteArtifactBatch(tx, scene.id, FILE_BATCH);
     if (keys.length > 0) return { kind: 'files', deleted: await this.blobs.delete(keys, tx) };
     if ((await this.scenes.deleteVersionBatch(tx, scene.id, VERSION_BATCH)) > 0) return { kind: 'versions' };
-    // The deletion's follow-ups (embed sessions revoked and announced) ran after its commit unless
-    // its process died first: run them again, which finds nothing to do when they did.
+    // The deletion's follow-ups (embed sessions revoked and announced) ran in their job unless it
+    // was lost: run them again, which finds nothing to do when they did.
     await this.deletionHooks.runFollowUps(tx, { id: scene.id, organizationId: scene.organizationId }, scene.deletedAt);
     await this.providers.record(tx, scene.id);
     await this.operations.eraseOfDeletedScene(tx, scene.id, scene.deletedAt);

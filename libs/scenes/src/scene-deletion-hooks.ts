@@ -12,12 +12,19 @@ export type SceneDeletionHook = (tx: Tx, scene: DeletedScene, at: Date) => Promi
 /**
  * Runs once the deletion has committed, in a transaction of its own, for bookkeeping whose size
  * grows with what the scene had (its embed sessions, by the thousand): the deletion itself stays
- * short, and what it must tell others (the studios) goes out as soon as it commits. Whatever the
+ * short, what it must tell others (the studios) goes out as soon as it commits, and the DELETE
+ * is answered without waiting for it (the scheduler below hands it to a job). Whatever the
  * scene's rows say, a deleted scene already grants nothing. The purge of the deleted scene runs
- * the follow-ups again before it finishes (a process that died between the two transactions), so
+ * the follow-ups again before it finishes (a job lost, a process that died after the commit), so
  * a follow-up must be idempotent: a second run finds nothing left to do. `at` is the deletion's time.
  */
 export type SceneDeletionFollowUp = (tx: Tx, scene: DeletedScene, at: Date) => Promise<void>;
+
+/**
+ * Has the follow-ups of a committed deletion run soon, elsewhere (libs/operations: a job on the
+ * worker, which calls `runFollowUps`). Rejects when it could not; the purge runs them then.
+ */
+export type SceneDeletionFollowUpScheduler = (scene: DeletedScene, at: Date) => Promise<void>;
 
 /**
  * The extension point of scene deletion. Libraries that depend on scenes (embed sessions revoke
@@ -28,6 +35,7 @@ export type SceneDeletionFollowUp = (tx: Tx, scene: DeletedScene, at: Date) => P
 export class SceneDeletionHooks {
   private readonly hooks = new Map<string, SceneDeletionHook>();
   private readonly followUps = new Map<string, SceneDeletionFollowUp>();
+  private scheduler: SceneDeletionFollowUpScheduler | null = null;
 
   register(name: string, hook: SceneDeletionHook): void {
     if (this.hooks.has(name)) throw new Error(`scene deletion hook "${name}" registered twice`);
@@ -39,8 +47,21 @@ export class SceneDeletionHooks {
     this.followUps.set(name, followUp);
   }
 
+  /** Set once, by the lib that runs jobs (libs/operations). */
+  scheduleFollowUpsWith(scheduler: SceneDeletionFollowUpScheduler): void {
+    if (this.scheduler) throw new Error('scene deletion follow-ups scheduled twice');
+    this.scheduler = scheduler;
+  }
+
   async run(tx: Tx, scene: DeletedScene, at: Date): Promise<void> {
     for (const hook of this.hooks.values()) await hook(tx, scene, at);
+  }
+
+  /** After the deletion committed: its follow-ups handed to the scheduler. Rejects when that failed. */
+  async scheduleFollowUps(scene: DeletedScene, at: Date): Promise<void> {
+    if (this.followUps.size === 0) return;
+    if (!this.scheduler) throw new Error('no scheduler for the follow-ups in this process');
+    await this.scheduler(scene, at);
   }
 
   async runFollowUps(tx: Tx, scene: DeletedScene, at: Date): Promise<void> {

@@ -8,6 +8,7 @@ INSERT INTO embed_sessions (id, organization_id, scene_id, origin, mode, theme, 
 -- EmbedSessionsRepository.revoke
 UPDATE embed_sessions SET revoked_at = $3, revoked_reason = $4, end_reported_at = $3
   WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > $3
+  AND NOT EXISTS (SELECT 1 FROM scene_states st WHERE st.scene_id = embed_sessions.scene_id AND st.scene_deleted)
   RETURNING id, organization_id, scene_id;
 
 -- EmbedSessionsRepository.expireNow
@@ -24,6 +25,7 @@ UPDATE embed_sessions SET revoked_at = $2, revoked_reason = $3, end_reported_at 
 -- EmbedSessionsRepository.revokeForOrigin
 UPDATE embed_sessions SET revoked_at = $3, revoked_reason = $4, end_reported_at = $3
   WHERE organization_id = $1 AND origin = $2 AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > $3
+  AND NOT EXISTS (SELECT 1 FROM scene_states st WHERE st.scene_id = embed_sessions.scene_id AND st.scene_deleted)
   RETURNING id, organization_id, scene_id;
 
 -- EmbedSessionsRepository.claimExpiredUnreported

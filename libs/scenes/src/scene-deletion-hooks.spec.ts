@@ -1,0 +1,34 @@
+import { SceneDeletionHooks } from './scene-deletion-hooks';
+
+describe(SceneDeletionHooks.name, () => {
+  const scene = { id: 'scn_1', organizationId: 'org_1' };
+  const at = new Date('2026-11-30T10:00:00Z');
+
+  it('hands a committed deletion to the scheduler, which the follow-ups never run in', async () => {
+    const hooks = new SceneDeletionHooks();
+    const followUp = jest.fn(() => Promise.resolve());
+    const scheduler = jest.fn(() => Promise.resolve());
+    hooks.registerFollowUp('sessions', followUp);
+    hooks.scheduleFollowUpsWith(scheduler);
+    await hooks.scheduleFollowUps(scene, at);
+    expect(scheduler).toHaveBeenCalledWith(scene, at);
+    expect(followUp).not.toHaveBeenCalled();
+  });
+
+  it('rejects when the scheduler fails or there is none, so the caller can say the purge will run them', async () => {
+    const hooks = new SceneDeletionHooks();
+    hooks.registerFollowUp('sessions', () => Promise.resolve());
+    await expect(hooks.scheduleFollowUps(scene, at)).rejects.toThrow('no scheduler');
+    hooks.scheduleFollowUpsWith(() => Promise.reject(new Error('Redis away')));
+    await expect(hooks.scheduleFollowUps(scene, at)).rejects.toThrow('Redis away');
+  });
+
+  it('schedules nothing when no lib has follow-ups, and takes one scheduler only', async () => {
+    const hooks = new SceneDeletionHooks();
+    const scheduler = jest.fn(() => Promise.resolve());
+    hooks.scheduleFollowUpsWith(scheduler);
+    await hooks.scheduleFollowUps(scene, at);
+    expect(scheduler).not.toHaveBeenCalled();
+    expect(() => hooks.scheduleFollowUpsWith(scheduler)).toThrow('scheduled twice');
+  });
+});
