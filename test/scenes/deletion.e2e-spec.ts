@@ -283,6 +283,23 @@ describe('DELETE /v1/scenes/{id} in every state', () => {
     expect(Number(announced[0].n)).toBe(2);
   });
 
+  it('a scene nobody has open costs no follow-up job', async () => {
+    const body = { prompt: 'An empty gallery', externalRef: `erase-${randomUUID()}` };
+    const created = await createScene(suite.api, suite.org, body);
+    const sceneId = (await awaitOperation(suite.api, suite.org, created.body.operationId as string)).body.sceneId as string;
+    // Its only session was revoked before: nothing is left for a follow-up to end.
+    const session = await openSession(sceneId);
+    expect((await suite.api.http().delete(`/v1/embed-sessions/${session.id}`).set(suite.org.auth)).status).toBe(204);
+    const schedule = jest.spyOn(suite.api.app.get(SceneJobScheduler), 'finishDeletion');
+    try {
+      expect((await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(suite.org.auth)).status).toBe(204);
+      expect(schedule).not.toHaveBeenCalled();
+    } finally {
+      schedule.mockRestore();
+    }
+    expect(await suite.worker.get(QueueService).queue(MAINTENANCE_QUEUE).getJob(`finish-deletion-${sceneId}`)).toBeUndefined();
+  });
+
   it('a follow-up job for a scene that is not deleted (or not there) changes nothing', async () => {
     const body = { prompt: 'A meadow in spring', externalRef: `keep-${randomUUID()}` };
     const created = await createScene(suite.api, suite.org, body);

@@ -86,6 +86,17 @@ export class EmbedSessionsRepository {
     return this.revokeActive(tx, 'scene_id = $1', [sceneId], 'scene_deleted', at);
   }
 
+  /** Whether `revokeForScene(tx, sceneId, at)` would find a session to revoke (one probe of the scene's active sessions). */
+  async anyActiveOfScene(tx: Tx, sceneId: string, at: Date): Promise<boolean> {
+    const { rows } = await rawQuery<{ one: number }>(
+      tx,
+      `SELECT 1 AS one FROM embed_sessions
+        WHERE scene_id = $1 AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > $2 LIMIT 1`,
+      [sceneId, at],
+    );
+    return rows.length > 0;
+  }
+
   /**
    * Revokes the organization's sessions bound to `origin` (the origin's approval was withdrawn),
    * in the caller's transaction, and returns those it revoked.

@@ -57,9 +57,13 @@ export class EmbedSessionsService implements OnModuleInit {
       this.changes.sceneEndedAfterCommit(tx, scene.id, 'revoked');
       return Promise.resolve();
     });
-    this.deletionHooks.registerFollowUp('embed-sessions', async (tx, scene, at) => {
-      await this.announceEnds(tx, await this.sessions.revokeForScene(tx, scene.id, at), 'scene_deleted', at);
-    });
+    this.deletionHooks.registerFollowUp(
+      'embed-sessions',
+      async (tx, scene, at) => {
+        await this.announceEnds(tx, await this.sessions.revokeForScene(tx, scene.id, at), 'scene_deleted', at);
+      },
+      (tx, scene, at) => this.sessions.anyActiveOfScene(tx, scene.id, at),
+    );
     this.originRemovalHooks.register('embed-sessions', (tx, removed, at) => this.endForOrigin(tx, removed, at));
   }
 

@@ -8,7 +8,7 @@ describe(SceneDeletionHooks.name, () => {
     const hooks = new SceneDeletionHooks();
     const followUp = jest.fn(() => Promise.resolve());
     const scheduler = jest.fn(() => Promise.resolve());
-    hooks.registerFollowUp('sessions', followUp);
+    hooks.registerFollowUp('sessions', followUp, () => Promise.resolve(true));
     hooks.scheduleFollowUpsWith(scheduler);
     await hooks.scheduleFollowUps(scene, at);
     expect(scheduler).toHaveBeenCalledWith(scene, at);
@@ -17,18 +17,36 @@ describe(SceneDeletionHooks.name, () => {
 
   it('rejects when the scheduler fails or there is none, so the caller can say the purge will run them', async () => {
     const hooks = new SceneDeletionHooks();
-    hooks.registerFollowUp('sessions', () => Promise.resolve());
+    hooks.registerFollowUp(
+      'sessions',
+      () => Promise.resolve(),
+      () => Promise.resolve(true),
+    );
     await expect(hooks.scheduleFollowUps(scene, at)).rejects.toThrow('no scheduler');
     hooks.scheduleFollowUpsWith(() => Promise.reject(new Error('Redis away')));
     await expect(hooks.scheduleFollowUps(scene, at)).rejects.toThrow('Redis away');
   });
 
-  it('schedules nothing when no lib has follow-ups, and takes one scheduler only', async () => {
+  it('says follow-ups are pending when any of them has work, in the deleting transaction', async () => {
+    const hooks = new SceneDeletionHooks();
+    const tx = {} as Parameters<SceneDeletionHooks['followUpsPending']>[0];
+    expect(await hooks.followUpsPending(tx, scene, at)).toBe(false);
+    const idle = jest.fn(() => Promise.resolve(false));
+    hooks.registerFollowUp('paths', () => Promise.resolve(), idle);
+    expect(await hooks.followUpsPending(tx, scene, at)).toBe(false);
+    expect(idle).toHaveBeenCalledWith(tx, scene, at);
+    hooks.registerFollowUp(
+      'sessions',
+      () => Promise.resolve(),
+      () => Promise.resolve(true),
+    );
+    expect(await hooks.followUpsPending(tx, scene, at)).toBe(true);
+  });
+
+  it('takes one scheduler only', () => {
     const hooks = new SceneDeletionHooks();
     const scheduler = jest.fn(() => Promise.resolve());
     hooks.scheduleFollowUpsWith(scheduler);
-    await hooks.scheduleFollowUps(scene, at);
-    expect(scheduler).not.toHaveBeenCalled();
     expect(() => hooks.scheduleFollowUpsWith(scheduler)).toThrow('scheduled twice');
   });
 });

@@ -21,6 +21,12 @@ export type SceneDeletionHook = (tx: Tx, scene: DeletedScene, at: Date) => Promi
 export type SceneDeletionFollowUp = (tx: Tx, scene: DeletedScene, at: Date) => Promise<void>;
 
 /**
+ * In the deleting transaction: whether its follow-up will find anything to do (a scene with no
+ * open session needs no job). A cheap read; a false "yes" costs one job that finds nothing.
+ */
+export type SceneDeletionFollowUpPending = (tx: Tx, scene: DeletedScene, at: Date) => Promise<boolean>;
+
+/**
  * Has the follow-ups of a committed deletion run soon, elsewhere (libs/operations: a job on the
  * worker, which calls `runFollowUps`). Rejects when it could not; the purge runs them then.
  */
@@ -34,7 +40,7 @@ export type SceneDeletionFollowUpScheduler = (scene: DeletedScene, at: Date) => 
 @Injectable()
 export class SceneDeletionHooks {
   private readonly hooks = new Map<string, SceneDeletionHook>();
-  private readonly followUps = new Map<string, SceneDeletionFollowUp>();
+  private readonly followUps = new Map<string, { run: SceneDeletionFollowUp; pending: SceneDeletionFollowUpPending }>();
   private scheduler: SceneDeletionFollowUpScheduler | null = null;
 
   register(name: string, hook: SceneDeletionHook): void {
@@ -42,9 +48,9 @@ export class SceneDeletionHooks {
     this.hooks.set(name, hook);
   }
 
-  registerFollowUp(name: string, followUp: SceneDeletionFollowUp): void {
+  registerFollowUp(name: string, run: SceneDeletionFollowUp, pending: SceneDeletionFollowUpPending): void {
     if (this.followUps.has(name)) throw new Error(`scene deletion follow-up "${name}" registered twice`);
-    this.followUps.set(name, followUp);
+    this.followUps.set(name, { run, pending });
   }
 
   /** Set once, by the lib that runs jobs (libs/operations). */
@@ -57,14 +63,19 @@ export class SceneDeletionHooks {
     for (const hook of this.hooks.values()) await hook(tx, scene, at);
   }
 
+  /** In the deleting transaction, after the hooks: whether any follow-up has work, so must be scheduled. */
+  async followUpsPending(tx: Tx, scene: DeletedScene, at: Date): Promise<boolean> {
+    for (const { pending } of this.followUps.values()) if (await pending(tx, scene, at)) return true;
+    return false;
+  }
+
   /** After the deletion committed: its follow-ups handed to the scheduler. Rejects when that failed. */
   async scheduleFollowUps(scene: DeletedScene, at: Date): Promise<void> {
-    if (this.followUps.size === 0) return;
     if (!this.scheduler) throw new Error('no scheduler for the follow-ups in this process');
     await this.scheduler(scene, at);
   }
 
   async runFollowUps(tx: Tx, scene: DeletedScene, at: Date): Promise<void> {
-    for (const followUp of this.followUps.values()) await followUp(tx, scene, at);
+    for (const { run } of this.followUps.values()) await run(tx, scene, at);
   }
 }

@@ -64,6 +64,7 @@ export const embedSessionsExamples: RepositoryExamples<unknown>[] = [
       expireNow: (r, tx, f) => r.expireNow(tx, f.organizationId, ids.expiredNow, f.now),
       claimExpiredUnreported: (r, tx, f) => r.claimExpiredUnreported(tx, f.now, 500),
       revokeForOrigin: (r, tx, f) => r.revokeForOrigin(tx, f.organizationId, WITHDRAWN_ORIGIN, f.now),
+      anyActiveOfScene: (r, tx, f) => r.anyActiveOfScene(tx, f.sceneId, f.now),
       revokeForScene: (r, tx, f) => r.revokeForScene(tx, f.sceneId, f.now),
       // Every session above has ended by now: revoked, or expired with its end reported.
       deleteEndedBefore: (r, _tx, f) => r.deleteEndedBefore(new Date(f.now.getTime() + 60_000), 1000),
