@@ -42,7 +42,9 @@ export class CoreModule {
         RedisModule,
         MetricsModule,
         NetworkModule,
-        QueueModule,
+        // The api enqueues on requests (a deletion's follow-up) and the worker hosts the queues;
+        // the studio and the CLI mostly never make a queue, and keep their memory and start.
+        QueueModule.forRoot({ loadAtBoot: options.app === 'api' || options.app === 'worker' }),
         RateLimitModule,
         PrimitivesModule,
         BlobStoreModule,
