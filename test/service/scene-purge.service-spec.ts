@@ -58,7 +58,13 @@ class WatchedBlobStore extends BlobStore {
  */
 describe('the purge of deleted scenes on a real database', () => {
   const blobs = new WatchedBlobStore();
-  const suite = setUpServices({ imports: [OperationsWorkerModule], overrides: [[BlobStore, blobs]] });
+  const suite = setUpServices({
+    imports: [OperationsWorkerModule],
+    overrides: [[BlobStore, blobs]],
+    // The scenes are generated in this process, on a machine shared with the rest of the suite: a
+    // request-path timeout of 1.5 s judged the jest worker's event loop, which no test here is about.
+    config: { REDIS_COMMAND_TIMEOUT_MS: '10000' },
+  });
   let org: TestOrganization;
   const scenes = () => suite.app.get(ScenesService);
   const sceneOperations = () => suite.app.get(SceneOperationsService);
@@ -296,7 +302,10 @@ describe('the purge of deleted scenes on a real database', () => {
     expect(await purgedAt(first)).toBeInstanceOf(Date);
 
     // Many at once: every scene purged exactly once, every blob deleted once.
-    const many = await Promise.all(Array.from({ length: 12 }, () => deletedSceneWithFiles(5)));
+    // Made one after another: twelve generations at once in this process held its event loop for
+    // seconds, long enough for a Redis command's timer to fire before its answer was read.
+    const many: string[] = [];
+    for (let i = 0; i < 12; i++) many.push(await deletedSceneWithFiles(5));
     const results = await Promise.all([purge(), purge(), purge()]);
     expect(results.reduce((n, r) => n + r.scenes, 0)).toBe(12);
     expect(results.reduce((n, r) => n + r.files, 0)).toBe(12 * 6);
