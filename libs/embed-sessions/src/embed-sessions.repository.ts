@@ -20,6 +20,13 @@ const ENDING = ['id', 'organizationId', 'sceneId'] as const satisfies readonly (
 /** In an `UPDATE embed_sessions` without an alias: the session's scene is not deleted. */
 const SCENE_NOT_DELETED = `AND NOT EXISTS (SELECT 1 FROM ${SCENE_STATE_VIEW} st WHERE st.scene_id = embed_sessions.scene_id AND st.scene_deleted)`;
 
+/**
+ * Still active at the time in parameter `at` and its end not reported: what a revocation ends.
+ * One text for the revocations and for the deletion's check whether its follow-up has work, so
+ * the check can never skip a session the follow-up would have ended.
+ */
+const ACTIVE_UNREPORTED = (at: string): string => `revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > ${at}`;
+
 type Ending = Pick<EmbedSessionEntity, (typeof ENDING)[number]>;
 
 function toEnded({ id, organizationId, sceneId }: Ending): EndedSession {
@@ -90,8 +97,7 @@ export class EmbedSessionsRepository {
   async anyActiveOfScene(tx: Tx, sceneId: string, at: Date): Promise<boolean> {
     const { rows } = await rawQuery<{ one: number }>(
       tx,
-      `SELECT 1 AS one FROM embed_sessions
-        WHERE scene_id = $1 AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > $2 LIMIT 1`,
+      `SELECT 1 AS one FROM embed_sessions WHERE scene_id = $1 AND ${ACTIVE_UNREPORTED('$2')} LIMIT 1`,
       [sceneId, at],
     );
     return rows.length > 0;
@@ -126,7 +132,7 @@ export class EmbedSessionsRepository {
     const sessions = await ending.rows(
       tx,
       `UPDATE embed_sessions SET revoked_at = ${atParam}, revoked_reason = ${reasonParam}, end_reported_at = ${atParam}
-        WHERE ${scope} AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > ${atParam}
+        WHERE ${scope} AND ${ACTIVE_UNREPORTED(atParam)}
         ${reason === 'scene_deleted' ? '' : SCENE_NOT_DELETED}
         RETURNING ${ending.sql}`,
       [...params, at, reason],

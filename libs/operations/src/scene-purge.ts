@@ -26,12 +26,13 @@ export interface ScenePurgeResult {
 type Step = { kind: 'none' } | { kind: 'files'; deleted: number } | { kind: 'versions' } | { kind: 'purged'; sourceImage: boolean };
 
 /**
- * Deletion erases (docs/api.md, `DELETE /v1/scenes/{sceneId}`): what a deleted scene held is erased by this job, a few
- * minutes after the deletion (`scenes.purge-deleted`, every 5 minutes on the worker): its
- * generated files (the blob store), its versions, its source image unless another scene still
- * names it, its prompt, externalRef and edit instructions (and it finishes the deletion's
- * follow-ups, should their job, `scenes.finish-deletion`, have been lost); then the provider's copies of what its
- * jobs were sent and made (ProviderErasures), which never hold up our own erasure. What stays is an identifier tombstone:
+ * Deletion erases (docs/api.md, `DELETE /v1/scenes/{sceneId}`): what a deleted scene held is
+ * erased by this job, a few minutes after the deletion (`scenes.purge-deleted`, every 5 minutes on
+ * the worker): its generated files (the blob store), its versions, its source image unless another
+ * scene still names it, its prompt, externalRef and edit instructions (and it finishes the
+ * deletion's follow-ups, should their job, `scenes.finish-deletion`, have been lost); then the
+ * provider's copies of what its jobs were sent and made (ProviderErasures), which never hold up
+ * our own erasure. What stays is an identifier tombstone:
  * the `scenes` row (id, organization, status and timestamps, `purged_at`), so late work still sees
  * the scene is deleted, 404s stay 404s and a replay of the creating request (its idempotency
  * record, kept 24 hours) still answers the same operation.

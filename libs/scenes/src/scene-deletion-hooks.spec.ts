@@ -10,8 +10,8 @@ describe(SceneDeletionHooks.name, () => {
     const scheduler = jest.fn(() => Promise.resolve());
     hooks.registerFollowUp('sessions', followUp, () => Promise.resolve(true));
     hooks.scheduleFollowUpsWith(scheduler);
-    await hooks.scheduleFollowUps(scene, at);
-    expect(scheduler).toHaveBeenCalledWith(scene, at);
+    await hooks.scheduleFollowUps(scene);
+    expect(scheduler).toHaveBeenCalledWith(scene);
     expect(followUp).not.toHaveBeenCalled();
   });
 
@@ -22,9 +22,9 @@ describe(SceneDeletionHooks.name, () => {
       () => Promise.resolve(),
       () => Promise.resolve(true),
     );
-    await expect(hooks.scheduleFollowUps(scene, at)).rejects.toThrow('no scheduler');
+    await expect(hooks.scheduleFollowUps(scene)).rejects.toThrow('no scheduler');
     hooks.scheduleFollowUpsWith(() => Promise.reject(new Error('Redis away')));
-    await expect(hooks.scheduleFollowUps(scene, at)).rejects.toThrow('Redis away');
+    await expect(hooks.scheduleFollowUps(scene)).rejects.toThrow('Redis away');
   });
 
   it('says follow-ups are pending when any of them has work, in the deleting transaction', async () => {

@@ -28,9 +28,10 @@ export type SceneDeletionFollowUpPending = (tx: Tx, scene: DeletedScene, at: Dat
 
 /**
  * Has the follow-ups of a committed deletion run soon, elsewhere (libs/operations: a job on the
- * worker, which calls `runFollowUps`). Rejects when it could not; the purge runs them then.
+ * worker, which reads the deletion's time from the scene and calls `runFollowUps`). Rejects when
+ * it could not; the purge runs them then.
  */
-export type SceneDeletionFollowUpScheduler = (scene: DeletedScene, at: Date) => Promise<void>;
+export type SceneDeletionFollowUpScheduler = (scene: DeletedScene) => Promise<void>;
 
 /**
  * The extension point of scene deletion. Libraries that depend on scenes (embed sessions revoke
@@ -70,9 +71,9 @@ export class SceneDeletionHooks {
   }
 
   /** After the deletion committed: its follow-ups handed to the scheduler. Rejects when that failed. */
-  async scheduleFollowUps(scene: DeletedScene, at: Date): Promise<void> {
+  async scheduleFollowUps(scene: DeletedScene): Promise<void> {
     if (!this.scheduler) throw new Error('no scheduler for the follow-ups in this process');
-    await this.scheduler(scene, at);
+    await this.scheduler(scene);
   }
 
   async runFollowUps(tx: Tx, scene: DeletedScene, at: Date): Promise<void> {

@@ -47,8 +47,8 @@ export class ScenesService {
    * Then the follow-ups, whose work grows with what the scene had (embed sessions mark theirs
    * revoked and announce it, thousands of rows for a popular scene), are handed to a job when
    * they have anything to do: the answer does not wait for them, so it takes as long with 15 000
-   * open studios as with none, and a scene nobody had open costs no job.
-   * Should the job be lost (Redis away, a process dying in between), the purge runs them. What the scene holds (files,
+   * open studios as with none, and a scene nobody had open costs no job. Should the job be lost
+   * (Redis away, a process dying in between), the purge runs them. What the scene holds (files,
    * versions, prompt, externalRef, edit instructions, source image) is erased by the purge job
    * within minutes (ScenePurge, libs/operations), in small transactions, not in this request.
    */
@@ -61,12 +61,12 @@ export class ScenesService {
       const ref = { id: scene.id, organizationId: scene.organizationId };
       await this.deletionHooks.run(tx, ref, now);
       await this.outbox.emit(tx, scene.organizationId, 'scene.deleted', { sceneId: scene.id, externalRef: scene.externalRef }, now);
-      return { ref, at: now, followUps: await this.deletionHooks.followUpsPending(tx, ref, now) };
+      return { ref, followUps: await this.deletionHooks.followUpsPending(tx, ref, now) };
     });
     if (!deleted?.followUps) return;
     // The deletion stands whatever happens here: a failure is the purge's to finish.
     await this.deletionHooks
-      .scheduleFollowUps(deleted.ref, deleted.at)
+      .scheduleFollowUps(deleted.ref)
       .catch((e: Error) =>
         this.logger.warn(`scene ${deleted.ref.id}: the deletion's follow-ups could not be scheduled (${e.message}); the purge runs them`),
       );

@@ -23,8 +23,7 @@ UPDATE embed_sessions SET revoked_at = $2, revoked_reason = $3, end_reported_at 
   RETURNING id, organization_id, scene_id;
 
 -- EmbedSessionsRepository.anyActiveOfScene
-SELECT 1 AS one FROM embed_sessions
-  WHERE scene_id = $1 AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > $2 LIMIT 1;
+SELECT 1 AS one FROM embed_sessions WHERE scene_id = $1 AND revoked_at IS NULL AND end_reported_at IS NULL AND expires_at > $2 LIMIT 1;
 
 -- EmbedSessionsRepository.revokeForOrigin
 UPDATE embed_sessions SET revoked_at = $3, revoked_reason = $4, end_reported_at = $3
