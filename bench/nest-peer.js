@@ -23,7 +23,12 @@ class PartnerController {
     const answer = await work.createScene(req.headers, req.body);
     res.status(answer.status);
     for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
-    if (answer.afterAnswer) res.once('finish', answer.afterAnswer);
+    // The creation committed even if the client went away meanwhile (the api signals after every
+    // commit): then the response closed already and no 'finish' or 'close' is coming.
+    if (answer.afterAnswer) {
+      if (res.closed || res.destroyed) answer.afterAnswer();
+      else res.once('close', answer.afterAnswer);
+    }
     return answer.body;
   }
 

@@ -106,6 +106,8 @@ h.runBench(async () => {
   const cpu = perSide();
   let repeated = 0;
   let disturbed = 0;
+  // Creations each side accepted that published no admission signal, tallied per measurement.
+  const unsignalled = Object.fromEntries(names.map((n) => [n, 0]));
   for (let round = 1; round <= options.rounds; round++) {
     for (const scenario of SCENARIOS) {
       for (const side of sides) {
@@ -115,6 +117,7 @@ h.runBench(async () => {
           log(
             `round ${round}/${options.rounds}: ${scenario} against ${side.name} (${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s)`,
           );
+          const before = scenario === 'create' ? await admissionTally(stack, signals) : null;
           const r = await measure({
             url: `http://127.0.0.1:${side.port}`,
             connections: options.connections,
@@ -124,6 +127,10 @@ h.runBench(async () => {
             expectStatus: scenario === 'poll' ? 200 : 202,
             meter: () => cpuMeter({ pid: side.pid, database: stack.db.name }),
           });
+          if (before) {
+            const after = await admissionTally(stack, signals);
+            unsignalled[side.name] += after.accepted - before.accepted - (after.signals - before.signals);
+          }
           log(
             `  ${fmt(r.responses / r.durationS, 0)} req/s, p50 ${fmt(percentile(r.latencies, 50), 2)} ms, p99 ${fmt(percentile(r.latencies, 99), 2)} ms, ` +
               `statuses ${JSON.stringify(r.statuses)}, CPU s ${cpuText(r.cpu)}`,
@@ -145,7 +152,7 @@ h.runBench(async () => {
       }
     }
   }
-  const tally = await admissionTally(stack, signals);
+  const tally = { ...(await admissionTally(stack, signals)), unsignalled };
   await signals.close();
   for (const side of sides) await side.proc.stop();
 
@@ -585,7 +592,7 @@ function report(results, cpu, e2e, logStats, interference, tally) {
   ]);
   info.push([
     'operations accepted / waiting for admission / admission signals',
-    `${tally.accepted} / ${tally.waiting} / ${tally.signals}${tally.accepted === tally.waiting && tally.waiting === tally.signals ? '' : ' (MISMATCH: some creation was not left waiting or not signalled)'}`,
+    `${tally.accepted} / ${tally.waiting} / ${tally.signals}${tally.accepted === tally.waiting && tally.waiting === tally.signals ? '' : ` (MISMATCH: some creation was not left waiting or not signalled; unsignalled by side: ${JSON.stringify(tally.unsignalled)})`}`,
   ]);
   const logText = (stats) => `${stats.lines} lines, ${fmt(stats.bytes / h.MiB)} MiB (LOG_LEVEL=${options.logLevel})`;
   info.push(['api request log', logText(logStats.api)]);

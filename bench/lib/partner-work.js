@@ -122,8 +122,8 @@ function partnerWork(name) {
   // Polling
 
   // OperationsRepository.findVisible's statement, columns included (what a partner sees, no more).
-  const OPERATION_SQL = `SELECT o.id, o.scene_id, o.status, o.version, o.error_code, o.error_message, o.error_retryable,
-         o.progress, o.stage, o.created_at, o.updated_at, o.completed_at
+  const OPERATION_SQL = `SELECT o.id, o.kind, o.scene_id, o.status, o.version, o.error_code, o.error_message, o.error_retryable,
+         o.progress, o.stage, o.created_at, o.updated_at, o.completed_at, s.external_ref
     FROM operations o JOIN scenes s ON s.id = o.scene_id
    WHERE o.id = $1 AND o.organization_id = $2 AND s.deleted_at IS NULL`;
 
@@ -162,12 +162,15 @@ function partnerWork(name) {
   function operationJson(op) {
     const createdAt = op.created_at.toISOString();
     const updatedAt = op.updated_at.toISOString();
+    const about = { kind: op.kind, externalRef: op.external_ref };
     if (op.status === 'processing') {
-      return { operationId: op.id, status: 'processing', progress: op.progress ?? 0, stage: op.stage ?? 'queued', createdAt, updatedAt };
+      const stage = op.stage === null || op.stage === 'cancelling' ? 'queued' : op.stage;
+      return { operationId: op.id, ...about, status: 'processing', progress: op.progress ?? 0, stage, createdAt, updatedAt };
     }
     if (op.status === 'succeeded') {
       return {
         operationId: op.id,
+        ...about,
         status: 'succeeded',
         sceneId: op.scene_id,
         version: op.version,
@@ -177,7 +180,7 @@ function partnerWork(name) {
       };
     }
     const error = { code: op.error_code, message: op.error_message, retryable: op.error_retryable ?? false };
-    return { operationId: op.id, status: 'failed', error, createdAt, updatedAt, completedAt: op.completed_at.toISOString() };
+    return { operationId: op.id, ...about, status: 'failed', error, createdAt, updatedAt, completedAt: op.completed_at.toISOString() };
   }
 
   /** GET /v1/operations/:id → { status, body, headers }. */
