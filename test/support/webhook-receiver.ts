@@ -11,8 +11,11 @@ export interface ReceivedWebhook {
   receivedAt: number;
 }
 
-/** How the receiver answers one request: a status, or `hang` (never answers), or `drip` (a byte of status line at a time). */
-export type Answer = number | 'hang' | 'drip';
+/**
+ * How the receiver answers one request: a status, or `hang` (never answers), or `drip` (a byte of
+ * status line at a time), or a status sent once `when` settles (an attempt held open on cue).
+ */
+export type Answer = number | 'hang' | 'drip' | { status: number; when: Promise<unknown> };
 
 /**
  * A partner's webhook receiver on 127.0.0.1: records every request and answers as `answer`
@@ -48,6 +51,12 @@ export class WebhookReceiver {
             req.socket.write(line.subarray(i, ++i));
           }, 500);
           req.socket.on('close', () => clearInterval(timer));
+          return;
+        }
+        if (typeof answer === 'object') {
+          void answer.when.finally(() => {
+            if (!res.destroyed) res.writeHead(answer.status).end();
+          });
           return;
         }
         res.writeHead(answer).end();

@@ -161,6 +161,39 @@ describe('webhook delivery: signed, from the outbox, retried, recorded, replayab
     );
   });
 
+  it('delivers a replay asked for during an attempt: that attempt ends logged, the replay decides', async () => {
+    const { org, endpointId } = await subscriber(['scene.deleted']);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    receiver.answer = (r) => {
+      if (!r.body.includes('"scene.deleted"')) return 204;
+      calls += 1;
+      // The first attempt is held open until the replay was asked for; it then succeeds too.
+      return calls === 1 ? { status: 200, when: released } : 202;
+    };
+    const sceneId = await readyScene(suite.api, org);
+    await suite.api.http().delete(`/v1/scenes/${sceneId}`).set(org.auth);
+    const first = await pollUntil(
+      () => Promise.resolve(receiver.received.find((r) => r.body.includes(sceneId))),
+      (r) => r !== undefined,
+      { what: 'the first attempt to reach the receiver' },
+    );
+    const replay = await suite.api.http().post(`/v1/webhook-endpoints/${endpointId}/deliveries/${first!.id}:replay`).set(org.auth);
+    expect(replay.status).toBe(200);
+    expect(replay.body.status).toBe('pending');
+    release();
+    const page = await pollUntil(
+      () => deliveries(org, endpointId),
+      (r) => r.body.items?.[0]?.status === 'succeeded' && r.body.items[0].attemptCount === 2,
+      { what: 'the replay to be delivered and both attempts logged' },
+    );
+    const [delivery] = page.body.items;
+    expect(delivery.attempts.map((a: { statusCode: number }) => a.statusCode).sort()).toEqual([200, 202]);
+    expect(delivery.nextAttemptAt).toBeNull();
+    expect(receiver.received.filter((r) => r.id === first!.id)).toHaveLength(2);
+  });
+
   it('gives up after the schedule, and a receiver that never answers in time is cut off at WEBHOOK_TIMEOUT_MS', async () => {
     const { org, endpointId } = await subscriber(['scene.deleted']);
     receiver.answer = (r) => (r.body.includes('"scene.deleted"') ? 'drip' : 204);

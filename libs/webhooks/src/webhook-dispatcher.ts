@@ -106,12 +106,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const keep = WEBHOOK_LIMITS.attemptsPerDelivery;
     this.results.inc({ result: error ?? 'delivered' });
     if (!error) {
-      await this.webhooks.recordAttempt(d.endpointId, d.messageId, attempt, { status: 'succeeded' }, now, keep);
+      await this.recordAttempt(d, attempt, { status: 'succeeded' }, now, keep);
       await this.webhooks.markEndpointHealthy(d.endpointId);
       return;
     }
     const outcome = this.next(d.attempts + 1, now);
-    await this.webhooks.recordAttempt(d.endpointId, d.messageId, attempt, outcome, now, keep);
+    await this.recordAttempt(d, attempt, outcome, now, keep);
     this.logFailure(d, attempt, outcome);
     const disableBefore = new Date(now.getTime() - this.config.slice(WEBHOOKS_CONFIG).disableAfterMs);
     if (await this.webhooks.markEndpointFailing(d.endpointId, now, disableBefore)) {
@@ -119,6 +119,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       this.logger.warn(
         `webhook endpoint ${d.endpointId} disabled: no delivery succeeded for ${this.config.slice(WEBHOOKS_CONFIG).disableAfterMs / 1000} s`,
       );
+    }
+  }
+
+  /**
+   * The attempt on the delivery's row. When a replay or another worker took the delivery over
+   * during the attempt (its lease lost), the attempt is only logged: the one holding it decides.
+   * What the attempt said of the endpoint's health counts either way.
+   */
+  private async recordAttempt(d: ClaimedDelivery, attempt: WebhookAttempt, outcome: DeliveryOutcome, now: Date, keep: number) {
+    if (!(await this.webhooks.recordAttempt(d, attempt, outcome, now, keep))) {
+      this.logger.log(`delivery ${d.messageId} to ${d.endpointId}: replayed or claimed again during its attempt, which was only logged`);
     }
   }
 

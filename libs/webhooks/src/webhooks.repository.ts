@@ -18,6 +18,8 @@ export type ClaimedDelivery = Pick<WebhookDeliveryEntity, 'endpointId' | 'messag
   Pick<WebhookEndpointEntity, 'url' | 'allowLoopback' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'> & {
     /** The body exactly as first written: every retry sends the same bytes. */
     body: string;
+    /** The claim's lease (its `next_attempt_at` while claimed): only its holder records the attempt. */
+    leaseUntil: Date;
   };
 
 export type DeliveryOutcome = { status: 'succeeded' } | { status: 'pending'; nextAttemptAt: Date } | { status: 'failed' };
@@ -246,41 +248,54 @@ export class WebhooksRepository {
          JOIN webhook_messages m ON m.id = c.message_id`,
       [now, leaseUntil, limit],
     );
-    return rows.map((r) => ({ ...claimedDelivery.toEntity(r), ...target.toEntity(r), body: r.body }));
+    return rows.map((r) => ({ ...claimedDelivery.toEntity(r), ...target.toEntity(r), body: r.body, leaseUntil }));
   }
 
   /**
-   * Records one attempt and what follows from it; only a pending delivery moves. The log keeps
-   * the newest `keep` attempts (replays would otherwise grow it without end); `attempts` still
-   * counts them all.
+   * Records one attempt in the delivery's log, and what follows from it (delivered, retried at
+   * `nextAttemptAt`, failed for good) only while the claim still holds the delivery: pending, its
+   * `next_attempt_at` the claim's lease. Once a replay made it due again, or the lease ran out and
+   * another worker claimed it, the attempt that holds it now decides, so a replay asked for during
+   * an attempt is never swallowed by that attempt's end; the older attempt is still logged, as it
+   * reached (or failed to reach) the partner. The log keeps the newest `keep` attempts (replays
+   * would otherwise grow it without end); `attempts` counts them all. False when the claim no
+   * longer held the delivery.
    */
   async recordAttempt(
-    endpointId: string,
-    messageId: string,
+    claim: Pick<ClaimedDelivery, 'endpointId' | 'messageId' | 'leaseUntil'>,
     attempt: WebhookAttempt,
     outcome: DeliveryOutcome,
     at: Date,
     keep: number,
-  ): Promise<void> {
-    await rawQuery(
+  ): Promise<boolean> {
+    const { rows } = await rawQuery<{ held: boolean }>(
       this.db,
-      `UPDATE webhook_deliveries
-          SET attempts = attempts + 1,
-              attempts_log = jsonb_path_query_array(attempts_log || $3::jsonb, '$[last - $keep + 1 to last]', jsonb_build_object('keep', $7::int)),
-              status = $4,
-              next_attempt_at = $5,
-              completed_at = CASE WHEN $4 = 'pending' THEN NULL ELSE $6::timestamptz END
-        WHERE endpoint_id = $1 AND message_id = $2 AND status = 'pending'`,
+      `WITH cur AS (
+         SELECT endpoint_id, message_id, (status = 'pending' AND next_attempt_at = $8) AS held FROM webhook_deliveries
+          WHERE endpoint_id = $1 AND message_id = $2
+          FOR UPDATE
+       )
+       UPDATE webhook_deliveries d
+          SET attempts = d.attempts + 1,
+              attempts_log = jsonb_path_query_array(d.attempts_log || $3::jsonb, '$[last - $keep + 1 to last]', jsonb_build_object('keep', $7::int)),
+              status = CASE WHEN cur.held THEN $4 ELSE d.status END,
+              next_attempt_at = CASE WHEN cur.held THEN $5 ELSE d.next_attempt_at END,
+              completed_at = CASE WHEN NOT cur.held THEN d.completed_at WHEN $4 = 'pending' THEN NULL ELSE $6::timestamptz END
+         FROM cur
+        WHERE d.endpoint_id = cur.endpoint_id AND d.message_id = cur.message_id
+        RETURNING cur.held`,
       [
-        endpointId,
-        messageId,
+        claim.endpointId,
+        claim.messageId,
         JSON.stringify([attempt]),
         outcome.status,
         outcome.status === 'pending' ? outcome.nextAttemptAt : null,
         at,
         keep,
+        claim.leaseUntil,
       ],
     );
+    return rows[0]?.held ?? false;
   }
 
   /** A 2xx: the endpoint is healthy again. */

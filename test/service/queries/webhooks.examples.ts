@@ -104,11 +104,11 @@ export const webhooksExamples: RepositoryExamples<unknown>[] = [
       claimDue: (r, _tx, f) => r.claimDue(f.now, later(f, 35_000), 10),
       // `a`'s first two delivered or failed for good (then finished), its third failed once (still pending).
       recordAttempt: async (r, _tx, f) => {
-        await r.recordAttempt(ids.a, ids.succeeded, attempt(f, 204, null), { status: 'succeeded' }, f.now, 20);
-        await r.recordAttempt(ids.a, ids.ended[0], attempt(f, 500, 'http_status'), { status: 'failed' }, f.now, 20);
+        const claim = (messageId: string) => ({ endpointId: ids.a, messageId, leaseUntil: later(f, 35_000) });
+        await r.recordAttempt(claim(ids.succeeded), attempt(f, 204, null), { status: 'succeeded' }, f.now, 20);
+        await r.recordAttempt(claim(ids.ended[0]), attempt(f, 500, 'http_status'), { status: 'failed' }, f.now, 20);
         await r.recordAttempt(
-          ids.a,
-          ids.ended[1],
+          claim(ids.ended[1]),
           attempt(f, null, 'timeout'),
           { status: 'pending', nextAttemptAt: later(f, 60_000) },
           f.now,

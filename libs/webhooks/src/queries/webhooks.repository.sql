@@ -104,13 +104,20 @@ WITH due AS (
   JOIN webhook_messages m ON m.id = c.message_id;
 
 -- WebhooksRepository.recordAttempt
-UPDATE webhook_deliveries
-  SET attempts = attempts + 1,
-  attempts_log = jsonb_path_query_array(attempts_log || $3::jsonb, '$[last - $keep + 1 to last]', jsonb_build_object('keep', $7::int)),
-  status = $4,
-  next_attempt_at = $5,
-  completed_at = CASE WHEN $4 = 'pending' THEN NULL ELSE $6::timestamptz END
-  WHERE endpoint_id = $1 AND message_id = $2 AND status = 'pending';
+WITH cur AS (
+  SELECT endpoint_id, message_id, (status = 'pending' AND next_attempt_at = $8) AS held FROM webhook_deliveries
+  WHERE endpoint_id = $1 AND message_id = $2
+  FOR UPDATE
+  )
+  UPDATE webhook_deliveries d
+  SET attempts = d.attempts + 1,
+  attempts_log = jsonb_path_query_array(d.attempts_log || $3::jsonb, '$[last - $keep + 1 to last]', jsonb_build_object('keep', $7::int)),
+  status = CASE WHEN cur.held THEN $4 ELSE d.status END,
+  next_attempt_at = CASE WHEN cur.held THEN $5 ELSE d.next_attempt_at END,
+  completed_at = CASE WHEN NOT cur.held THEN d.completed_at WHEN $4 = 'pending' THEN NULL ELSE $6::timestamptz END
+  FROM cur
+  WHERE d.endpoint_id = cur.endpoint_id AND d.message_id = cur.message_id
+  RETURNING cur.held;
 
 -- WebhooksRepository.markEndpointHealthy
 UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL;
