@@ -78,3 +78,57 @@ describe('a session whose end the sweep reported', () => {
     expect(await sessions().extend(org.organizationId, id, later, now)).toEqual(later);
   });
 });
+
+/**
+ * A session still active when its scene was deleted ended with the deletion: its follow-up (a job
+ * a moment later) announces it as `scene_deleted`. The expiry sweep, should the session expire
+ * before that job runs, must leave it alone rather than announce it as `expired`; a session that
+ * had expired before the deletion stays the sweep's.
+ */
+describe('the expiry sweep and a deleted scene', () => {
+  const suite = setUpServices();
+  const sessions = () => new EmbedSessionsRepository(suite.app.get(DataSource));
+
+  it('leaves a session that outlived its scene to the deletion, and sweeps one that expired before it', async () => {
+    const org = await createOrganization(suite.app);
+    const ref = `deleted-${randomUUID()}`;
+    await suite.app
+      .get(SceneOperationsService)
+      .create(org.organizationId, { key: randomUUID(), scope: 'POST /v1/scenes' }, { prompt: 'A quiet lake', externalRef: ref });
+    const sceneId = (await suite.app.get(ScenesService).findByExternalRef(org.organizationId, ref))!.sceneId;
+    const now = Date.now();
+    const session = async (expiresAt: number) => {
+      const id = `es_${randomUUID()}`;
+      await sessions().insert({
+        id,
+        organizationId: org.organizationId,
+        sceneId,
+        origin: 'https://partner.example',
+        mode: 'perform',
+        theme: { ...DEFAULT_THEME },
+        secretHash: hashEmbedSecret(randomBytes(32).toString('base64url')),
+        createdAt: new Date(now - 3_600_000),
+        expiresAt: new Date(expiresAt),
+        revokedAt: null,
+        revokedReason: null,
+      });
+      return id;
+    };
+    const expiredBefore = await session(now - 60_000);
+    const outlived = await session(now + 60_000);
+    // The deletion commits; its follow-up job is enqueued but no worker runs here.
+    await suite.app.get(ScenesService).delete(org.organizationId, sceneId);
+    const [{ deleted_at: deletedAt }] = await suite.app
+      .get(DataSource)
+      .query<{ deleted_at: Date }[]>(`SELECT deleted_at FROM scenes WHERE id = $1`, [sceneId]);
+
+    // The sweep, after both expired.
+    const swept = await sessions().transaction((tx) => sessions().claimExpiredUnreported(tx, new Date(now + 120_000), 1000));
+    expect(swept.map((s) => s.id)).toContain(expiredBefore);
+    expect(swept.map((s) => s.id)).not.toContain(outlived);
+    // The deletion's follow-up then finds it, from the deletion's time.
+    const followUp = await sessions().transaction((tx) => sessions().revokeForScene(tx, sceneId, deletedAt));
+    expect(followUp.map((s) => s.id)).toEqual([outlived]);
+    expect((await sessions().findById(outlived))!.session).toMatchObject({ revokedReason: 'scene_deleted' });
+  });
+});

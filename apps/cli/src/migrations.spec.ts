@@ -28,6 +28,7 @@ const HISTORY = [
   'CreateProviderErasures1795370000000',
   'CreatePendingBlobs1795371000000',
   'IndexWaitingBacklogs1795376000000',
+  'ShowSceneDeletionTime1795380000000',
 ];
 
 describe('MIGRATIONS', () => {

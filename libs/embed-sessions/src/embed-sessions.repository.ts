@@ -1,5 +1,13 @@
 import { entityColumns, rawInsert, rawQuery, ResultRow, Tx, runInTransaction } from '@app/core';
-import { SCENE_EDITS_UPDATED_AT, SCENE_STATE_VIEW, SceneState, SceneStateRow, sceneStateColumns, toSceneState } from '@app/operations';
+import {
+  SCENE_DELETED_AT,
+  SCENE_EDITS_UPDATED_AT,
+  SCENE_STATE_VIEW,
+  SceneState,
+  SceneStateRow,
+  sceneStateColumns,
+  toSceneState,
+} from '@app/operations';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -142,16 +150,21 @@ export class EmbedSessionsRepository {
 
   /**
    * Claims up to `limit` sessions that expired and whose end was not reported yet, marking them
-   * reported in the caller's transaction (SKIP LOCKED: replicas share the work, none twice).
+   * reported in the caller's transaction (SKIP LOCKED: replicas share the work, none twice). A
+   * session still active when its scene was deleted is left alone: it ended with the deletion,
+   * whose follow-up (`revokeForScene` from the deletion's time, a job that may run a moment later)
+   * reports it as `scene_deleted`, even if it has expired by then.
    */
   async claimExpiredUnreported(tx: Tx, at: Date, limit: number): Promise<EndedSession[]> {
     const ending = entityColumns(tx, EmbedSessionEntity, { only: ENDING });
     const sessions = await ending.rows(
       tx,
       `UPDATE embed_sessions SET end_reported_at = $1
-        WHERE id IN (SELECT id FROM embed_sessions
+        WHERE id IN (SELECT id FROM embed_sessions es
                       WHERE end_reported_at IS NULL AND revoked_at IS NULL AND expires_at <= $1
-                      ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+                        AND NOT EXISTS (SELECT 1 FROM ${SCENE_STATE_VIEW} st
+                                         WHERE st.scene_id = es.scene_id AND st.${SCENE_DELETED_AT} < es.expires_at)
+                      ORDER BY expires_at LIMIT $2 FOR UPDATE OF es SKIP LOCKED)
         RETURNING ${ending.sql}`,
       [at, limit],
     );

@@ -25,6 +25,12 @@ export const SCENE_STATE_COLUMNS = [
  */
 export const SCENE_EDITS_UPDATED_AT = 'scene_edits_updated_at';
 
+/**
+ * When the scene was deleted (null while it is not): what tells a session that outlived its scene
+ * (its end the deletion's) from one that expired before it. Not part of a scene's state.
+ */
+export const SCENE_DELETED_AT = 'scene_deleted_at';
+
 /** The view's columns, as node-postgres returns them. */
 export interface SceneStateRow {
   scene_id: string;

@@ -33,9 +33,11 @@ UPDATE embed_sessions SET revoked_at = $3, revoked_reason = $4, end_reported_at 
 
 -- EmbedSessionsRepository.claimExpiredUnreported
 UPDATE embed_sessions SET end_reported_at = $1
-  WHERE id IN (SELECT id FROM embed_sessions
+  WHERE id IN (SELECT id FROM embed_sessions es
   WHERE end_reported_at IS NULL AND revoked_at IS NULL AND expires_at <= $1
-  ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+  AND NOT EXISTS (SELECT 1 FROM scene_states st
+  WHERE st.scene_id = es.scene_id AND st.scene_deleted_at < es.expires_at)
+  ORDER BY expires_at LIMIT $2 FOR UPDATE OF es SKIP LOCKED)
   RETURNING id, organization_id, scene_id;
 
 -- EmbedSessionsRepository.extend

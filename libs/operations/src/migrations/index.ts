@@ -5,6 +5,7 @@ import { AddOperationRevertTo1795320000000 } from './1795320000000-AddOperationR
 import { AddTenancy1795345000000 } from './1795345000000-AddTenancy';
 import { HoldSlotsUntilWorkEnds1795365000000 } from './1795365000000-HoldSlotsUntilWorkEnds';
 import { CreateProviderErasures1795370000000 } from './1795370000000-CreateProviderErasures';
+import { ShowSceneDeletionTime1795380000000 } from './1795380000000-ShowSceneDeletionTime';
 
 /**
  * The migrations of the tables this lib owns, in order; the CLI assembles every lib's list
@@ -21,4 +22,5 @@ export const OPERATION_MIGRATIONS: MigrationConstructor[] = [
   AddTenancy1795345000000,
   HoldSlotsUntilWorkEnds1795365000000,
   CreateProviderErasures1795370000000,
+  ShowSceneDeletionTime1795380000000,
 ];
