@@ -119,6 +119,7 @@ async function baseline(pool, key, port, concurrency) {
     const free = concurrency - inFlight.size;
     if (free > 0) {
       const now = new Date();
+      const lease = new Date(now.getTime() + 15_000);
       const { rows } = await pool.query(
         `WITH due AS (
            SELECT d.endpoint_id, d.message_id FROM webhook_deliveries d
@@ -130,7 +131,7 @@ async function baseline(pool, key, port, concurrency) {
          )
          SELECT c.endpoint_id, c.message_id, c.attempts, e.secret_sealed, m.payload::text AS body
            FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN webhook_messages m ON m.id = c.message_id`,
-        [now, new Date(now.getTime() + 15_000), free],
+        [now, lease, free],
       );
       for (const d of rows) {
         const p = (async () => {
@@ -153,11 +154,24 @@ async function baseline(pool, key, port, concurrency) {
             error: ok ? null : 'http_status',
             durationMs: Math.round(performance.now() - t),
           };
+          // WebhooksRepository.recordAttempt's statement: the attempt logged (the newest 20 kept),
+          // its outcome applied while the claim's lease still holds the delivery.
           await pool.query(
-            `UPDATE webhook_deliveries SET attempts = attempts + 1, attempts_log = attempts_log || $3::jsonb, status = $4, next_attempt_at = $5,
-                    completed_at = CASE WHEN $4 = 'pending' THEN NULL ELSE $6::timestamptz END
-              WHERE endpoint_id = $1 AND message_id = $2 AND status = 'pending'`,
-            [d.endpoint_id, d.message_id, JSON.stringify([attempt]), done, next, new Date()],
+            `WITH cur AS (
+               SELECT endpoint_id, message_id, (status = 'pending' AND next_attempt_at = $8) AS held FROM webhook_deliveries
+                WHERE endpoint_id = $1 AND message_id = $2
+                FOR UPDATE
+             )
+             UPDATE webhook_deliveries d
+                SET attempts = d.attempts + 1,
+                    attempts_log = jsonb_path_query_array(d.attempts_log || $3::jsonb, '$[last - $keep + 1 to last]', jsonb_build_object('keep', $7::int)),
+                    status = CASE WHEN cur.held THEN $4 ELSE d.status END,
+                    next_attempt_at = CASE WHEN cur.held THEN $5 ELSE d.next_attempt_at END,
+                    completed_at = CASE WHEN NOT cur.held THEN d.completed_at WHEN $4 = 'pending' THEN NULL ELSE $6::timestamptz END
+               FROM cur
+              WHERE d.endpoint_id = cur.endpoint_id AND d.message_id = cur.message_id
+              RETURNING cur.held`,
+            [d.endpoint_id, d.message_id, JSON.stringify([attempt]), done, next, new Date(), 20, lease],
           );
           if (ok)
             await pool.query(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [
