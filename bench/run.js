@@ -2,6 +2,7 @@
 // npm run bench [-- --connections 50 --duration 10 --warmup 3 --rounds 3 --scenes 30 --poll-ms 20]
 //               [-- --compare-dist /path/to/other/dist --compare-label name]
 //               [-- --api-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"]   # both api builds
+//               [-- --keep-log]   # keep the api's stdout (its request log, and --trace-gc's lines) after the run
 //
 // The partner API's two hot routes under autocannon, each against a baseline measured in the same
 // run (bench/baseline-server.js: node:http + pg + ioredis + BullMQ doing the same work as the
@@ -59,6 +60,8 @@ const options = h.parseArgs(process.argv.slice(2), {
   maxOtherPercent: 12,
   retries: 2,
   logLevel: 'info',
+  // Leave the api's stdout file in place after the run (by default it is removed with the run).
+  keepLog: false,
   skipEndToEnd: false,
   // Write every figure as JSON to this file too.
   out: '',
@@ -208,7 +211,7 @@ async function startStack() {
 
 function requestLogFile(name) {
   const file = join(tmpdir(), name);
-  h.onCleanup(`remove ${file}`, () => rmSync(file, { force: true }));
+  if (!options.keepLog) h.onCleanup(`remove ${file}`, () => rmSync(file, { force: true }));
   return file;
 }
 
