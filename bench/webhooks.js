@@ -124,7 +124,7 @@ async function baseline(pool, key, port, concurrency) {
         `WITH due AS (
            SELECT d.endpoint_id, d.message_id FROM webhook_deliveries d
              JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL
-            WHERE d.status = 'pending' AND d.next_attempt_at <= $1 ORDER BY d.next_attempt_at LIMIT $3 FOR UPDATE OF d SKIP LOCKED
+            WHERE d.status = 'pending' AND NOT d.parked AND d.next_attempt_at <= $1 ORDER BY d.next_attempt_at LIMIT $3 FOR UPDATE OF d SKIP LOCKED
          ), claimed AS (
            UPDATE webhook_deliveries d SET next_attempt_at = $2 FROM due
             WHERE d.endpoint_id = due.endpoint_id AND d.message_id = due.message_id RETURNING d.endpoint_id, d.message_id, d.attempts

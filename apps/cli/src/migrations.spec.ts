@@ -29,6 +29,7 @@ const HISTORY = [
   'CreatePendingBlobs1795371000000',
   'IndexWaitingBacklogs1795376000000',
   'ShowSceneDeletionTime1795380000000',
+  'ParkDisabledEndpointsDeliveries1795381000000',
 ];
 
 describe('MIGRATIONS', () => {

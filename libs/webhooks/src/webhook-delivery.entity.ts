@@ -35,6 +35,13 @@ export class WebhookDeliveryEntity {
   @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
   nextAttemptAt: Date | null;
 
+  /**
+   * A pending delivery of a disabled endpoint: out of the index the dispatcher claims from, so
+   * a disabled endpoint's backlog costs no claim anything. Set with the endpoint's `enabled`.
+   */
+  @Column({ type: 'boolean', default: false })
+  parked: boolean;
+
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -128,7 +128,20 @@ export class WebhooksRepository {
         RETURNING ${endpoint.sql}`,
       [id, organizationId, change.url ?? null, change.events ?? null, change.enabled ?? null, at],
     );
+    if (updated && change.enabled !== undefined) await this.parkPending(tx, id, !updated.enabled);
     return updated ?? null;
+  }
+
+  /**
+   * Parks (or unparks) the endpoint's pending deliveries to follow its `enabled`, in the
+   * transaction that changed it (which holds the endpoint's row): rows already right are not
+   * touched, so re-saving an endpoint costs nothing.
+   */
+  private async parkPending(tx: Tx, endpointId: string, parked: boolean): Promise<void> {
+    await rawQuery(tx, `UPDATE webhook_deliveries SET parked = $2 WHERE endpoint_id = $1 AND status = 'pending' AND parked <> $2`, [
+      endpointId,
+      parked,
+    ]);
   }
 
   async rotateSecret(organizationId: string, id: string, sealed: string, previousUntil: Date, at: Date): Promise<WebhookEndpoint | null> {
@@ -233,7 +246,7 @@ export class WebhooksRepository {
       `WITH due AS (
          SELECT d.endpoint_id, d.message_id FROM webhook_deliveries d
            JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL
-          WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+          WHERE d.status = 'pending' AND NOT d.parked AND d.next_attempt_at <= $1
           ORDER BY d.next_attempt_at
           LIMIT $3
           FOR UPDATE OF d SKIP LOCKED
@@ -317,12 +330,18 @@ export class WebhooksRepository {
       [endpointId, at],
     );
     if (!endpoint?.enabled || (endpoint.failingSince as Date) > disableBefore) return false;
-    const { affected } = await rawQuery(
+    // Disabled and its pending deliveries parked in one statement: the endpoint's row first.
+    const { rows } = await rawQuery<{ disabled: boolean }>(
       this.db,
-      `UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', updated_at = $2 WHERE id = $1 AND enabled`,
+      `WITH off AS (
+         UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', updated_at = $2 WHERE id = $1 AND enabled RETURNING id
+       ), parked AS (
+         UPDATE webhook_deliveries d SET parked = true FROM off WHERE d.endpoint_id = off.id AND d.status = 'pending' AND NOT d.parked
+       )
+       SELECT EXISTS (SELECT 1 FROM off) AS disabled`,
       [endpointId, at],
     );
-    return affected > 0;
+    return rows[0].disabled;
   }
 
   /** A delivery's columns (alias `d`) and its message's type (alias `m`), read back as one object. */
@@ -362,7 +381,7 @@ export class WebhooksRepository {
     const columns = this.deliveryWithType;
     const { rows } = await rawQuery(
       this.db,
-      `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $4, completed_at = NULL
+      `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $4, completed_at = NULL, parked = NOT e.enabled
          FROM webhook_endpoints e, webhook_messages m
         WHERE d.endpoint_id = e.id AND m.id = d.message_id
           AND d.endpoint_id = $2 AND d.message_id = $3 AND e.organization_id = $1 AND e.deleted_at IS NULL

@@ -10,6 +10,6 @@ SELECT enabled, disabled_reason, failing_since IS NOT NULL AS failing, count(*):
 -- WebhookHealthRepository.oldestDue
 SELECT d.next_attempt_at FROM webhook_deliveries d
   JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL
-  WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+  WHERE d.status = 'pending' AND NOT d.parked AND d.next_attempt_at <= $1
   ORDER BY d.next_attempt_at
   LIMIT 1;

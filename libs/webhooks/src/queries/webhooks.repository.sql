@@ -40,6 +40,7 @@ UPDATE webhook_endpoints
   updated_at = $6
   WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL
   RETURNING id, organization_id, url, allow_loopback, events, enabled, disabled_reason, secret_sealed, previous_secret_sealed, previous_secret_expires_at, failing_since, created_at, updated_at;
+UPDATE webhook_deliveries SET parked = $2 WHERE endpoint_id = $1 AND status = 'pending' AND parked <> $2;
 
 -- WebhooksRepository.rotateSecret
 UPDATE webhook_endpoints
@@ -89,7 +90,7 @@ WITH targets AS (
 WITH due AS (
   SELECT d.endpoint_id, d.message_id FROM webhook_deliveries d
   JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL
-  WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+  WHERE d.status = 'pending' AND NOT d.parked AND d.next_attempt_at <= $1
   ORDER BY d.next_attempt_at
   LIMIT $3
   FOR UPDATE OF d SKIP LOCKED
@@ -125,10 +126,15 @@ UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_sinc
 -- WebhooksRepository.markEndpointFailing
 UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $2) WHERE id = $1 AND deleted_at IS NULL
   RETURNING failing_since, enabled;
-UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', updated_at = $2 WHERE id = $1 AND enabled;
+WITH off AS (
+  UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', updated_at = $2 WHERE id = $1 AND enabled RETURNING id
+  ), parked AS (
+  UPDATE webhook_deliveries d SET parked = true FROM off WHERE d.endpoint_id = off.id AND d.status = 'pending' AND NOT d.parked
+  )
+  SELECT EXISTS (SELECT 1 FROM off) AS disabled;
 
 -- WebhooksRepository.listDeliveries
-SELECT d.endpoint_id, d.message_id, d.status, d.attempts, d.attempts_log, d.next_attempt_at, d.created_at, d.completed_at, m.type
+SELECT d.endpoint_id, d.message_id, d.status, d.attempts, d.attempts_log, d.next_attempt_at, d.parked, d.created_at, d.completed_at, m.type
   FROM webhook_deliveries d
   JOIN webhook_endpoints e ON e.id = d.endpoint_id
   JOIN webhook_messages m ON m.id = d.message_id
@@ -137,11 +143,11 @@ SELECT d.endpoint_id, d.message_id, d.status, d.attempts, d.attempts_log, d.next
   LIMIT $3;
 
 -- WebhooksRepository.replay
-UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $4, completed_at = NULL
+UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $4, completed_at = NULL, parked = NOT e.enabled
   FROM webhook_endpoints e, webhook_messages m
   WHERE d.endpoint_id = e.id AND m.id = d.message_id
   AND d.endpoint_id = $2 AND d.message_id = $3 AND e.organization_id = $1 AND e.deleted_at IS NULL
-  RETURNING d.endpoint_id, d.message_id, d.status, d.attempts, d.attempts_log, d.next_attempt_at, d.created_at, d.completed_at, m.type;
+  RETURNING d.endpoint_id, d.message_id, d.status, d.attempts, d.attempts_log, d.next_attempt_at, d.parked, d.created_at, d.completed_at, m.type;
 
 -- WebhooksRepository.deleteDeliveriesEndedBefore
 DELETE FROM webhook_deliveries d USING (
