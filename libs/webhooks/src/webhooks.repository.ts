@@ -18,7 +18,7 @@ export type ClaimedDelivery = Pick<WebhookDeliveryEntity, 'endpointId' | 'messag
   Pick<WebhookEndpointEntity, 'url' | 'allowLoopback' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'> & {
     /** The body exactly as first written: every retry sends the same bytes. */
     body: string;
-    /** The claim's lease (its `next_attempt_at` while claimed): only its holder records the attempt. */
+    /** The claim's lease (its `next_attempt_at` while claimed): the attempt decides the delivery's state only while it holds. */
     leaseUntil: Date;
   };
 
