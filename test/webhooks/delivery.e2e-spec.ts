@@ -189,7 +189,12 @@ describe('webhook delivery: signed, from the outbox, retried, recorded, replayab
       { what: 'the replay to be delivered and both attempts logged' },
     );
     const [delivery] = page.body.items;
-    expect(delivery.attempts.map((a: { statusCode: number }) => a.statusCode).sort()).toEqual([200, 202]);
+    // The held attempt answered 200, or timed out (WEBHOOK_TIMEOUT_MS) on a machine slow enough to
+    // take that long between it and the replay; either way it is logged, and the replay's 202 decided.
+    const codes = delivery.attempts.map((a: { statusCode: number | null }) => a.statusCode);
+    expect(codes).toHaveLength(2);
+    expect(codes).toContain(202);
+    expect([200, null]).toContain(codes.find((c: number | null) => c !== 202));
     expect(delivery.nextAttemptAt).toBeNull();
     expect(receiver.received.filter((r) => r.id === first!.id)).toHaveLength(2);
   });
