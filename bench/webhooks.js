@@ -9,10 +9,11 @@
 // The receiver verifies every signature (standardwebhooks) and counts each id's 2xx answers.
 //
 // Baseline, in the same run and on the same rows (reset to pending): a plain sender in its own
-// process (as the worker is; the receiver stays in this one) doing the same work — the same claim statement (SKIP LOCKED, a lease), the same
-// secret unsealing (AES-256-GCM) and signing (standardwebhooks), a POST on a keep-alive agent to
-// the same receiver, the same per-attempt UPDATE, the same retry schedule and concurrency —
-// without Nest, the DNS check or the dispatcher's bookkeeping.
+// process (as the worker is; the receiver stays in this one) doing the same work — the worker's
+// own statements (the claim with its lease, the attempt's record, the endpoint's health; read from
+// the checked-in queries file), the same secret unsealing (AES-256-GCM) and signing
+// (standardwebhooks), a POST on a keep-alive agent to the same receiver, the same retry schedule
+// and concurrency — without Nest, the DNS check or the dispatcher's bookkeeping.
 //
 // Targets: every event delivered (a 2xx) exactly once after deduplication on webhook-id (a
 // second 2xx for one id counts as a duplicate and is reported), no invalid signature, nothing
@@ -23,11 +24,20 @@ const { Client, Pool } = require('pg');
 const { createDecipheriv, createHash } = require('node:crypto');
 const http = require('node:http');
 const { Webhook } = require('standardwebhooks');
+const { statementsOf } = require('../scripts/repository-queries');
 
 const { fmt, log, sleep } = h;
 const options = h.parseArgs(process.argv.slice(2), { events: 10_000, failPercent: 30, concurrency: 16 });
 // Twelve retries: at 30 % failures an event fails thirteen times in a row with odds of 1.6e-7,
 // so giving up would point at a bug, not at chance (with the default seven it is 0.7 events in 10 000).
+// The baseline runs the worker's very statements, as checked in beside WebhooksRepository (kept in
+// sync with the code by npm test): the claim, the attempt's record, the endpoint's health.
+const QUERIES = 'libs/webhooks/src/queries/webhooks.repository.sql';
+const [CLAIM] = statementsOf(QUERIES, 'WebhooksRepository.claimDue');
+const [RECORD_ATTEMPT] = statementsOf(QUERIES, 'WebhooksRepository.recordAttempt');
+const [ENDPOINT_HEALTHY] = statementsOf(QUERIES, 'WebhooksRepository.markEndpointHealthy');
+// Its first statement: the failing streak (disabling the endpoint follows only after days).
+const [ENDPOINT_FAILING] = statementsOf(QUERIES, 'WebhooksRepository.markEndpointFailing');
 const RETRY_SCHEDULE_MS = [100, 200, 400, 800, 1600, 1600, 1600, 1600, 1600, 1600, 1600, 1600];
 
 /** The receiver: fails a fixed share of (id, attempt) pairs, verifies signatures, counts 2xx per id. */
@@ -120,19 +130,7 @@ async function baseline(pool, key, port, concurrency) {
     if (free > 0) {
       const now = new Date();
       const lease = new Date(now.getTime() + 15_000);
-      const { rows } = await pool.query(
-        `WITH due AS (
-           SELECT d.endpoint_id, d.message_id FROM webhook_deliveries d
-             JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL
-            WHERE d.status = 'pending' AND NOT d.parked AND d.next_attempt_at <= $1 ORDER BY d.next_attempt_at LIMIT $3 FOR UPDATE OF d SKIP LOCKED
-         ), claimed AS (
-           UPDATE webhook_deliveries d SET next_attempt_at = $2 FROM due
-            WHERE d.endpoint_id = due.endpoint_id AND d.message_id = due.message_id RETURNING d.endpoint_id, d.message_id, d.attempts
-         )
-         SELECT c.endpoint_id, c.message_id, c.attempts, e.secret_sealed, m.payload::text AS body
-           FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN webhook_messages m ON m.id = c.message_id`,
-        [now, lease, free],
-      );
+      const { rows } = await pool.query(CLAIM, [now, lease, free]);
       for (const d of rows) {
         const p = (async () => {
           const at = new Date();
@@ -154,34 +152,9 @@ async function baseline(pool, key, port, concurrency) {
             error: ok ? null : 'http_status',
             durationMs: Math.round(performance.now() - t),
           };
-          // WebhooksRepository.recordAttempt's statement: the attempt logged (the newest 20 kept),
-          // its outcome applied while the claim's lease still holds the delivery.
-          await pool.query(
-            `WITH cur AS (
-               SELECT endpoint_id, message_id, (status = 'pending' AND next_attempt_at = $8) AS held FROM webhook_deliveries
-                WHERE endpoint_id = $1 AND message_id = $2
-                FOR UPDATE
-             )
-             UPDATE webhook_deliveries d
-                SET attempts = d.attempts + 1,
-                    attempts_log = jsonb_path_query_array(d.attempts_log || $3::jsonb, '$[last - $keep + 1 to last]', jsonb_build_object('keep', $7::int)),
-                    status = CASE WHEN cur.held THEN $4 ELSE d.status END,
-                    next_attempt_at = CASE WHEN cur.held THEN $5 ELSE d.next_attempt_at END,
-                    completed_at = CASE WHEN NOT cur.held THEN d.completed_at WHEN $4 = 'pending' THEN NULL ELSE $6::timestamptz END
-               FROM cur
-              WHERE d.endpoint_id = cur.endpoint_id AND d.message_id = cur.message_id
-              RETURNING cur.held`,
-            [d.endpoint_id, d.message_id, JSON.stringify([attempt]), done, next, new Date(), 20, lease],
-          );
-          if (ok)
-            await pool.query(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [
-              d.endpoint_id,
-            ]);
-          else
-            await pool.query(
-              `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $2) WHERE id = $1 AND deleted_at IS NULL RETURNING failing_since, enabled`,
-              [d.endpoint_id, new Date()],
-            );
+          await pool.query(RECORD_ATTEMPT, [d.endpoint_id, d.message_id, JSON.stringify([attempt]), done, next, new Date(), 20, lease]);
+          if (ok) await pool.query(ENDPOINT_HEALTHY, [d.endpoint_id]);
+          else await pool.query(ENDPOINT_FAILING, [d.endpoint_id, new Date()]);
         })().finally(() => inFlight.delete(p));
         inFlight.add(p);
       }

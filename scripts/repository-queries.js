@@ -90,4 +90,26 @@ function queriesFiles() {
   return out.sort();
 }
 
-module.exports = { ROOT, repositories, queriesFileOf, entriesOf, queriesFiles };
+/**
+ * The statements of one entry (`Class.method`) of a queries file, as the repository sends them
+ * (without the closing `;`), for a check or a bench that must run exactly the repository's SQL.
+ * Throws when the file has no such entry.
+ */
+function statementsOf(queriesFile, entry) {
+  const lines = readFileSync(join(ROOT, queriesFile), 'utf8').split('\n');
+  const start = lines.indexOf(`-- ${entry}`);
+  if (start < 0) throw new Error(`${queriesFile} has no entry ${entry}`);
+  const statements = [];
+  let current = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line === '') break;
+    current.push(line);
+    if (line.endsWith(';')) {
+      statements.push(current.join('\n').slice(0, -1));
+      current = [];
+    }
+  }
+  return statements;
+}
+
+module.exports = { ROOT, repositories, queriesFileOf, entriesOf, queriesFiles, statementsOf };

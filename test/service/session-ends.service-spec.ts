@@ -8,6 +8,29 @@ import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
 import { setUpServices } from '../support/services';
 
+/** An active session of the organization's scene, as the service inserts one; returns its id. */
+async function insertSession(
+  sessions: EmbedSessionsRepository,
+  scope: { organizationId: string; sceneId: string },
+  createdAt: Date,
+  expiresAt: Date,
+): Promise<string> {
+  const id = `es_${randomUUID()}`;
+  await sessions.insert({
+    id,
+    ...scope,
+    origin: 'https://partner.example',
+    mode: 'perform',
+    theme: { ...DEFAULT_THEME },
+    secretHash: hashEmbedSecret(randomBytes(32).toString('base64url')),
+    createdAt,
+    expiresAt,
+    revokedAt: null,
+    revokedReason: null,
+  });
+  return id;
+}
+
 /**
  * An ended session stays ended. The expiry sweep reports a session's end (`end_reported_at`) and
  * announces it; an extension or test mode's "expire now" whose clock was read just before the
@@ -29,28 +52,14 @@ describe('a session whose end the sweep reported', () => {
     sceneId = (await suite.app.get(ScenesService).findByExternalRef(org.organizationId, ref))!.sceneId;
   });
 
-  /** An active session of the organization's scene, as the service inserts one. */
-  async function insertSession(createdAt: Date, expiresAt: Date): Promise<string> {
-    const id = `es_${randomUUID()}`;
-    await sessions().insert({
-      id,
-      organizationId: org.organizationId,
-      sceneId,
-      origin: 'https://partner.example',
-      mode: 'perform',
-      theme: { ...DEFAULT_THEME },
-      secretHash: hashEmbedSecret(randomBytes(32).toString('base64url')),
-      createdAt,
-      expiresAt,
-      revokedAt: null,
-      revokedReason: null,
-    });
-    return id;
-  }
-
   /** A session expiring at `expiresAt`, its end then reported by the sweep one second later. */
   async function sweptSession(expiresAt: Date): Promise<string> {
-    const id = await insertSession(new Date(expiresAt.getTime() - 3_600_000), expiresAt);
+    const id = await insertSession(
+      sessions(),
+      { organizationId: org.organizationId, sceneId },
+      new Date(expiresAt.getTime() - 3_600_000),
+      expiresAt,
+    );
     const claimed = await sessions().transaction((tx) => sessions().claimExpiredUnreported(tx, new Date(expiresAt.getTime() + 1000), 1000));
     expect(claimed.map((s) => s.id)).toContain(id);
     return id;
@@ -73,7 +82,7 @@ describe('a session whose end the sweep reported', () => {
 
   it('an active session is still extended (the guard is not a blanket refusal)', async () => {
     const now = new Date();
-    const id = await insertSession(now, new Date(now.getTime() + 600_000));
+    const id = await insertSession(sessions(), { organizationId: org.organizationId, sceneId }, now, new Date(now.getTime() + 600_000));
     const later = new Date(now.getTime() + 3_600_000);
     expect(await sessions().extend(org.organizationId, id, later, now)).toEqual(later);
   });
@@ -97,23 +106,8 @@ describe('the expiry sweep and a deleted scene', () => {
       .create(org.organizationId, { key: randomUUID(), scope: 'POST /v1/scenes' }, { prompt: 'A quiet lake', externalRef: ref });
     const sceneId = (await suite.app.get(ScenesService).findByExternalRef(org.organizationId, ref))!.sceneId;
     const now = Date.now();
-    const session = async (expiresAt: number) => {
-      const id = `es_${randomUUID()}`;
-      await sessions().insert({
-        id,
-        organizationId: org.organizationId,
-        sceneId,
-        origin: 'https://partner.example',
-        mode: 'perform',
-        theme: { ...DEFAULT_THEME },
-        secretHash: hashEmbedSecret(randomBytes(32).toString('base64url')),
-        createdAt: new Date(now - 3_600_000),
-        expiresAt: new Date(expiresAt),
-        revokedAt: null,
-        revokedReason: null,
-      });
-      return id;
-    };
+    const session = (expiresAt: number) =>
+      insertSession(sessions(), { organizationId: org.organizationId, sceneId }, new Date(now - 3_600_000), new Date(expiresAt));
     const expiredBefore = await session(now - 60_000);
     const outlived = await session(now + 60_000);
     // The deletion commits; its follow-up job is enqueued but no worker runs here.

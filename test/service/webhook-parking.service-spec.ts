@@ -1,26 +1,24 @@
 import { WebhooksModule } from '@app/webhooks';
 import { WebhooksDataModule } from '@app/webhooks/webhooks-data.module';
 import { WebhookHealthRepository } from '@app/webhooks/webhook-health.repository';
-import { WebhookEndpoint, WebhooksRepository } from '@app/webhooks/webhooks.repository';
+import { WebhooksRepository } from '@app/webhooks/webhooks.repository';
 import { Module } from '@nestjs/common';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createOrganization, TestOrganization } from '../factories/organization.factory';
+import { webhookEndpoint } from '../factories/webhook.factory';
 import { setUpServices } from '../support/services';
+
+// The same CommonJS module `npm run lint` and repository-queries use.
+const { statementsOf } = require('../../scripts/repository-queries.js') as {
+  statementsOf(queriesFile: string, entry: string): string[];
+};
 
 /** The repositories alone: a dispatcher would claim the deliveries planted below. */
 @Module({ imports: [WebhooksModule, WebhooksDataModule] })
 class WebhookDataOnlyModule {}
 
 /** The claim's statement exactly as the repository runs it (checked in, kept in sync by repository-queries). */
-function claimStatement(): string {
-  const file = readFileSync(join(__dirname, '../../libs/webhooks/src/queries/webhooks.repository.sql'), 'utf8');
-  const start = file.indexOf('-- WebhooksRepository.claimDue\n');
-  expect(start).toBeGreaterThanOrEqual(0);
-  const body = file.slice(file.indexOf('\n', start) + 1);
-  return body.slice(0, body.indexOf(';\n'));
-}
+const [CLAIM] = statementsOf('libs/webhooks/src/queries/webhooks.repository.sql', 'WebhooksRepository.claimDue');
 
 type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] };
 
@@ -44,24 +42,7 @@ describe('webhook deliveries of a disabled endpoint wait parked', () => {
   let org: TestOrganization;
   const now = () => new Date();
 
-  function endpoint(id: string): WebhookEndpoint {
-    const at = now();
-    return {
-      id,
-      organizationId: org.organizationId,
-      url: `https://hooks.example.com/${id}`,
-      allowLoopback: false,
-      events: ['scene.deleted'],
-      enabled: true,
-      disabledReason: null,
-      secretSealed: 'v1.sealed-secret',
-      previousSecretSealed: null,
-      previousSecretExpiresAt: null,
-      failingSince: null,
-      createdAt: at,
-      updatedAt: at,
-    };
-  }
+  const endpoint = (id: string) => webhookEndpoint(org.organizationId, id, `https://hooks.example.com/${id}`, ['scene.deleted'], now());
 
   /** `n` scene.deleted events, through the outbox's statement (to every enabled endpoint). */
   async function events(prefix: string, n: number): Promise<void> {
@@ -128,7 +109,7 @@ describe('webhook deliveries of a disabled endpoint wait parked', () => {
     try {
       // EXPLAIN ANALYZE runs the statement: in a transaction rolled back, so nothing is claimed.
       await runner.startTransaction();
-      [{ 'QUERY PLAN': plans }] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${claimStatement()}`, [
+      [{ 'QUERY PLAN': plans }] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM}`, [
         new Date(Date.now() + 1000),
         new Date(Date.now() + 60_000),
         16,

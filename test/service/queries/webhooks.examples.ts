@@ -3,6 +3,7 @@ import { WebhookBody, WebhookEventType } from '@app/webhooks/webhook-events';
 import { WebhookHealthRepository } from '@app/webhooks/webhook-health.repository';
 import { WebhookEndpoint, WebhooksRepository } from '@app/webhooks/webhooks.repository';
 import { randomUUID } from 'node:crypto';
+import { webhookEndpoint } from '../../factories/webhook.factory';
 import { examplesOf, Fixtures, RepositoryExamples } from './examples';
 
 /**
@@ -18,23 +19,8 @@ const ids = {
   ended: [`msg_q_${randomUUID()}`, `msg_q_${randomUUID()}`] as const,
 };
 
-/** An endpoint as WebhookEndpointsService.create builds one (every property but `deletedAt`). */
 function endpoint(f: Fixtures, id: string, url: string, events: WebhookEventType[]): WebhookEndpoint {
-  return {
-    id,
-    organizationId: f.organizationId,
-    url,
-    allowLoopback: false,
-    events,
-    enabled: true,
-    disabledReason: null,
-    secretSealed: 'v1.sealed-secret',
-    previousSecretSealed: null,
-    previousSecretExpiresAt: null,
-    failingSince: null,
-    createdAt: f.now,
-    updatedAt: f.now,
-  };
+  return webhookEndpoint(f.organizationId, id, url, events, f.now);
 }
 
 /** A body as WebhookOutbox.emit builds one. */
